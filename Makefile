@@ -1,0 +1,39 @@
+# make demo | make test | make bench   -- each creates .venv when missing.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+DEMO_DB ?= demo/webometrics.db
+DEMO_URL := sqlite:///$(abspath $(DEMO_DB))
+
+.PHONY: demo test bench venv services lint clean
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip setuptools wheel
+	$(BIN)/pip install --quiet -e '.[test]'
+	@touch $(STAMP)
+
+# System services the tests start themselves (PostgreSQL, Redis, Chromium), installed
+# from Debian's packages when missing and when we may (root); never started here.
+services:
+	@bash scripts/ensure-services.sh
+
+test: venv services
+	@set -o pipefail; $(BIN)/python -m pytest; rc=$$?; \
+	 if [ $$rc -eq 5 ]; then echo "no tests were collected" >&2; exit 1; fi; exit $$rc
+
+lint: venv
+	$(BIN)/ruff check .
+
+demo: venv
+	@bash scripts/demo.sh "$(DEMO_URL)"
+
+bench: venv
+	@for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit $$?; done
+
+clean:
+	rm -rf $(VENV) demo .pytest_cache build *.egg-info

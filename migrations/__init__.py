@@ -1,0 +1,1 @@
+"""The Alembic environment of the project (``env.py`` and ``versions/``)."""

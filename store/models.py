@@ -1,0 +1,451 @@
+"""SQLAlchemy 2.0 models of everything the pipeline stores.
+
+Data flow: universities -> crawl runs -> pages and links -> environment (university x
+external registered domain x direction) -> documents (a page or a whole domain) ->
+MinHash signatures -> near-duplicate groups -> clusterings -> clusters.
+
+Every constraint is named through :data:`NAMING_CONVENTION`, so Alembic's batch mode on
+SQLite and plain ``ALTER`` on PostgreSQL see the same names.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any, ClassVar
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.types import TypeDecorator
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+DIRECTIONS = ("outgoing", "citing")
+UNITS = ("page", "domain")
+
+
+def utcnow() -> dt.datetime:
+    """The current time, timezone-aware UTC."""
+    return dt.datetime.now(dt.UTC)
+
+
+class Base(DeclarativeBase):
+    """Declarative base with the project's naming convention."""
+
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map: ClassVar[dict[Any, Any]] = {dict[str, Any]: JSON, list[Any]: JSON}
+
+
+class UTCDateTime(TypeDecorator[dt.datetime]):
+    """A timezone-aware UTC timestamp on every backend (SQLite stores no zone)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: dt.datetime | None, dialect: Any) -> dt.datetime | None:
+        if value is not None and value.tzinfo is not None:
+            value = value.astimezone(dt.UTC)
+        return value
+
+    def process_result_value(self, value: dt.datetime | None, dialect: Any) -> dt.datetime | None:
+        if value is not None:
+            value = (
+                value.replace(tzinfo=dt.UTC) if value.tzinfo is None else value.astimezone(dt.UTC)
+            )
+        return value
+
+
+Timestamp = UTCDateTime()
+
+
+class University(Base):
+    """A university: name, country, Webometrics rank and its registered domains."""
+
+    __tablename__ = "university"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(300), unique=True)
+    country: Mapped[str] = mapped_column(String(100))
+    rank: Mapped[int | None] = mapped_column(Integer)
+    home_urls: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    created_at: Mapped[dt.datetime] = mapped_column(Timestamp, default=utcnow)
+
+    domains: Mapped[list[UniversityDomain]] = relationship(
+        back_populates="university",
+        cascade="all, delete-orphan",
+        order_by="UniversityDomain.domain",
+    )
+
+    def __repr__(self) -> str:
+        return f"University({self.name!r}, {self.country!r})"
+
+
+class UniversityDomain(Base):
+    """One registered domain of a university (``spbu.ru``); subdomains belong to it."""
+
+    __tablename__ = "university_domain"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    university_id: Mapped[int] = mapped_column(
+        ForeignKey("university.id", ondelete="CASCADE"), index=True
+    )
+    domain: Mapped[str] = mapped_column(String(253), unique=True)
+
+    university: Mapped[University] = relationship(back_populates="domains")
+
+
+class CrawlRun(Base):
+    """One crawl (or import) run with its settings, status and statistics."""
+
+    __tablename__ = "crawl_run"
+    __table_args__ = (
+        CheckConstraint(
+            "status IN ('running', 'finished', 'failed', 'interrupted')", name="status"
+        ),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    kind: Mapped[str] = mapped_column(String(40))  # outgoing | citing | both | import-warc ...
+    started_at: Mapped[dt.datetime] = mapped_column(Timestamp, default=utcnow)
+    finished_at: Mapped[dt.datetime | None] = mapped_column(Timestamp)
+    status: Mapped[str] = mapped_column(String(20), default="running")
+    settings: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    stats: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    error: Mapped[str | None] = mapped_column(Text)
+    pipeline_run_id: Mapped[int | None] = mapped_column(
+        ForeignKey("pipeline_run.id", ondelete="SET NULL"), index=True
+    )
+
+
+class Page(Base):
+    """A fetched URL: HTTP facts, the raw body (zlib) or a WARC reference, and the
+    extraction result (main text, title, language, status and reason)."""
+
+    __tablename__ = "page"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    url: Mapped[str] = mapped_column(Text, unique=True)
+    host: Mapped[str] = mapped_column(String(253), index=True)
+    registered_domain: Mapped[str] = mapped_column(String(253), index=True)
+    university_id: Mapped[int | None] = mapped_column(
+        ForeignKey("university.id", ondelete="SET NULL"), index=True
+    )
+    role: Mapped[str] = mapped_column(String(20), default="external")  # university|external|citing
+    depth: Mapped[int | None] = mapped_column(Integer)
+    http_status: Mapped[int | None] = mapped_column(Integer)
+    content_type: Mapped[str | None] = mapped_column(String(200))
+    charset: Mapped[str | None] = mapped_column(String(50))
+    fetched_at: Mapped[dt.datetime | None] = mapped_column(Timestamp)
+    content_hash: Mapped[str | None] = mapped_column(String(64), index=True)
+    content_length: Mapped[int | None] = mapped_column(BigInteger)
+    body: Mapped[bytes | None] = mapped_column(LargeBinary)  # zlib-compressed raw body
+    warc_file: Mapped[str | None] = mapped_column(Text)
+    warc_offset: Mapped[int | None] = mapped_column(BigInteger)
+    etag: Mapped[str | None] = mapped_column(String(300))
+    last_modified: Mapped[str | None] = mapped_column(String(100))
+    fetch_error: Mapped[str | None] = mapped_column(Text)
+    first_run_id: Mapped[int | None] = mapped_column(
+        ForeignKey("crawl_run.id", ondelete="SET NULL"), index=True
+    )
+    last_run_id: Mapped[int | None] = mapped_column(
+        ForeignKey("crawl_run.id", ondelete="SET NULL"), index=True
+    )
+    # extraction
+    text: Mapped[str | None] = mapped_column(Text)
+    title: Mapped[str | None] = mapped_column(Text)
+    date: Mapped[str | None] = mapped_column(String(40))
+    sitename: Mapped[str | None] = mapped_column(Text)
+    language: Mapped[str | None] = mapped_column(String(10), index=True)
+    language_score: Mapped[float | None] = mapped_column(Float)
+    extraction_status: Mapped[str] = mapped_column(String(20), default="pending", index=True)
+    extraction_reason: Mapped[str | None] = mapped_column(Text)
+    extracted_at: Mapped[dt.datetime | None] = mapped_column(Timestamp)
+    shingles: Mapped[bytes | None] = mapped_column(LargeBinary)  # uint64 little-endian
+
+
+class Link(Base):
+    """A hyperlink found on a stored page (source) to a target URL."""
+
+    __tablename__ = "link"
+    __table_args__ = (
+        UniqueConstraint("run_id", "source_page_id", "target_url"),
+        Index("ix_link_target_domain_run", "target_domain", "run_id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int | None] = mapped_column(
+        ForeignKey("crawl_run.id", ondelete="CASCADE"), index=True
+    )
+    source_page_id: Mapped[int] = mapped_column(
+        ForeignKey("page.id", ondelete="CASCADE"), index=True
+    )
+    target_url: Mapped[str] = mapped_column(Text)
+    target_host: Mapped[str] = mapped_column(String(253))
+    target_domain: Mapped[str] = mapped_column(String(253))
+    anchor: Mapped[str | None] = mapped_column(Text)
+    nofollow: Mapped[bool] = mapped_column(Boolean, default=False)
+    external: Mapped[bool] = mapped_column(Boolean, default=True)
+
+
+class Citation(Base):
+    """A page that is said to link to a university (backlink export, URL list or crawl),
+    with the result of checking it: verified, missing or error."""
+
+    __tablename__ = "citation"
+    __table_args__ = (UniqueConstraint("run_id", "university_id", "citing_url"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int | None] = mapped_column(
+        ForeignKey("crawl_run.id", ondelete="CASCADE"), index=True
+    )
+    university_id: Mapped[int] = mapped_column(
+        ForeignKey("university.id", ondelete="CASCADE"), index=True
+    )
+    citing_url: Mapped[str] = mapped_column(Text)
+    citing_domain: Mapped[str] = mapped_column(String(253), index=True)
+    page_id: Mapped[int | None] = mapped_column(ForeignKey("page.id", ondelete="SET NULL"))
+    source: Mapped[str] = mapped_column(String(40))  # majestic | ahrefs | urls | crawl
+    status: Mapped[str] = mapped_column(String(20), default="pending")  # verified|missing|error
+    anchor: Mapped[str | None] = mapped_column(Text)
+    target_url: Mapped[str | None] = mapped_column(Text)
+    checked_at: Mapped[dt.datetime | None] = mapped_column(Timestamp)
+
+
+class Environment(Base):
+    """University x external registered domain x direction x run, with counts."""
+
+    __tablename__ = "environment"
+    __table_args__ = (
+        UniqueConstraint("run_id", "university_id", "domain", "direction"),
+        CheckConstraint("direction IN ('outgoing', 'citing')", name="direction"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("crawl_run.id", ondelete="CASCADE"), index=True)
+    university_id: Mapped[int] = mapped_column(
+        ForeignKey("university.id", ondelete="CASCADE"), index=True
+    )
+    domain: Mapped[str] = mapped_column(String(253), index=True)
+    direction: Mapped[str] = mapped_column(String(10))
+    link_count: Mapped[int] = mapped_column(Integer, default=0)
+    page_count: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class Document(Base):
+    """The unit that is clustered: one page, or one whole registered domain."""
+
+    __tablename__ = "document"
+    __table_args__ = (
+        UniqueConstraint("unit", "key"),
+        CheckConstraint("unit IN ('page', 'domain')", name="unit"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    unit: Mapped[str] = mapped_column(String(10))
+    key: Mapped[str] = mapped_column(Text)  # the page URL or the registered domain
+    page_id: Mapped[int | None] = mapped_column(ForeignKey("page.id", ondelete="CASCADE"))
+    domain: Mapped[str] = mapped_column(String(253), index=True)
+    language: Mapped[str | None] = mapped_column(String(10))
+    n_pages: Mapped[int] = mapped_column(Integer, default=1)
+    text_length: Mapped[int] = mapped_column(Integer, default=0)
+    n_shingles: Mapped[int] = mapped_column(Integer, default=0)
+    shingles: Mapped[bytes | None] = mapped_column(LargeBinary)  # uint64 little-endian
+    shingle_k: Mapped[int | None] = mapped_column(Integer)
+    fetched_at: Mapped[dt.datetime | None] = mapped_column(Timestamp)
+    created_at: Mapped[dt.datetime] = mapped_column(Timestamp, default=utcnow)
+
+
+class Signature(Base):
+    """A MinHash signature; num_perm, seed, scheme and hash function travel with it."""
+
+    __tablename__ = "signature"
+    __table_args__ = (UniqueConstraint("document_id", "num_perm", "seed", "scheme", "hash_func"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    document_id: Mapped[int] = mapped_column(ForeignKey("document.id", ondelete="CASCADE"))
+    num_perm: Mapped[int] = mapped_column(Integer)
+    seed: Mapped[int] = mapped_column(Integer)
+    scheme: Mapped[str] = mapped_column(String(40))
+    hash_func: Mapped[str] = mapped_column(String(40))
+    hashvalues: Mapped[bytes] = mapped_column(LargeBinary)  # uint64 little-endian
+    created_at: Mapped[dt.datetime] = mapped_column(Timestamp, default=utcnow)
+
+
+class DedupRun(Base):
+    """One run of a near-duplicate method over a set of documents."""
+
+    __tablename__ = "dedup_run"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    method: Mapped[str] = mapped_column(String(40), index=True)
+    grouping: Mapped[str] = mapped_column(String(20), default="components")
+    unit: Mapped[str] = mapped_column(String(10), default="page")
+    parameters: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    n_documents: Mapped[int] = mapped_column(Integer, default=0)
+    n_groups: Mapped[int] = mapped_column(Integer, default=0)
+    n_duplicates: Mapped[int] = mapped_column(Integer, default=0)
+    seconds: Mapped[float | None] = mapped_column(Float)
+    created_at: Mapped[dt.datetime] = mapped_column(Timestamp, default=utcnow)
+
+    groups: Mapped[list[DuplicateGroup]] = relationship(
+        back_populates="dedup_run", cascade="all, delete-orphan"
+    )
+
+
+class DuplicateGroup(Base):
+    """A group of near-duplicate documents found by one method, with its canonical one."""
+
+    __tablename__ = "duplicate_group"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    dedup_run_id: Mapped[int] = mapped_column(
+        ForeignKey("dedup_run.id", ondelete="CASCADE"), index=True
+    )
+    method: Mapped[str] = mapped_column(String(40))
+    canonical_document_id: Mapped[int] = mapped_column(
+        ForeignKey("document.id", ondelete="CASCADE")
+    )
+    size: Mapped[int] = mapped_column(Integer)
+
+    dedup_run: Mapped[DedupRun] = relationship(back_populates="groups")
+    members: Mapped[list[DuplicateMember]] = relationship(
+        back_populates="group", cascade="all, delete-orphan"
+    )
+
+
+class DuplicateMember(Base):
+    """A document in a near-duplicate group."""
+
+    __tablename__ = "duplicate_member"
+    __table_args__ = (UniqueConstraint("group_id", "document_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    group_id: Mapped[int] = mapped_column(
+        ForeignKey("duplicate_group.id", ondelete="CASCADE"), index=True
+    )
+    document_id: Mapped[int] = mapped_column(
+        ForeignKey("document.id", ondelete="CASCADE"), index=True
+    )
+
+    group: Mapped[DuplicateGroup] = relationship(back_populates="members")
+
+
+class Clustering(Base):
+    """One clustering: algorithm, linkage, parameters, unit and the filter it ran on."""
+
+    __tablename__ = "clustering"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    algorithm: Mapped[str] = mapped_column(String(40), default="lsh-link")
+    linkage: Mapped[str] = mapped_column(String(20), default="single")
+    unit: Mapped[str] = mapped_column(String(10))
+    parameters: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    filter: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    n_documents: Mapped[int] = mapped_column(Integer, default=0)
+    n_excluded_duplicates: Mapped[int] = mapped_column(Integer, default=0)
+    n_clusters: Mapped[int] = mapped_column(Integer, default=0)
+    seconds: Mapped[float | None] = mapped_column(Float)
+    levels: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    created_at: Mapped[dt.datetime] = mapped_column(Timestamp, default=utcnow)
+
+    clusters: Mapped[list[Cluster]] = relationship(
+        back_populates="clustering", cascade="all, delete-orphan"
+    )
+
+
+class Cluster(Base):
+    """A cluster at one level of a clustering: size, theme, category and override."""
+
+    __tablename__ = "cluster"
+    __table_args__ = (UniqueConstraint("clustering_id", "level", "label"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    clustering_id: Mapped[int] = mapped_column(
+        ForeignKey("clustering.id", ondelete="CASCADE"), index=True
+    )
+    level: Mapped[int] = mapped_column(Integer, default=0)  # -1 = final labels
+    label: Mapped[int] = mapped_column(Integer)
+    size: Mapped[int] = mapped_column(Integer)
+    theme_terms: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    top_shingles: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    top_domains: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    titles: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    category: Mapped[str | None] = mapped_column(String(40), index=True)
+    category_score: Mapped[float | None] = mapped_column(Float)
+    category_evidence: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    override_category: Mapped[str | None] = mapped_column(String(40))
+
+    clustering: Mapped[Clustering] = relationship(back_populates="clusters")
+    members: Mapped[list[ClusterMember]] = relationship(
+        back_populates="cluster", cascade="all, delete-orphan"
+    )
+
+
+class ClusterMember(Base):
+    """A document in a cluster."""
+
+    __tablename__ = "cluster_member"
+    __table_args__ = (UniqueConstraint("cluster_id", "document_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    cluster_id: Mapped[int] = mapped_column(
+        ForeignKey("cluster.id", ondelete="CASCADE"), index=True
+    )
+    document_id: Mapped[int] = mapped_column(
+        ForeignKey("document.id", ondelete="CASCADE"), index=True
+    )
+
+    cluster: Mapped[Cluster] = relationship(back_populates="members")
+
+
+class DomainCategory(Base):
+    """The category of an external registered domain, its score and evidence, and the
+    analyst's override; keyed on the domain so it survives re-crawling and re-clustering."""
+
+    __tablename__ = "domain_category"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    domain: Mapped[str] = mapped_column(String(253), unique=True)
+    category: Mapped[str | None] = mapped_column(String(40))
+    score: Mapped[float | None] = mapped_column(Float)
+    evidence: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    override_category: Mapped[str | None] = mapped_column(String(40))
+    override_note: Mapped[str | None] = mapped_column(Text)
+    override_at: Mapped[dt.datetime | None] = mapped_column(Timestamp)
+    updated_at: Mapped[dt.datetime] = mapped_column(Timestamp, default=utcnow)
+
+
+class PipelineRun(Base):
+    """A whole-pipeline run (crawl -> extract -> dedup -> cluster -> themes) with the
+    status and timing of each stage."""
+
+    __tablename__ = "pipeline_run"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    started_at: Mapped[dt.datetime] = mapped_column(Timestamp, default=utcnow)
+    finished_at: Mapped[dt.datetime | None] = mapped_column(Timestamp)
+    status: Mapped[str] = mapped_column(String(20), default="running")
+    trigger: Mapped[str] = mapped_column(String(20), default="manual")  # manual | schedule
+    universities_file: Mapped[str | None] = mapped_column(Text)
+    stages: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    error: Mapped[str | None] = mapped_column(Text)

@@ -1,0 +1,70 @@
+"""Alembic migrations driven from Python, and the schema-version check.
+
+Every command that opens the database calls :func:`require_current`, which refuses a
+schema that is not at Alembic's head with "run `webometrics db upgrade`".
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine
+
+from store.session import check_connection, redact
+from webometrics.exceptions import SchemaOutOfDateError
+
+
+def migrations_dir() -> Path:
+    """The folder of the Alembic environment (``migrations/``)."""
+    import migrations
+
+    return Path(migrations.__file__).resolve().parent
+
+
+def alembic_config(engine: Engine) -> Config:
+    """An Alembic configuration bound to ``engine`` (no ini file needed)."""
+    cfg = Config()
+    cfg.set_main_option("script_location", str(migrations_dir()))
+    cfg.set_main_option("sqlalchemy.url", engine.url.render_as_string(hide_password=False))
+    cfg.attributes["engine"] = engine
+    return cfg
+
+
+def head_revision(engine: Engine) -> str | None:
+    """The newest revision of the code."""
+    return ScriptDirectory.from_config(alembic_config(engine)).get_current_head()
+
+
+def current_revision(engine: Engine) -> str | None:
+    """The revision the database is at (``None`` for an empty database)."""
+    check_connection(engine)
+    with engine.connect() as conn:
+        return MigrationContext.configure(conn).get_current_revision()
+
+
+def upgrade(engine: Engine, revision: str = "head") -> None:
+    """Upgrade the schema to ``revision``; a no-op when already there."""
+    check_connection(engine)
+    command.upgrade(alembic_config(engine), revision)
+
+
+def downgrade(engine: Engine, revision: str = "-1") -> None:
+    """Downgrade the schema to ``revision`` (``base`` removes every table)."""
+    check_connection(engine)
+    command.downgrade(alembic_config(engine), revision)
+
+
+def require_current(engine: Engine) -> None:
+    """Raise :class:`SchemaOutOfDateError` unless the schema is at head."""
+    current = current_revision(engine)
+    head = head_revision(engine)
+    if current != head:
+        state = "empty" if current is None else f"at revision {current}"
+        raise SchemaOutOfDateError(
+            f"database {redact(str(engine.url))} schema is out of date ({state}, code expects "
+            f"{head}): run `webometrics db upgrade`"
+        )

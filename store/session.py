@@ -1,0 +1,123 @@
+"""Engines and the one managed session scope.
+
+:func:`make_engine` builds an engine from a URL (SQLite gets WAL and foreign keys;
+``read_only=True`` opens SQLite with ``mode=ro`` and PostgreSQL with read-only
+transactions). :func:`session_scope` commits on success, rolls back on any error and
+translates driver errors into :class:`webometrics.exceptions.DatabaseError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event, make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError, SQLAlchemyError
+from sqlalchemy.orm import Session, sessionmaker
+
+from webometrics.exceptions import DatabaseError
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    try:
+        cursor.execute("PRAGMA journal_mode=WAL")
+    except Exception:
+        pass
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.close()
+
+
+def redact(url: str) -> str:
+    """The URL with its password hidden, for messages and logs."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return url
+
+
+def make_engine(url: str, *, read_only: bool = False, echo: bool = False) -> Engine:
+    """Create an engine for ``url``.
+
+    Parameters
+    ----------
+    url : str
+        A SQLAlchemy URL, e.g. ``sqlite:///webometrics.db`` or
+        ``postgresql+psycopg://user@127.0.0.1:5432/webometrics`` (``postgresql://`` is
+        taken as psycopg 3).
+    read_only : bool
+        Open the database so that no statement can write.
+    echo : bool
+        Log every statement.
+
+    Raises
+    ------
+    DatabaseError
+        The URL is malformed or names an unknown driver.
+    """
+    try:
+        parsed = make_url(url)
+    except ArgumentError as exc:
+        raise DatabaseError(
+            f"database URL {url!r} is malformed: {exc}; use e.g. sqlite:///webometrics.db "
+            "or postgresql+psycopg://user:password@127.0.0.1:5432/dbname"
+        ) from exc
+    if parsed.drivername in ("postgresql", "postgres"):
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    kwargs: dict[str, Any] = {"echo": echo, "future": True}
+    if parsed.get_backend_name() == "sqlite":
+        database = parsed.database or ""
+        if read_only and database and database != ":memory:":
+            parsed = parsed.set(database=f"file:{database}?mode=ro", query={"uri": "true"})
+        kwargs["connect_args"] = {"timeout": 30, "check_same_thread": False}
+    elif parsed.get_backend_name() == "postgresql":
+        kwargs["pool_pre_ping"] = True
+        if read_only:
+            kwargs["connect_args"] = {"options": "-c default_transaction_read_only=on"}
+    try:
+        engine = create_engine(parsed, **kwargs)
+    except (ArgumentError, ImportError) as exc:
+        raise DatabaseError(f"cannot use database URL {redact(url)}: {exc}") from exc
+    if engine.dialect.name == "sqlite":
+        event.listen(engine, "connect", _sqlite_pragmas)
+    return engine
+
+
+def check_connection(engine: Engine) -> None:
+    """Open and close one connection; raise :class:`DatabaseError` with the URL if it fails."""
+    try:
+        with engine.connect():
+            pass
+    except (OperationalError, DBAPIError) as exc:
+        raise DatabaseError(
+            f"cannot reach the database {redact(str(engine.url))}: {exc.orig}; check "
+            "WEBOMETRICS_DB_URL / [database] url and that the server is running"
+        ) from exc
+
+
+@contextmanager
+def session_scope(engine: Engine, **kwargs: Any) -> Iterator[Session]:
+    """A transactional scope: commit on success, roll back on error, always close.
+
+    Driver errors leave as :class:`DatabaseError` naming the database; every other
+    exception is re-raised unchanged after the rollback.
+    """
+    factory = sessionmaker(bind=engine, expire_on_commit=False, **kwargs)
+    session = factory()
+    try:
+        yield session
+        session.commit()
+    except OperationalError as exc:
+        session.rollback()
+        raise DatabaseError(f"database {redact(str(engine.url))} failed: {exc.orig}") from exc
+    except BaseException:
+        session.rollback()
+        raise
+    finally:
+        session.close()
+
+
+__all__ = ["SQLAlchemyError", "check_connection", "make_engine", "redact", "session_scope"]

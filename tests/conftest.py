@@ -1,0 +1,174 @@
+"""Shared fixtures: the shared data folder, real SQLite and PostgreSQL databases.
+
+PostgreSQL: a private server started for the session with ``initdb`` and ``pg_ctl`` (as
+the ``postgres`` user when running as root) in a temporary folder, listening on
+127.0.0.1 on a free port, stopped afterwards. ``make test`` installs the server from
+Debian's packages when it is missing; these tests never skip.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def find_shared_data() -> Path:
+    """``$WEBOMETRICS_DATA`` or ``../shared/data`` beside the checkout; fail if missing."""
+    env = os.environ.get("WEBOMETRICS_DATA")
+    path = Path(env) if env else REPO.parent / "shared" / "data"
+    if not path.is_dir():
+        pytest.fail(
+            f"shared data folder not found at {path}: set WEBOMETRICS_DATA or put "
+            "shared/data beside the checkout",
+            pytrace=False,
+        )
+    return path
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    return find_shared_data()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _pg_bin() -> Path:
+    found = sorted(
+        glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=lambda p: int(p.split("/")[4])
+    )
+    if not found:
+        pytest.fail(
+            "PostgreSQL server binaries not found: run `make test` (it installs "
+            "them with apt-get install -y postgresql)",
+            pytrace=False,
+        )
+    return Path(found[-1]).parent
+
+
+class PostgresServer:
+    """A throw-away PostgreSQL server on 127.0.0.1."""
+
+    def __init__(self) -> None:
+        self.bin = _pg_bin()
+        self.root = Path(tempfile.mkdtemp(prefix="webometrics-pg-"))
+        self.root.chmod(0o755)
+        self.data = self.root / "data"
+        self.port = free_port()
+        self.as_root = os.geteuid() == 0
+        self.user = "postgres" if self.as_root else os.environ.get("USER", "postgres")
+
+    def _run(self, *args: str) -> subprocess.CompletedProcess[str]:
+        cmd = [str(self.bin / args[0]), *args[1:]]
+        if self.as_root:
+            cmd = ["runuser", "-u", "postgres", "--", *cmd]
+        return subprocess.run(cmd, check=True, capture_output=True, text=True, cwd=self.root)
+
+    def start(self) -> None:
+        if self.as_root:
+            shutil.chown(self.root, "postgres")
+        self._run(
+            "initdb",
+            "-D",
+            str(self.data),
+            "-A",
+            "trust",
+            "-U",
+            self.user,
+            "--no-sync",
+            "-E",
+            "UTF8",
+            "--locale=C",
+        )
+        opts = f"-h 127.0.0.1 -p {self.port} -k {self.root} -F -c fsync=off"
+        self._run(
+            "pg_ctl",
+            "-D",
+            str(self.data),
+            "-o",
+            opts,
+            "-l",
+            str(self.root / "log"),
+            "-w",
+            "-t",
+            "60",
+            "start",
+        )
+
+    def stop(self) -> None:
+        try:
+            self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
+        except subprocess.CalledProcessError:
+            pass
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def url(self, dbname: str = "postgres") -> str:
+        return f"postgresql+psycopg://{self.user}@127.0.0.1:{self.port}/{dbname}"
+
+    def create_database(self) -> str:
+        """A new empty database; returns its URL."""
+        import psycopg
+
+        name = f"t_{uuid.uuid4().hex[:12]}"
+        with psycopg.connect(
+            f"host=127.0.0.1 port={self.port} user={self.user} dbname=postgres", autocommit=True
+        ) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+        return self.url(name)
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    server = PostgresServer()
+    try:
+        server.start()
+    except subprocess.CalledProcessError as exc:
+        server.stop()
+        pytest.fail(f"could not start PostgreSQL: {exc.stderr}", pytrace=False)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres_server: PostgresServer) -> str:
+    """URL of a fresh, empty PostgreSQL database."""
+    return postgres_server.create_database()
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    """URL of a fresh, empty SQLite file."""
+    return f"sqlite:///{tmp_path / 'test.db'}"
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A fresh empty database URL, once for SQLite and once for PostgreSQL."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'test.db'}"
+    return request.getfixturevalue("postgres_server").create_database()
+
+
+@pytest.fixture
+def migrated_url(db_url: str) -> str:
+    """``db_url`` with the schema upgraded to head."""
+    from store import make_engine, schema
+
+    engine = make_engine(db_url)
+    schema.upgrade(engine)
+    engine.dispose()
+    return db_url

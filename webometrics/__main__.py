@@ -1,0 +1,5 @@
+import sys
+
+from webometrics.cli import main
+
+sys.exit(main())

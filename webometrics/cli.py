@@ -1,0 +1,157 @@
+"""The ``webometrics`` command line: one subcommand per stage.
+
+Subcommands live in :mod:`webometrics.commands`, one module each, found at start-up;
+every module has ``ORDER`` (its place in ``--help``) and ``register(subparsers)``.
+Heavy imports (Scrapy, trafilatura, Streamlit) happen inside the subcommand.
+
+Exit codes: see :mod:`webometrics.exceptions`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import pkgutil
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from webometrics import __version__
+from webometrics.exceptions import WebometricsError
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+    from webometrics.settings import Settings
+
+log = logging.getLogger("webometrics")
+
+EPILOG = """\
+configuration: defaults < webometrics.toml (--config or $WEBOMETRICS_CONFIG) < environment
+(WEBOMETRICS_DB_URL, WEBOMETRICS_<SECTION>__<KEY>) < command-line options.
+exit codes: 0 ok, 1 the work failed, 2 bad input or unreachable database,
+3 schema out of date (run `webometrics db upgrade`), 130 interrupted.
+"""
+
+
+@dataclass
+class Context:
+    """What every subcommand receives: the parsed arguments and the loaded settings."""
+
+    args: argparse.Namespace
+    settings: Settings
+    _engines: dict[bool, Engine] = field(default_factory=dict)
+
+    def engine(self, *, read_only: bool = False, check_schema: bool = True) -> Engine:
+        """The run's engine, made once; the schema must be at head unless told otherwise."""
+        if read_only not in self._engines:
+            from store import open_database
+
+            self._engines[read_only] = open_database(
+                self.settings.database.url, read_only=read_only, check_schema=check_schema
+            )
+        return self._engines[read_only]
+
+    def close(self) -> None:
+        for engine in self._engines.values():
+            engine.dispose()
+
+
+def _command_modules() -> list:
+    import webometrics.commands as pkg
+
+    mods = [
+        importlib.import_module(f"{pkg.__name__}.{m.name}")
+        for m in pkgutil.iter_modules(pkg.__path__)
+    ]
+    return sorted((m for m in mods if hasattr(m, "register")), key=lambda m: (m.ORDER, m.__name__))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every subcommand registered."""
+    parser = argparse.ArgumentParser(
+        prog="webometrics",
+        description=(
+            "Crawl the external web environment of universities (outgoing and citing), "
+            "extract main text, remove fuzzy duplicates, cluster external sites by kind of "
+            "activity (modified LSH single-link), and report/serve the results."
+        ),
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"webometrics {__version__}")
+    parser.add_argument(
+        "--config",
+        metavar="PATH",
+        help="settings file (TOML); default "
+        "$WEBOMETRICS_CONFIG, else ./webometrics.toml when present",
+    )
+    parser.add_argument(
+        "--db-url",
+        metavar="URL",
+        help="database URL (overrides "
+        "WEBOMETRICS_DB_URL and [database] url); default sqlite:///webometrics.db",
+    )
+    verbosity = parser.add_mutually_exclusive_group()
+    verbosity.add_argument("-v", "--verbose", action="count", default=0, help="more logging")
+    verbosity.add_argument("-q", "--quiet", action="store_true", help="warnings and errors only")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+    for module in _command_modules():
+        module.register(sub)
+    return parser
+
+
+def _setup_logging(verbose: int, quiet: bool) -> None:
+    level = logging.WARNING if quiet else logging.DEBUG if verbose > 1 else logging.INFO
+    logging.basicConfig(
+        level=level,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        datefmt="%H:%M:%S",
+        stream=sys.stderr,
+    )
+    if verbose < 2:
+        for noisy in (
+            "scrapy",
+            "twisted",
+            "alembic",
+            "trafilatura",
+            "htmldate",
+            "urllib3",
+            "charset_normalizer",
+        ):
+            logging.getLogger(noisy).setLevel(logging.WARNING if verbose == 0 else logging.INFO)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    _setup_logging(args.verbose, args.quiet)
+    ctx: Context | None = None
+    try:
+        from webometrics.settings import load_settings
+
+        settings = load_settings(args.config)
+        if args.db_url:
+            settings = settings.replace(database={"url": args.db_url})
+        ctx = Context(args=args, settings=settings)
+        code = args.func(ctx)
+        return int(code or 0)
+    except WebometricsError as exc:
+        print(f"webometrics: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("webometrics: interrupted; what was stored is kept", file=sys.stderr)
+        return 130
+    finally:
+        if ctx is not None:
+            ctx.close()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

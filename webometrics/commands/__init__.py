@@ -1,0 +1,1 @@
+"""One module per subcommand of ``webometrics``; each has ``ORDER`` and ``register``."""

@@ -1,0 +1,84 @@
+"""Every default value of the project, in one module.
+
+Components never read environment variables or files; they take plain arguments.
+:mod:`webometrics.settings` builds the typed settings object from these defaults,
+a ``webometrics.toml`` file and ``WEBOMETRICS_*`` environment variables.
+"""
+
+from __future__ import annotations
+
+# --- database -------------------------------------------------------------
+DB_URL = "sqlite:///webometrics.db"
+
+# --- crawl ----------------------------------------------------------------
+CRAWL_DEPTH = 3
+CRAWL_MAX_PAGES_PER_UNIVERSITY = 2000
+CRAWL_EXTERNAL_PAGES_PER_DOMAIN = 3
+CRAWL_USER_AGENT = "webometrics-crawler/0.1 (+{contact})"
+CRAWL_CONTACT_URL = "https://example.org/webometrics-crawler"
+CRAWL_CONCURRENT_REQUESTS = 16
+CRAWL_CONCURRENT_PER_DOMAIN = 4
+CRAWL_DOWNLOAD_DELAY = 0.25
+CRAWL_DOWNLOAD_TIMEOUT = 20.0
+CRAWL_MAX_RESPONSE_BYTES = 10 * 1024 * 1024
+CRAWL_RETRY_TIMES = 2
+CRAWL_OBEY_ROBOTS = True
+CRAWL_AUTOTHROTTLE = True
+CRAWL_ALLOW_PRIVATE_HOSTS = False
+CRAWL_BATCH_SIZE = 200
+
+# --- extraction -----------------------------------------------------------
+EXTRACT_FAVOR = "balanced"  # precision | recall | balanced
+EXTRACT_INCLUDE_TABLES = True
+EXTRACT_INCLUDE_COMMENTS = False
+EXTRACT_LANGUAGES: tuple[str, ...] = ("en", "ru")
+EXTRACT_TIMEOUT_SECONDS = 30.0
+EXTRACT_MAX_HTML_BYTES = 5 * 1024 * 1024
+EXTRACT_TEMPLATE_REMOVAL = True
+EXTRACT_TEMPLATE_MIN_PAGES = 3
+EXTRACT_TEMPLATE_MIN_SHARE = 0.5
+
+# --- tokens and shingles --------------------------------------------------
+SHINGLE_K = 1
+SHINGLE_STEM = True
+SHINGLE_STOPWORDS = True
+
+# --- domain documents -----------------------------------------------------
+DOMAIN_MAX_PAGES = 20
+DOMAIN_MAX_SHINGLES = 20000
+
+# --- MinHash / LSH --------------------------------------------------------
+MINHASH_NUM_PERM = 128
+MINHASH_SEED = 1
+MINHASH_SCHEME = "datasketch-mersenne61"
+MINHASH_HASH = "xxh64"
+
+# --- clustering (the paper's modified LSH single-link) --------------------
+CLUSTER_THRESHOLD = 0.3
+CLUSTER_R0 = 16
+CLUSTER_R_MIN = 2
+CLUSTER_STEP = 2
+CLUSTER_SIMILARITY = "jaccard"  # signature | jaccard
+CLUSTER_UNIT = "domain"  # page | domain
+CLUSTER_LINKAGE = "single"  # single | leiden
+CLUSTER_RESOLUTION = 0.5
+
+# --- near duplicates ------------------------------------------------------
+DEDUP_METHOD = "minhash-lsh"
+DEDUP_CANONICAL = "longest"  # longest | earliest
+DEDUP_GROUPING = "components"  # components | cliques | fpmax
+
+# --- dashboard ------------------------------------------------------------
+DASHBOARD_HOST = "127.0.0.1"
+DASHBOARD_PORT = 8501
+
+# --- testbed --------------------------------------------------------------
+TESTBED_HOST = "127.0.0.1"
+TESTBED_PORT = 8899
+TESTBED_SEED = 20150101
+
+# --- shared data ----------------------------------------------------------
+DATA_ENV = "WEBOMETRICS_DATA"
+CONFIG_ENV = "WEBOMETRICS_CONFIG"
+DB_URL_ENV = "WEBOMETRICS_DB_URL"
+CONFIG_FILE = "webometrics.toml"

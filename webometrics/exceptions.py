@@ -1,0 +1,67 @@
+"""The project's exceptions, in one place.
+
+Every error the command line reports to a user derives from :class:`WebometricsError`.
+Each carries a message that says what is wrong *and what to do*; the command line
+prints it and exits with :attr:`WebometricsError.exit_code`.
+
+Exit codes (stable, scripts may rely on them):
+
+====  ==========================================================
+0     success
+1     the work ran and failed (a stage error, a failed crawl)
+2     bad input: configuration, universities file, parameters, database URL
+3     the database schema is out of date (run ``webometrics db upgrade``)
+130   interrupted by the user (Ctrl-C); what was stored is kept
+====  ==========================================================
+"""
+
+from __future__ import annotations
+
+
+class WebometricsError(Exception):
+    """Base class of every error the project reports to its users."""
+
+    exit_code: int = 1
+
+
+class ConfigError(WebometricsError):
+    """A configuration or input file is invalid (syntax, unknown key, bad value).
+
+    The message names the file and the line or the field.
+    """
+
+    exit_code = 2
+
+
+class UniversitiesFileError(ConfigError):
+    """The universities file is invalid: missing field, malformed or duplicate domain."""
+
+
+class ParameterError(WebometricsError, ValueError):
+    """A parameter given on the command line or to an algorithm is outside its range."""
+
+    exit_code = 2
+
+
+class DatabaseError(WebometricsError):
+    """The database cannot be reached or refused an operation."""
+
+    exit_code = 2
+
+
+class SchemaOutOfDateError(DatabaseError):
+    """The database schema is older (or newer) than this version of the code."""
+
+    exit_code = 3
+
+
+class StageError(WebometricsError):
+    """A pipeline stage (crawl, extract, dedup, cluster, report) failed."""
+
+    exit_code = 1
+
+
+class DataNotFoundError(WebometricsError):
+    """A shared data set (``WEBOMETRICS_DATA`` or ``../shared/data``) is missing."""
+
+    exit_code = 2

@@ -1,0 +1,274 @@
+"""The typed settings object: defaults, ``webometrics.toml`` and the environment.
+
+Precedence, lowest first: :mod:`webometrics.defaults`, the TOML file (``--config``,
+else ``$WEBOMETRICS_CONFIG``, else ``./webometrics.toml`` when present), then
+environment variables ``WEBOMETRICS_<SECTION>__<KEY>`` (and ``WEBOMETRICS_DB_URL``
+for the database URL). Unknown sections and keys are errors, not silently ignored.
+
+Examples
+--------
+>>> s = Settings()
+>>> s.cluster.threshold
+0.3
+>>> Settings.model_validate({"cluster": {"threshold": 0.5}}).cluster.threshold
+0.5
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from webometrics import defaults as D
+from webometrics.exceptions import ConfigError
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+
+
+class DatabaseSettings(_Section):
+    """Where the data live: any SQLAlchemy URL (SQLite file or PostgreSQL)."""
+
+    url: str = D.DB_URL
+
+
+class CrawlSettings(_Section):
+    """Politeness, budgets and limits of the Scrapy spiders."""
+
+    depth: int = Field(D.CRAWL_DEPTH, ge=0, le=50)
+    max_pages_per_university: int = Field(D.CRAWL_MAX_PAGES_PER_UNIVERSITY, ge=1)
+    external_pages_per_domain: int = Field(D.CRAWL_EXTERNAL_PAGES_PER_DOMAIN, ge=0)
+    user_agent: str = D.CRAWL_USER_AGENT
+    contact_url: str = D.CRAWL_CONTACT_URL
+    concurrent_requests: int = Field(D.CRAWL_CONCURRENT_REQUESTS, ge=1)
+    concurrent_per_domain: int = Field(D.CRAWL_CONCURRENT_PER_DOMAIN, ge=1)
+    download_delay: float = Field(D.CRAWL_DOWNLOAD_DELAY, ge=0)
+    download_timeout: float = Field(D.CRAWL_DOWNLOAD_TIMEOUT, gt=0)
+    max_response_bytes: int = Field(D.CRAWL_MAX_RESPONSE_BYTES, ge=1024)
+    retry_times: int = Field(D.CRAWL_RETRY_TIMES, ge=0)
+    obey_robots: bool = D.CRAWL_OBEY_ROBOTS
+    autothrottle: bool = D.CRAWL_AUTOTHROTTLE
+    allow_private_hosts: bool = D.CRAWL_ALLOW_PRIVATE_HOSTS
+    batch_size: int = Field(D.CRAWL_BATCH_SIZE, ge=1)
+    proxy: str | None = None
+    warc_dir: str | None = None
+    jobdir: str | None = None
+    http_cache_dir: str | None = None
+
+
+class ExtractSettings(_Section):
+    """Main-text extraction (trafilatura), language filter and site templates."""
+
+    favor: Literal["precision", "recall", "balanced"] = D.EXTRACT_FAVOR  # type: ignore[assignment]
+    include_tables: bool = D.EXTRACT_INCLUDE_TABLES
+    include_comments: bool = D.EXTRACT_INCLUDE_COMMENTS
+    languages: tuple[str, ...] = D.EXTRACT_LANGUAGES
+    timeout_seconds: float = Field(D.EXTRACT_TIMEOUT_SECONDS, gt=0)
+    max_html_bytes: int = Field(D.EXTRACT_MAX_HTML_BYTES, ge=1024)
+    template_removal: bool = D.EXTRACT_TEMPLATE_REMOVAL
+    template_min_pages: int = Field(D.EXTRACT_TEMPLATE_MIN_PAGES, ge=2)
+    template_min_share: float = Field(D.EXTRACT_TEMPLATE_MIN_SHARE, gt=0, le=1)
+
+    @field_validator("languages")
+    @classmethod
+    def _lang_codes(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        for code in v:
+            if not re.fullmatch(r"[a-z]{2,3}", code):
+                raise ValueError(f"{code!r} is not an ISO 639 language code such as 'en' or 'ru'")
+        return v
+
+
+class ShingleSettings(_Section):
+    """Tokens and word shingles (seed 001)."""
+
+    k: int = Field(D.SHINGLE_K, ge=1, le=20)
+    stem: bool = D.SHINGLE_STEM
+    stopwords: bool = D.SHINGLE_STOPWORDS
+
+
+class DomainSettings(_Section):
+    """Caps of a domain's document (the union of its pages' shingles)."""
+
+    max_pages: int = Field(D.DOMAIN_MAX_PAGES, ge=1)
+    max_shingles: int = Field(D.DOMAIN_MAX_SHINGLES, ge=1)
+
+
+class MinHashSettings(_Section):
+    """MinHash signatures; they travel with every stored signature."""
+
+    num_perm: int = Field(D.MINHASH_NUM_PERM, ge=1, le=4096)
+    seed: int = Field(D.MINHASH_SEED, ge=0)
+
+
+class ClusterSettings(_Section):
+    """The paper's modified LSH single-link (and the Leiden alternative)."""
+
+    threshold: float = Field(D.CLUSTER_THRESHOLD, gt=0, lt=1)
+    r0: int = Field(D.CLUSTER_R0, ge=1)
+    r_min: int = Field(D.CLUSTER_R_MIN, ge=1)
+    step: int = Field(D.CLUSTER_STEP, ge=1)
+    similarity: Literal["signature", "jaccard"] = D.CLUSTER_SIMILARITY  # type: ignore[assignment]
+    unit: Literal["page", "domain"] = D.CLUSTER_UNIT  # type: ignore[assignment]
+    linkage: Literal["single", "leiden"] = D.CLUSTER_LINKAGE  # type: ignore[assignment]
+    resolution: float = Field(D.CLUSTER_RESOLUTION, gt=0)
+
+
+class DedupSettings(_Section):
+    """Fuzzy-duplicate removal before clustering."""
+
+    method: str = D.DEDUP_METHOD
+    canonical: Literal["longest", "earliest"] = D.DEDUP_CANONICAL  # type: ignore[assignment]
+    grouping: Literal["components", "cliques", "fpmax"] = D.DEDUP_GROUPING  # type: ignore[assignment]
+
+
+class DashboardSettings(_Section):
+    """Where ``webometrics dashboard`` listens."""
+
+    host: str = D.DASHBOARD_HOST
+    port: int = Field(D.DASHBOARD_PORT, ge=1, le=65535)
+
+
+class TestbedSettings(_Section):
+    """The local test web (``webometrics testbed serve``)."""
+
+    host: str = D.TESTBED_HOST
+    port: int = Field(D.TESTBED_PORT, ge=0, le=65535)
+    seed: int = D.TESTBED_SEED
+
+
+class Settings(_Section):
+    """All settings of a run, one typed object, immutable once loaded."""
+
+    database: DatabaseSettings = DatabaseSettings()
+    crawl: CrawlSettings = CrawlSettings()
+    extract: ExtractSettings = ExtractSettings()
+    shingle: ShingleSettings = ShingleSettings()
+    domain: DomainSettings = DomainSettings()
+    minhash: MinHashSettings = MinHashSettings()
+    cluster: ClusterSettings = ClusterSettings()
+    dedup: DedupSettings = DedupSettings()
+    dashboard: DashboardSettings = DashboardSettings()
+    testbed: TestbedSettings = TestbedSettings()
+
+    def replace(self, **sections: Mapping[str, Any]) -> Settings:
+        """Return a copy with some keys of some sections replaced (validated)."""
+        data = self.model_dump()
+        for name, values in sections.items():
+            data.setdefault(name, {}).update(values)
+        return Settings.model_validate(data)
+
+
+def _key_line(text: str, loc: tuple[Any, ...]) -> int | None:
+    """Best-effort line number of ``[section]`` / ``key`` in a TOML text."""
+    section = str(loc[0]) if loc else None
+    key = str(loc[1]) if len(loc) > 1 else None
+    in_section = False
+    section_line = None
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            in_section = stripped.strip("[] ") == section
+            if in_section:
+                section_line = number
+            continue
+        if in_section and key and re.match(rf"{re.escape(key)}\s*=", stripped):
+            return number
+    return section_line
+
+
+def format_validation_error(exc: ValidationError, source: str, text: str | None = None) -> str:
+    """One readable message per problem: ``file:line: section.key: what is wrong``."""
+    lines = []
+    for err in exc.errors():
+        loc = tuple(err["loc"])
+        field = ".".join(str(p) for p in loc) or "(top level)"
+        where = source
+        if text is not None:
+            line = _key_line(text, loc)
+            if line is not None:
+                where = f"{source}:{line}"
+        msg = err["msg"]
+        if err["type"] == "extra_forbidden":
+            msg = "unknown key (check the spelling; see README 'Configuration')"
+        lines.append(f"{where}: {field}: {msg}")
+    return "\n".join(lines)
+
+
+def _env_overrides(environ: Mapping[str, str]) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    if environ.get(D.DB_URL_ENV):
+        out.setdefault("database", {})["url"] = environ[D.DB_URL_ENV]
+    for name, value in environ.items():
+        m = re.fullmatch(r"WEBOMETRICS_([A-Z]+)__([A-Z0-9_]+)", name)
+        if m:
+            section, key = m.group(1).lower(), m.group(2).lower()
+            parsed: Any = value
+            if section == "extract" and key == "languages":
+                parsed = tuple(x.strip() for x in value.split(",") if x.strip())
+            out.setdefault(section, {})[key] = parsed
+    return out
+
+
+def load_settings(
+    path: str | os.PathLike[str] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Settings:
+    """Load the settings from defaults, a TOML file and the environment.
+
+    Parameters
+    ----------
+    path : path-like, optional
+        The TOML file. When ``None``: ``$WEBOMETRICS_CONFIG``, else ``./webometrics.toml``
+        if it exists, else defaults only.
+    environ : mapping, optional
+        The environment (``os.environ`` when ``None``).
+
+    Returns
+    -------
+    Settings
+
+    Raises
+    ------
+    ConfigError
+        The file is missing, is not valid TOML, or holds an unknown key or a bad value;
+        the message names the file and the line.
+    """
+    env = os.environ if environ is None else environ
+    data: dict[str, Any] = {}
+    text: str | None = None
+    source = "environment"
+    if path is None and env.get(D.CONFIG_ENV):
+        path = env[D.CONFIG_ENV]
+    if path is None and Path(D.CONFIG_FILE).is_file():
+        path = D.CONFIG_FILE
+    if path is not None:
+        p = Path(path)
+        source = str(p)
+        if not p.is_file():
+            raise ConfigError(
+                f"{p}: configuration file not found (give --config PATH or unset {D.CONFIG_ENV})"
+            )
+        try:
+            text = p.read_text(encoding="utf-8")
+            data = tomllib.loads(text)
+        except UnicodeDecodeError as exc:
+            raise ConfigError(
+                f"{p}: not UTF-8 text ({exc.reason}); save the file as UTF-8"
+            ) from exc
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{p}: invalid TOML: {exc}") from exc
+    for section, values in _env_overrides(env).items():
+        if not isinstance(data.get(section, {}), dict):
+            raise ConfigError(f"{source}: [{section}] must be a table")
+        data.setdefault(section, {}).update(values)
+    try:
+        return Settings.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(format_validation_error(exc, source, text)) from exc
