@@ -9,7 +9,7 @@ translates driver errors into :class:`webometrics.exceptions.DatabaseError`.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event, make_url
@@ -23,10 +23,8 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA busy_timeout=30000")
-    try:
+    with suppress(Exception):
         cursor.execute("PRAGMA journal_mode=WAL")
-    except Exception:
-        pass
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.close()
 

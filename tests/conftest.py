@@ -8,6 +8,7 @@ Debian's packages when it is missing; these tests never skip.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import shutil
@@ -110,10 +111,8 @@ class PostgresServer:
         )
 
     def stop(self) -> None:
-        try:
+        with contextlib.suppress(subprocess.CalledProcessError):
             self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
-        except subprocess.CalledProcessError:
-            pass
         shutil.rmtree(self.root, ignore_errors=True)
 
     def url(self, dbname: str = "postgres") -> str:
