@@ -29,7 +29,8 @@ def alembic_config(engine: Engine) -> Config:
     """An Alembic configuration bound to ``engine`` (no ini file needed)."""
     cfg = Config()
     cfg.set_main_option("script_location", str(migrations_dir()))
-    cfg.set_main_option("sqlalchemy.url", engine.url.render_as_string(hide_password=False))
+    url = engine.url.render_as_string(hide_password=False)
+    cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
     cfg.attributes["engine"] = engine
     return cfg
 

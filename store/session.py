@@ -9,14 +9,15 @@ translates driver errors into :class:`webometrics.exceptions.DatabaseError`.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
+from pathlib import Path, suppress
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
-from webometrics.exceptions import DatabaseError
+from webometrics.exceptions import DatabaseError, SchemaOutOfDateError
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -69,6 +70,11 @@ def make_engine(url: str, *, read_only: bool = False, echo: bool = False) -> Eng
     if parsed.get_backend_name() == "sqlite":
         database = parsed.database or ""
         if read_only and database and database != ":memory:":
+            if not Path(database).exists():
+                raise SchemaOutOfDateError(
+                    f"database file {database} does not exist: run `webometrics db upgrade` "
+                    "to create it (or point WEBOMETRICS_DB_URL at the right file)"
+                )
             parsed = parsed.set(database=f"file:{database}?mode=ro", query={"uri": "true"})
         kwargs["connect_args"] = {"timeout": 30, "check_same_thread": False}
     elif parsed.get_backend_name() == "postgresql":
