@@ -9,8 +9,8 @@ translates driver errors into :class:`webometrics.exceptions.DatabaseError`.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path, suppress
+from contextlib import contextmanager, suppress
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event, make_url
