@@ -11,6 +11,7 @@ Exit codes (stable, scripts may rely on them):
 1     the work ran and failed (a stage error, a failed crawl)
 2     bad input: configuration, universities file, parameters, database URL
 3     the database schema is out of date (run ``webometrics db upgrade``)
+4     another pipeline run is in progress (the run lock is held)
 130   interrupted by the user (Ctrl-C); what was stored is kept
 ====  ==========================================================
 """
@@ -65,3 +66,9 @@ class DataNotFoundError(WebometricsError):
     """A shared data set (``WEBOMETRICS_DATA`` or ``../shared/data``) is missing."""
 
     exit_code = 2
+
+
+class RunLockedError(WebometricsError):
+    """Another pipeline run holds the run lock; runs never overlap."""
+
+    exit_code = 4

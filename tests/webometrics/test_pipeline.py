@@ -1,0 +1,146 @@
+"""Pipeline runs: recorded stages, failures recorded, the run lock, the scheduler."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+
+from store import make_engine, session_scope
+from store.models import PipelineRun
+from webometrics.exceptions import ParameterError, RunLockedError, StageError
+from webometrics.runlock import RunLock
+from webometrics.scheduler import make_trigger, run_on_schedule
+from webometrics.settings import Settings
+from webometrics.stages.pipeline import PipelineOptions, run_pipeline
+
+
+def _stages(calls: list[str], fail: str | None = None):
+    def lookup(name: str):
+        def run(engine: Any, settings: Settings, **kwargs: Any) -> dict[str, Any]:
+            calls.append(name)
+            if name == fail:
+                raise RuntimeError(f"{name} broke")
+            return {"items": len(calls), "kwargs": sorted(kwargs)}
+
+        return run
+
+    return lookup
+
+
+def _runs(engine) -> list[PipelineRun]:
+    with session_scope(engine) as s:
+        return list(s.scalars(select(PipelineRun).order_by(PipelineRun.id)))
+
+
+def test_stages_run_in_order_and_are_recorded(migrated_url: str) -> None:
+    engine = make_engine(migrated_url)
+    calls: list[str] = []
+    run_id = run_pipeline(
+        engine, Settings(), PipelineOptions(universities_file="u.toml"), stage_lookup=_stages(calls)
+    )
+    assert calls == ["crawl", "extract", "dedup", "cluster", "analyse"]
+    (row,) = _runs(engine)
+    assert row.id == run_id and row.status == "finished" and row.finished_at is not None
+    assert [s["name"] for s in row.stages] == calls
+    assert all(s["status"] == "finished" and s["seconds"] >= 0 for s in row.stages)
+    assert row.stages[0]["stats"]["kwargs"] == ["pipeline_run_id", "universities_file"]
+    engine.dispose()
+
+
+def test_a_failed_stage_is_recorded_and_stops_the_run(migrated_url: str) -> None:
+    engine = make_engine(migrated_url)
+    calls: list[str] = []
+    with pytest.raises(StageError, match="stage dedup failed: dedup broke"):
+        run_pipeline(engine, Settings(), PipelineOptions(), stage_lookup=_stages(calls, "dedup"))
+    assert calls == ["crawl", "extract", "dedup"]
+    (row,) = _runs(engine)
+    assert row.status == "failed" and "dedup broke" in row.error
+    assert [s["status"] for s in row.stages] == ["finished", "finished", "failed"]
+    engine.dispose()
+
+
+def test_unknown_stage_is_refused(migrated_url: str) -> None:
+    engine = make_engine(migrated_url)
+    with pytest.raises(StageError, match="unknown stage 'crawll'"):
+        run_pipeline(engine, Settings(), PipelineOptions(stages=("crawll",)))
+    engine.dispose()
+
+
+def test_two_runs_never_overlap(migrated_url: str) -> None:
+    engine = make_engine(migrated_url)
+    other = make_engine(migrated_url)
+    with RunLock(engine), pytest.raises(RunLockedError) as info, RunLock(other):
+        pass
+    assert info.value.exit_code == 4
+    with RunLock(other):  # released after the first run
+        pass
+    # a run that starts while another holds the lock fails at once, writing nothing
+    started = threading.Event()
+    release = threading.Event()
+
+    def slow_stage(engine: Any, settings: Settings, **kwargs: Any) -> dict[str, Any]:
+        started.set()
+        release.wait(10)
+        return {}
+
+    first = threading.Thread(
+        target=run_pipeline,
+        args=(engine, Settings(), PipelineOptions(stages=("extract",))),
+        kwargs={"stage_lookup": lambda name: slow_stage},
+    )
+    first.start()
+    assert started.wait(10)
+    with pytest.raises(RunLockedError):
+        run_pipeline(
+            other,
+            Settings(),
+            PipelineOptions(stages=("extract",)),
+            stage_lookup=lambda name: slow_stage,
+        )
+    release.set()
+    first.join(10)
+    assert [r.status for r in _runs(engine)] == ["finished"]
+    engine.dispose()
+    other.dispose()
+
+
+def test_scheduler_goes_on_after_a_failed_run() -> None:
+    outcomes = iter([RuntimeError("first run fails"), None, None])
+    times: list[float] = []
+
+    def job() -> None:
+        times.append(time.monotonic())
+        err = next(outcomes)
+        if err:
+            raise err
+
+    counts = run_on_schedule(job, make_trigger(None, 0.3), max_runs=3)
+    assert counts == {"ok": 2, "failed": 1}
+    assert len(times) == 3 and times[-1] - times[0] >= 0.5
+
+
+@pytest.mark.parametrize(
+    ("cron", "interval", "msg"),
+    [
+        ("61 * * * *", None, "invalid cron expression"),
+        (None, None, "exactly one"),
+        ("0 3 * * 1", 5.0, "exactly one"),
+        (None, -1.0, "must be > 0"),
+    ],
+)
+def test_bad_schedules(cron: str | None, interval: float | None, msg: str) -> None:
+    with pytest.raises(ParameterError, match=msg):
+        make_trigger(cron, interval)
+
+
+def test_weekly_cron_fires_on_mondays_at_three() -> None:
+    import datetime as dt
+
+    trig = make_trigger("0 3 * * 1", None)
+    now = dt.datetime(2026, 11, 23, 12, 0, tzinfo=dt.UTC)  # a Monday, after 03:00
+    nxt = trig.get_next_fire_time(None, now)
+    assert nxt == dt.datetime(2026, 11, 30, 3, 0, tzinfo=dt.UTC)

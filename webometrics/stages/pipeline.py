@@ -1,0 +1,148 @@
+"""The whole pipeline as one recorded run: crawl -> extract -> dedup -> cluster -> analyse.
+
+Each stage is ``webometrics.stages.<name>.run(engine, settings, **options) -> dict``. A
+:class:`~store.models.PipelineRun` row records every stage's status, seconds and
+statistics (or its error) as the run goes, so a killed or failed run still shows how far
+it got. Runs hold :class:`~webometrics.runlock.RunLock`: two never overlap.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import time
+import traceback
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import Engine
+
+from store.models import PipelineRun, utcnow
+from store.session import session_scope
+from webometrics.exceptions import StageError, WebometricsError
+from webometrics.runlock import RunLock
+from webometrics.settings import Settings
+
+log = logging.getLogger(__name__)
+
+STAGES: tuple[str, ...] = ("crawl", "extract", "dedup", "cluster", "analyse")
+
+StageFunc = Callable[..., Mapping[str, Any]]
+
+
+def stage_function(name: str) -> StageFunc:
+    """The ``run`` function of stage ``name``."""
+    if name not in STAGES:
+        raise StageError(f"unknown stage {name!r}; the stages are {', '.join(STAGES)}")
+    module = importlib.import_module(f"webometrics.stages.{name}")
+    return module.run  # type: ignore[no-any-return]
+
+
+@dataclass
+class PipelineOptions:
+    """What a whole-pipeline run is asked to do."""
+
+    universities_file: str | None = None
+    stages: Sequence[str] = STAGES
+    trigger: str = "manual"
+    stage_options: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+def _save(engine: Engine, run_id: int, **values: Any) -> None:
+    with session_scope(engine) as s:
+        row = s.get(PipelineRun, run_id)
+        assert row is not None
+        for key, value in values.items():
+            setattr(row, key, value)
+
+
+def run_pipeline(
+    engine: Engine,
+    settings: Settings,
+    options: PipelineOptions,
+    *,
+    stage_lookup: Callable[[str], StageFunc] = stage_function,
+) -> int:
+    """Run the stages in order under the run lock; return the pipeline run's id.
+
+    A stage that fails stops the run: the run is recorded as ``failed`` with the stage's
+    error, and the error is raised again (as :class:`StageError` unless it already is a
+    :class:`WebometricsError`).
+
+    Raises
+    ------
+    RunLockedError
+        Another run is in progress.
+    StageError
+        A stage failed.
+    """
+    for name in options.stages:
+        if name not in STAGES:
+            raise StageError(f"unknown stage {name!r}; the stages are {', '.join(STAGES)}")
+    with RunLock(engine):
+        with session_scope(engine) as s:
+            row = PipelineRun(
+                trigger=options.trigger,
+                universities_file=options.universities_file,
+                stages=[],
+                status="running",
+            )
+            s.add(row)
+            s.flush()
+            run_id = row.id
+        done: list[dict[str, Any]] = []
+        for name in options.stages:
+            started = time.perf_counter()
+            entry: dict[str, Any] = {
+                "name": name,
+                "status": "running",
+                "started_at": utcnow().isoformat(),
+            }
+            _save(engine, run_id, stages=[*done, entry])
+            kwargs = dict(options.stage_options.get(name, {}))
+            if name == "crawl":
+                kwargs.setdefault("universities_file", options.universities_file)
+                kwargs.setdefault("pipeline_run_id", run_id)
+            try:
+                log.info("pipeline run %d: stage %s", run_id, name)
+                stats = dict(stage_lookup(name)(engine, settings, **kwargs) or {})
+            except BaseException as exc:
+                entry.update(
+                    status="interrupted" if isinstance(exc, KeyboardInterrupt) else "failed",
+                    seconds=round(time.perf_counter() - started, 3),
+                    error=f"{type(exc).__name__}: {exc}",
+                )
+                done.append(entry)
+                _save(
+                    engine,
+                    run_id,
+                    stages=done,
+                    status=entry["status"],
+                    finished_at=utcnow(),
+                    error=f"stage {name}: {exc}\n{traceback.format_exc(limit=5)}",
+                )
+                if isinstance(exc, WebometricsError | KeyboardInterrupt):
+                    raise
+                raise StageError(f"pipeline run {run_id}: stage {name} failed: {exc}") from exc
+            entry.update(
+                status="finished",
+                seconds=round(time.perf_counter() - started, 3),
+                stats=_jsonable(stats),
+            )
+            done.append(entry)
+            _save(engine, run_id, stages=done)
+        _save(engine, run_id, status="finished", finished_at=utcnow())
+    return run_id
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, str | int | float | bool) or value is None:
+        return value
+    if hasattr(value, "item"):
+        return value.item()
+    return str(value)
