@@ -171,3 +171,53 @@ def migrated_url(db_url: str) -> str:
     schema.upgrade(engine)
     engine.dispose()
     return db_url
+
+
+class RedisServer:
+    """A throw-away redis-server on 127.0.0.1 (no persistence)."""
+
+    def __init__(self) -> None:
+        exe = shutil.which("redis-server")
+        if exe is None:
+            pytest.fail("redis-server not found: run `make test` (it installs it with "
+                        "apt-get install -y redis-server)", pytrace=False)
+        self.exe = exe
+        self.port = free_port()
+        self.root = Path(tempfile.mkdtemp(prefix="webometrics-redis-"))
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        import time
+
+        self.proc = subprocess.Popen(
+            [self.exe, "--bind", "127.0.0.1", "--port", str(self.port), "--save", "",
+             "--appendonly", "no", "--dir", str(self.root), "--protected-mode", "yes"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port),
+                                                                        timeout=0.5):
+                return
+            time.sleep(0.05)
+        self.stop()
+        pytest.fail("redis-server did not start", pytrace=False)
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(10)
+            self.proc = None
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[RedisServer]:
+    server = RedisServer()
+    server.start()
+    yield server
+    server.stop()
