@@ -1,0 +1,460 @@
+"""A small, exactly known database for the dashboard's tests.
+
+Three universities in two countries, two finished crawl runs and a failed one, every
+external page, link, citation and environment row consistent with each other, domain
+documents with their language, a clustering per university and direction with its
+levels and clusters, domain categories (one overridden by an analyst), a near-duplicate
+run with two groups, and a pipeline run. The numbers the tests expect are written down
+beside the rows that produce them (:data:`EXPECTED`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from store import make_engine, schema, session_scope
+from store.models import (
+    Citation,
+    Cluster,
+    Clustering,
+    ClusterMember,
+    CrawlRun,
+    DedupRun,
+    Document,
+    DomainCategory,
+    DuplicateGroup,
+    DuplicateMember,
+    Environment,
+    Link,
+    Page,
+    PipelineRun,
+    University,
+    UniversityDomain,
+)
+
+T0 = dt.datetime(2015, 3, 1, 9, 0, tzinfo=dt.UTC)
+
+# domain -> (language, category)
+DOMAINS: dict[str, tuple[str, str]] = {
+    "mit.edu": ("en", "universities"),
+    "arxiv.org": ("en", "scientific_communities"),
+    "google.com": ("en", "search_engines"),
+    "vk.com": ("ru", "social_networks"),
+    "lenta.ru": ("ru", "news_portals"),
+    "bbc.co.uk": ("en", "media"),
+    "msu.ru": ("ru", "universities"),
+    "elibrary.ru": ("ru", "scientific_communities"),
+    "gazprom.ru": ("ru", "other_organisations"),
+}
+# the analyst moved lenta.ru from news portals to media
+OVERRIDES = {"lenta.ru": "media"}
+
+UNIVERSITIES = [
+    ("Saint Petersburg State University", "Russia", 539, "spbu.ru"),
+    ("Novosibirsk State University", "Russia", 616, "nsu.ru"),
+    ("University of Oxford", "United Kingdom", 16, "ox.ac.uk"),
+]
+
+# run -> university domain -> direction -> external domain -> (links or citing pages)
+# outgoing: number of links from the university's pages to the domain (one target page
+# per link, spread over the university's pages); citing: number of verified citing pages.
+ENVIRONMENT: dict[int, dict[str, dict[str, dict[str, int]]]] = {
+    1: {
+        "spbu.ru": {
+            "outgoing": {
+                "mit.edu": 3,
+                "arxiv.org": 2,
+                "vk.com": 4,
+                "lenta.ru": 1,
+                "elibrary.ru": 2,
+            },
+            "citing": {"msu.ru": 3, "vk.com": 2, "lenta.ru": 1},
+        },
+        "nsu.ru": {
+            "outgoing": {"msu.ru": 2, "google.com": 1, "vk.com": 1},
+            "citing": {"elibrary.ru": 2},
+        },
+        "ox.ac.uk": {
+            "outgoing": {"mit.edu": 5, "bbc.co.uk": 2, "arxiv.org": 1, "google.com": 1},
+            "citing": {"mit.edu": 4, "bbc.co.uk": 1},
+        },
+    },
+    2: {
+        "spbu.ru": {"outgoing": {"mit.edu": 1, "gazprom.ru": 2}, "citing": {"msu.ru": 1}},
+    },
+}
+
+
+@dataclass
+class Facts:
+    """What the fixture stored: ids by name, and the URL."""
+
+    url: str
+    university_ids: dict[str, int] = field(default_factory=dict)  # by domain
+    run_ids: dict[int, int] = field(default_factory=dict)  # fixture run -> crawl_run.id
+    failed_run_id: int = 0
+    clustering_ids: dict[tuple[str, str], int] = field(default_factory=dict)
+    cluster_ids: dict[str, int] = field(default_factory=dict)  # by name
+    dedup_run_id: int = 0
+    pipeline_run_id: int = 0
+
+
+def table2(run: int) -> dict[str, tuple[int, int, int, int]]:
+    """The paper's Table 2 per university domain for a fixture run: external links,
+    external domains, citing pages, citing domains."""
+    out = {}
+    for _name, _country, _rank, udom in UNIVERSITIES:
+        env = ENVIRONMENT[run].get(udom, {})
+        out_ = env.get("outgoing", {})
+        cit = env.get("citing", {})
+        out[udom] = (sum(out_.values()), len(out_), sum(cit.values()), len(cit))
+    return out
+
+
+def table3(run: int) -> dict[str, tuple[int, int, int, int]]:
+    """Table 3 per university domain: outgoing domains ru, en; citing domains ru, en."""
+    out = {}
+    for _name, _country, _rank, udom in UNIVERSITIES:
+        env = ENVIRONMENT[run].get(udom, {})
+        row = []
+        for direction in ("outgoing", "citing"):
+            doms = env.get(direction, {})
+            row += [
+                sum(DOMAINS[d][0] == "ru" for d in doms),
+                sum(DOMAINS[d][0] == "en" for d in doms),
+            ]
+        out[udom] = tuple(row)
+    return out
+
+
+def fill(url: str) -> Facts:
+    """Insert the fixture's rows into the migrated database at ``url``."""
+    facts = Facts(url=url)
+    engine = make_engine(url)
+    try:
+        _fill(engine, facts)
+    finally:
+        engine.dispose()
+    return facts
+
+
+def _fill(engine: Any, facts: Facts) -> None:
+    with session_scope(engine) as s:
+        pipe = PipelineRun(
+            started_at=T0,
+            finished_at=T0 + dt.timedelta(minutes=42),
+            status="finished",
+            trigger="schedule",
+            universities_file="universities.toml",
+            stages=[
+                {"name": "crawl", "status": "finished", "seconds": 1800.0, "stats": {"pages": 61}},
+                {"name": "extract", "status": "finished", "seconds": 300.5, "stats": {"ok": 58}},
+                {"name": "dedup", "status": "finished", "seconds": 12.0, "stats": {"groups": 2}},
+                {"name": "cluster", "status": "finished", "seconds": 7.25, "stats": {}},
+            ],
+        )
+        failed_pipe = PipelineRun(
+            started_at=T0 + dt.timedelta(days=7),
+            finished_at=T0 + dt.timedelta(days=7, minutes=1),
+            status="failed",
+            trigger="manual",
+            stages=[
+                {
+                    "name": "crawl",
+                    "status": "failed",
+                    "seconds": 61.0,
+                    "error": "StageError: proxy refused",
+                }
+            ],
+            error="stage crawl: proxy refused the connection",
+        )
+        s.add_all([pipe, failed_pipe])
+        s.flush()
+        facts.pipeline_run_id = pipe.id
+
+        unis = {}
+        for name, country, rank, udom in UNIVERSITIES:
+            u = University(name=name, country=country, rank=rank, home_urls=[f"https://{udom}/"])
+            u.domains.append(UniversityDomain(domain=udom))
+            s.add(u)
+            unis[udom] = u
+        s.flush()
+        facts.university_ids = {d: u.id for d, u in unis.items()}
+
+        runs = {}
+        for n in (1, 2):
+            run = CrawlRun(
+                kind="both",
+                started_at=T0 + dt.timedelta(days=30 * (n - 1)),
+                finished_at=T0 + dt.timedelta(days=30 * (n - 1), minutes=30),
+                status="finished",
+                settings={"depth": 3},
+                stats={"pages": 10 * n, "links": 20 * n},
+                pipeline_run_id=pipe.id if n == 1 else None,
+            )
+            s.add(run)
+            runs[n] = run
+        failed = CrawlRun(
+            kind="citing",
+            started_at=T0 + dt.timedelta(days=7),
+            finished_at=T0 + dt.timedelta(days=7, minutes=1),
+            status="failed",
+            stats={},
+            error="proxy refused the connection: start the test web or unset --proxy",
+            pipeline_run_id=failed_pipe.id,
+        )
+        s.add(failed)
+        s.flush()
+        facts.run_ids = {n: r.id for n, r in runs.items()}
+        facts.failed_run_id = failed.id
+
+        pages: dict[str, Page] = {}
+
+        def page(url: str, domain: str, role: str, uid: int | None, run_id: int) -> Page:
+            if url not in pages:
+                lang = DOMAINS.get(domain, ("en", ""))[0]
+                p = Page(
+                    url=url,
+                    host=domain,
+                    registered_domain=domain,
+                    university_id=uid,
+                    role=role,
+                    http_status=200,
+                    content_type="text/html",
+                    fetched_at=T0,
+                    language=lang if role != "university" else None,
+                    title=f"{domain} page {url.rsplit('/', 1)[-1]}",
+                    text="text",
+                    extraction_status="ok",
+                    first_run_id=run_id,
+                    last_run_id=run_id,
+                )
+                s.add(p)
+                pages[url] = p
+            return pages[url]
+
+        for n, per_uni in ENVIRONMENT.items():
+            run_id = runs[n].id
+            for udom, dirs in per_uni.items():
+                uni = unis[udom]
+                for direction, doms in dirs.items():
+                    for dom, count in doms.items():
+                        if direction == "outgoing":
+                            for i in range(count):
+                                src = page(
+                                    f"https://{udom}/p{i}", udom, "university", uni.id, run_id
+                                )
+                                target = f"https://{dom}/{udom}/{i}"
+                                page(target, dom, "external", None, run_id)
+                                s.flush()
+                                s.add(
+                                    Link(
+                                        run_id=run_id,
+                                        source_page_id=src.id,
+                                        target_url=target,
+                                        target_host=dom,
+                                        target_domain=dom,
+                                        anchor=f"link {i}",
+                                    )
+                                )
+                            n_pages = count
+                        else:
+                            for i in range(count):
+                                citing = f"https://{dom}/cites/{udom}/{i}"
+                                p = page(citing, dom, "citing", None, run_id)
+                                s.flush()
+                                s.add(
+                                    Citation(
+                                        run_id=run_id,
+                                        university_id=uni.id,
+                                        citing_url=citing,
+                                        citing_domain=dom,
+                                        page_id=p.id,
+                                        source="majestic",
+                                        status="verified",
+                                        target_url=f"https://{udom}/",
+                                        checked_at=T0,
+                                    )
+                                )
+                            n_pages = count
+                        s.add(
+                            Environment(
+                                run_id=run_id,
+                                university_id=uni.id,
+                                domain=dom,
+                                direction=direction,
+                                link_count=count,
+                                page_count=n_pages,
+                            )
+                        )
+        # a citation that was not found on its page: never counted
+        s.add(
+            Citation(
+                run_id=runs[1].id,
+                university_id=unis["spbu.ru"].id,
+                citing_url="https://gazprom.ru/old",
+                citing_domain="gazprom.ru",
+                source="majestic",
+                status="missing",
+            )
+        )
+
+        docs = {}
+        for dom, (lang, cat) in DOMAINS.items():
+            n_pages = sum(1 for p in pages.values() if p.registered_domain == dom)
+            d = Document(
+                unit="domain", key=dom, domain=dom, language=lang, n_pages=n_pages, text_length=400
+            )
+            s.add(d)
+            docs[dom] = d
+            s.add(
+                DomainCategory(
+                    domain=dom,
+                    category=cat,
+                    score=0.8,
+                    evidence={"pattern": dom.rsplit(".", 1)[-1]},
+                    override_category=OVERRIDES.get(dom),
+                    override_note="analyst" if dom in OVERRIDES else None,
+                    override_at=T0 if dom in OVERRIDES else None,
+                )
+            )
+        s.flush()
+
+        # clusterings: spbu outgoing and citing, ox outgoing (run 1)
+        def clustering(udom: str, direction: str, groups: dict[str, list[str]]) -> Clustering:
+            doms = [d for members in groups.values() for d in members]
+            c = Clustering(
+                algorithm="lsh-link",
+                linkage="single",
+                unit="domain",
+                parameters={"threshold": 0.3, "r0": 8, "r_min": 2, "step": 2, "num_perm": 128},
+                filter={
+                    "university_id": unis[udom].id,
+                    "direction": direction,
+                    "run_id": runs[1].id,
+                },
+                n_documents=len(doms),
+                n_excluded_duplicates=0,
+                n_clusters=len(groups),
+                seconds=0.5,
+                levels=[
+                    {"level": 0, "r": 8, "b": 16, "s_curve": 0.707, "n_clusters": len(doms)},
+                    {"level": 1, "r": 6, "b": 21, "s_curve": 0.602, "n_clusters": len(doms) - 1},
+                    {"level": 2, "r": 4, "b": 32, "s_curve": 0.420, "n_clusters": len(groups)},
+                    {"level": 3, "r": 2, "b": 64, "s_curve": 0.125, "n_clusters": len(groups)},
+                ],
+                created_at=T0 + dt.timedelta(hours=1),
+            )
+            s.add(c)
+            s.flush()
+            for label, (name, members) in enumerate(groups.items()):
+                cats = [OVERRIDES.get(d, DOMAINS[d][1]) for d in members]
+                cl = Cluster(
+                    clustering_id=c.id,
+                    level=-1,
+                    label=label,
+                    size=len(members),
+                    theme_terms=[f"{name}-term", "research"],
+                    top_shingles=[f"{name} shingle"],
+                    top_domains=members[:3],
+                    titles=[f"{members[0]} page 0"],
+                    category=max(set(cats), key=cats.count),
+                    category_score=0.7,
+                )
+                s.add(cl)
+                s.flush()
+                facts.cluster_ids[name] = cl.id
+                for d in members:
+                    s.add(ClusterMember(cluster_id=cl.id, document_id=docs[d].id))
+            # the level rows: at level 2 the clusters are the final ones
+            for label, members in enumerate(groups.values()):
+                s.add(Cluster(clustering_id=c.id, level=2, label=label, size=len(members)))
+            for label, d in enumerate(doms):
+                s.add(Cluster(clustering_id=c.id, level=0, label=label, size=1, top_domains=[d]))
+            facts.clustering_ids[(udom, direction)] = c.id
+            return c
+
+        clustering(
+            "spbu.ru",
+            "outgoing",
+            {
+                "science": ["arxiv.org", "elibrary.ru", "mit.edu"],
+                "social": ["lenta.ru", "vk.com"],
+            },
+        )
+        clustering("spbu.ru", "citing", {"ru-web": ["lenta.ru", "msu.ru", "vk.com"]})
+        clustering(
+            "ox.ac.uk",
+            "outgoing",
+            {"academia": ["arxiv.org", "mit.edu"], "web": ["bbc.co.uk", "google.com"]},
+        )
+
+        # near duplicates of pages: two groups
+        page_docs = {}
+        for url in (
+            "https://vk.com/spbu.ru/0",
+            "https://vk.com/spbu.ru/1",
+            "https://vk.com/spbu.ru/2",
+            "https://mit.edu/spbu.ru/0",
+            "https://mit.edu/ox.ac.uk/0",
+        ):
+            p = pages[url]
+            d = Document(
+                unit="page",
+                key=url,
+                page_id=p.id,
+                domain=p.registered_domain,
+                language=p.language,
+                text_length=100,
+            )
+            s.add(d)
+            page_docs[url] = d
+        dd = DedupRun(
+            method="minhash-lsh",
+            grouping="components",
+            unit="page",
+            parameters={"threshold": 0.8},
+            n_documents=5,
+            n_groups=2,
+            n_duplicates=3,
+            seconds=0.02,
+        )
+        s.add(dd)
+        s.flush()
+        facts.dedup_run_id = dd.id
+        for canonical, members in (
+            ("https://vk.com/spbu.ru/0", ["https://vk.com/spbu.ru/1", "https://vk.com/spbu.ru/2"]),
+            ("https://mit.edu/spbu.ru/0", ["https://mit.edu/ox.ac.uk/0"]),
+        ):
+            g = DuplicateGroup(
+                dedup_run_id=dd.id,
+                method="minhash-lsh",
+                canonical_document_id=page_docs[canonical].id,
+                size=1 + len(members),
+            )
+            s.add(g)
+            s.flush()
+            for url in [canonical, *members]:
+                s.add(DuplicateMember(group_id=g.id, document_id=page_docs[url].id))
+
+
+@pytest.fixture(scope="module")
+def dashboard_db(tmp_path_factory: pytest.TempPathFactory) -> Facts:
+    """A migrated SQLite file filled with the fixture (made once per test module)."""
+    path: Path = tmp_path_factory.mktemp("dashboard") / "dashboard.db"
+    url = f"sqlite:///{path}"
+    engine = make_engine(url)
+    schema.upgrade(engine)
+    engine.dispose()
+    return fill(url)
+
+
+@pytest.fixture
+def filled_url(migrated_url: str) -> Facts:
+    """The fixture in a fresh database, on SQLite and on PostgreSQL."""
+    return fill(migrated_url)
