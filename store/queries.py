@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session, selectinload
 
 from store.models import (
     DIRECTIONS,
+    Cluster,
     Clustering,
     ClusterMember,
     CrawlRun,
@@ -239,6 +240,92 @@ def list_clusterings(
 
 
 @dataclass(frozen=True)
+class ClusterRow:
+    """A cluster of one level of a clustering: size, theme, category.
+
+    ``category`` is the cluster's override when set, else its assigned category.
+    """
+
+    id: int
+    clustering_id: int
+    level: int
+    label: int
+    size: int
+    theme_terms: tuple[str, ...]
+    top_shingles: tuple[str, ...]
+    top_domains: tuple[str, ...]
+    titles: tuple[str, ...]
+    category: str | None
+    category_score: float | None
+    overridden: bool
+
+
+def list_clusters(
+    engine: Engine,
+    clustering_id: int,
+    *,
+    level: int = -1,
+    categories: Sequence[str] | None = None,
+    min_size: int = 1,
+) -> list[ClusterRow]:
+    """The clusters of one level of a clustering, largest first.
+
+    Parameters
+    ----------
+    engine : Engine
+    clustering_id : int
+    level : int
+        The level (``-1``: the final clusters).
+    categories : sequence of str, optional
+        Keep the clusters whose (overridden) category is one of these.
+    min_size : int
+        Keep the clusters with at least this many documents.
+    """
+    effective = func.coalesce(Cluster.override_category, Cluster.category)
+    stmt = (
+        select(Cluster)
+        .where(
+            Cluster.clustering_id == clustering_id,
+            Cluster.level == level,
+            Cluster.size >= min_size,
+        )
+        .order_by(Cluster.size.desc(), Cluster.label)
+    )
+    if categories is not None:
+        stmt = stmt.where(effective.in_(list(categories)))
+    with Session(engine) as s:
+        return [
+            ClusterRow(
+                c.id,
+                c.clustering_id,
+                c.level,
+                c.label,
+                c.size,
+                tuple(map(str, c.theme_terms or ())),
+                tuple(map(str, c.top_shingles or ())),
+                tuple(map(str, c.top_domains or ())),
+                tuple(map(str, c.titles or ())),
+                c.override_category or c.category,
+                c.category_score,
+                c.override_category is not None,
+            )
+            for c in s.scalars(stmt)
+        ]
+
+
+def cluster_levels(engine: Engine, clustering_id: int) -> list[tuple[int, int]]:
+    """``(level, number of clusters)`` for every level that has stored cluster rows."""
+    stmt = (
+        select(Cluster.level, func.count())
+        .where(Cluster.clustering_id == clustering_id)
+        .group_by(Cluster.level)
+        .order_by(Cluster.level)
+    )
+    with engine.connect() as conn:
+        return [(int(level), int(n)) for level, n in conn.execute(stmt)]
+
+
+@dataclass(frozen=True)
 class ClusterDocumentRow:
     """A document of a cluster: its domain (or page URL), language, pages and category.
 
@@ -300,11 +387,24 @@ class DomainPageRow:
 
 
 def domain_pages(
-    engine: Engine, domains: Sequence[str], *, per_domain: int = 20
+    engine: Engine,
+    domains: Sequence[str],
+    *,
+    per_domain: int = 20,
+    roles: Sequence[str] = ("external", "citing"),
 ) -> list[DomainPageRow]:
     """Up to ``per_domain`` fetched pages of each registered domain, by domain then URL.
 
-    Only external and citing pages (never the university's own pages) are listed.
+    Parameters
+    ----------
+    engine : Engine
+    domains : sequence of str
+        Registered domains.
+    per_domain : int
+        At most this many pages per domain (the first by URL).
+    roles : sequence of str
+        Page roles to list: ``external`` (linked from a university), ``citing`` (links
+        to one); a university's own pages have the role ``university``.
     """
     if not domains:
         return []
@@ -320,7 +420,7 @@ def domain_pages(
             .over(partition_by=Page.registered_domain, order_by=Page.url)
             .label("n"),
         )
-        .where(Page.registered_domain.in_(list(domains)), Page.role != "university")
+        .where(Page.registered_domain.in_(list(domains)), Page.role.in_(list(roles)))
         .subquery()
     )
     stmt = (

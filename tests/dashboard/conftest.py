@@ -132,6 +132,20 @@ def table3(run: int) -> dict[str, tuple[int, int, int, int]]:
     return out
 
 
+def _level(r: int, b: int, s_curve: float, n_clusters: int) -> dict[str, Any]:
+    """A level as :meth:`cluster.lsh_link.LSHLevel.to_dict` stores it."""
+    return {
+        "r": r,
+        "b": b,
+        "s_curve": s_curve,
+        "n_candidates": 4,
+        "n_compared": 4,
+        "n_linked": 1,
+        "n_clusters": n_clusters,
+        "seconds": 0.01,
+    }
+
+
 def fill(url: str) -> Facts:
     """Insert the fixture's rows into the migrated database at ``url``."""
     facts = Facts(url=url)
@@ -343,10 +357,10 @@ def _fill(engine: Any, facts: Facts) -> None:
                 n_clusters=len(groups),
                 seconds=0.5,
                 levels=[
-                    {"level": 0, "r": 8, "b": 16, "s_curve": 0.707, "n_clusters": len(doms)},
-                    {"level": 1, "r": 6, "b": 21, "s_curve": 0.602, "n_clusters": len(doms) - 1},
-                    {"level": 2, "r": 4, "b": 32, "s_curve": 0.420, "n_clusters": len(groups)},
-                    {"level": 3, "r": 2, "b": 64, "s_curve": 0.125, "n_clusters": len(groups)},
+                    _level(8, 16, 0.707107, len(doms)),
+                    _level(6, 21, 0.601967, len(doms) - 1),
+                    _level(4, 32, 0.420448, len(groups)),
+                    _level(2, 64, 0.125, len(groups)),
                 ],
                 created_at=T0 + dt.timedelta(hours=1),
             )

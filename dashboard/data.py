@@ -1,0 +1,180 @@
+"""The dashboard's data access: engines in ``st.cache_resource``, query results in
+``st.cache_data``.
+
+Every cached function takes the database URL as its first parameter (never a global),
+reads through a read-only engine and the queries of :mod:`store` (parameterised SQL
+only), and returns plain values or pandas frames, which Streamlit can copy out of its
+cache. The only write, the analyst's category override, goes through
+:mod:`store.overrides` on a separate read-write engine and clears the cached results.
+
+Cached results live for :data:`TTL_SECONDS` or until the sidebar's *Reload data*.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+from sqlalchemy import Engine
+
+from store import open_database, queries
+from webometrics.settings import Settings, load_settings
+
+TTL_SECONDS = 600
+
+
+def settings() -> Settings:
+    """The settings, from ``WEBOMETRICS_CONFIG`` / ``WEBOMETRICS_DB_URL`` set by
+    ``webometrics dashboard`` (or the defaults and ``./webometrics.toml``)."""
+    return load_settings()
+
+
+@st.cache_resource(show_spinner=False)
+def read_engine(url: str) -> Engine:
+    """A read-only engine for ``url`` whose schema is at head (made once per URL)."""
+    return open_database(url, read_only=True)
+
+
+@st.cache_resource(show_spinner=False)
+def write_engine(url: str) -> Engine:
+    """A read-write engine for ``url``: only the category override uses it."""
+    return open_database(url)
+
+
+def frame(rows: Iterable[Any], columns: Sequence[str] | None = None) -> pd.DataFrame:
+    """A DataFrame of dataclass rows (or tuples with ``columns``)."""
+    rows = list(rows)
+    if rows and dataclasses.is_dataclass(rows[0]):
+        return pd.DataFrame([dataclasses.asdict(r) for r in rows])
+    if not rows and columns is None:
+        return pd.DataFrame()
+    return pd.DataFrame(rows, columns=list(columns) if columns is not None else None)
+
+
+def _empty(cls: type) -> pd.DataFrame:
+    return pd.DataFrame(columns=[f.name for f in dataclasses.fields(cls)])
+
+
+def _frame_of(cls: type, rows: Sequence[Any]) -> pd.DataFrame:
+    return frame(rows) if rows else _empty(cls)
+
+
+def reload() -> None:
+    """Forget every cached query result (not the engines)."""
+    st.cache_data.clear()
+
+
+# --- universities and runs -------------------------------------------------------------
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def universities(url: str) -> pd.DataFrame:
+    """id, name, country, rank, domains (comma-separated), by rank."""
+    df = _frame_of(queries.UniversityRow, queries.list_universities(read_engine(url)))
+    df["domains"] = df["domains"].map(", ".join)
+    return df.drop(columns=["home_urls"])
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def crawl_runs(url: str) -> pd.DataFrame:
+    """Every crawl run, newest first."""
+    return _frame_of(queries.CrawlRunRow, queries.list_crawl_runs(read_engine(url)))
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def pipeline_runs(url: str) -> pd.DataFrame:
+    """Every whole-pipeline run, newest first."""
+    return _frame_of(queries.PipelineRunRow, queries.list_pipeline_runs(read_engine(url)))
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def dedup_runs(url: str) -> pd.DataFrame:
+    """Every near-duplicate run, newest first."""
+    return _frame_of(queries.DedupRunRow, queries.list_dedup_runs(read_engine(url)))
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def languages(url: str) -> list[str]:
+    """Languages of the stored documents, most frequent first."""
+    return queries.document_languages(read_engine(url))
+
+
+# --- clusterings ------------------------------------------------------------------------
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def clusterings(
+    url: str, university_id: int | None = None, direction: str | None = None
+) -> pd.DataFrame:
+    """Clusterings (of one university and direction when given), newest first."""
+    rows = queries.list_clusterings(
+        read_engine(url), university_id=university_id, direction=direction
+    )
+    return _frame_of(queries.ClusteringRow, rows)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def clusters(
+    url: str,
+    clustering_id: int,
+    level: int = -1,
+    categories: tuple[str, ...] | None = None,
+) -> pd.DataFrame:
+    """The clusters of one level of a clustering, largest first."""
+    rows = queries.list_clusters(
+        read_engine(url), clustering_id, level=level, categories=categories
+    )
+    return _frame_of(queries.ClusterRow, rows)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def cluster_levels(url: str, clustering_id: int) -> list[tuple[int, int]]:
+    """``(level, n_clusters)`` of the stored cluster rows."""
+    return queries.cluster_levels(read_engine(url), clustering_id)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def cluster_documents(url: str, cluster_ids: tuple[int, ...]) -> pd.DataFrame:
+    """The documents of the given clusters with their (overridden) category."""
+    rows = queries.cluster_documents(read_engine(url), cluster_ids)
+    return _frame_of(queries.ClusterDocumentRow, rows)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def domain_pages(
+    url: str,
+    domains: tuple[str, ...],
+    per_domain: int = 20,
+    roles: tuple[str, ...] = ("external", "citing"),
+) -> pd.DataFrame:
+    """Up to ``per_domain`` pages of each domain with one of ``roles``."""
+    rows = queries.domain_pages(read_engine(url), domains, per_domain=per_domain, roles=roles)
+    return _frame_of(queries.DomainPageRow, rows)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def document_pages(url: str, document_ids: tuple[int, ...]) -> pd.DataFrame:
+    """The pages of page-unit documents."""
+    return _frame_of(queries.DomainPageRow, queries.document_pages(read_engine(url), document_ids))
+
+
+# --- near duplicates --------------------------------------------------------------------
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def duplicate_groups(
+    url: str, dedup_run_id: int, language: str | None = None, limit: int | None = None
+) -> pd.DataFrame:
+    """The groups of a near-duplicate run, largest first."""
+    rows = queries.duplicate_groups(read_engine(url), dedup_run_id, language=language, limit=limit)
+    return _frame_of(queries.DuplicateGroupRow, rows)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def duplicate_members(url: str, group_ids: tuple[int, ...]) -> pd.DataFrame:
+    """The members of the given near-duplicate groups, canonical first."""
+    rows = queries.duplicate_members(read_engine(url), group_ids)
+    return _frame_of(queries.DuplicateMemberRow, rows)

@@ -1,0 +1,81 @@
+"""Duplicates: the near-duplicate groups of a method's run, with their canonical page."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from dashboard import data, widgets
+
+MAX_GROUPS = 500  # rows of the groups table
+MAX_EXPANDERS = 20
+
+url = widgets.database_url()
+st.title("Near duplicates")
+
+runs = data.dedup_runs(url)
+if runs.empty:
+    st.info("No near-duplicate run stored yet: run `webometrics dedup`.")
+    st.stop()
+
+
+def _label(row: pd.Series) -> str:
+    return (
+        f"run {row['id']} · {row['method']} · {row['grouping']} · {row['unit']}s · "
+        f"{row['n_groups']} groups, {row['n_duplicates']} duplicates of {row['n_documents']}"
+    )
+
+
+labels = {int(r["id"]): _label(r) for _, r in runs.iterrows()}
+left, right = st.columns([3, 1])
+run_id = left.selectbox(
+    "Near-duplicate run", list(labels), format_func=labels.__getitem__, key="dedup-run"
+)
+langs = ["all", *data.languages(url)]
+language = right.selectbox("Language", langs, key="dedup-language")
+run = runs.set_index("id").loc[run_id]
+
+m = st.columns(4)
+m[0].metric("method", run["method"])
+m[1].metric("documents", int(run["n_documents"]))
+m[2].metric("groups", int(run["n_groups"]))
+m[3].metric("duplicates removed", int(run["n_duplicates"]))
+if run["parameters"]:
+    st.caption("parameters: " + ", ".join(f"{k}={v}" for k, v in run["parameters"].items()))
+
+groups = data.duplicate_groups(
+    url, int(run_id), None if language == "all" else language, MAX_GROUPS
+)
+st.subheader("Groups")
+if len(groups) == MAX_GROUPS:
+    st.caption(f"The {MAX_GROUPS} largest groups.")
+shown = groups.rename(
+    columns={
+        "id": "group",
+        "canonical_key": "canonical",
+        "canonical_domain": "domain",
+        "canonical_language": "language",
+        "canonical_title": "title",
+    }
+)[["group", "method", "size", "canonical", "domain", "language", "title"]]
+is_url = shown["canonical"].str.contains("://", regex=False).any()
+widgets.table(
+    shown,
+    f"duplicate groups run {run_id}",
+    key="groups",
+    column_config=widgets.link_config("canonical") if is_url else None,
+)
+
+top = groups.head(MAX_EXPANDERS)
+members = data.duplicate_members(url, tuple(int(i) for i in top["id"]))
+for _, g in top.iterrows():
+    with st.expander(f"group {g['id']} · {g['size']} documents · kept: {g['canonical_key']}"):
+        mine = members[members["group_id"] == g["id"]][
+            ["key", "canonical", "domain", "language", "title"]
+        ]
+        widgets.table(
+            mine,
+            f"duplicate group {g['id']}",
+            key=f"group-{g['id']}",
+            column_config=widgets.link_config("key") if is_url else None,
+        )

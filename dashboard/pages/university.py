@@ -1,0 +1,165 @@
+"""University: the clusters of its outgoing or citing environment — theme, category, size —
+each expanding to its domains and pages; the dendrogram levels; the category override."""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from dashboard import data, widgets
+
+MAX_EXPANDERS = 30  # clusters that get an expander with their domains and pages
+PAGES_PER_DOMAIN = 5
+
+url = widgets.database_url()
+st.title("University")
+
+unis = data.universities(url)
+if unis.empty:
+    st.info("No university stored yet: run `webometrics universities import FILE`.")
+    st.stop()
+names = dict(zip(unis["id"], unis["name"] + " (" + unis["domains"] + ")", strict=True))
+left, right = st.columns([2, 1])
+uid = left.selectbox("University", list(names), format_func=names.__getitem__, key="uni")
+direction = right.radio(
+    "Direction",
+    ["outgoing", "citing"],
+    horizontal=True,
+    key="uni-direction",
+    help="outgoing: the sites the university links to; citing: the sites that link to it",
+)
+
+found = data.clusterings(url, int(uid), direction)
+if found.empty:
+    st.info(f"No clustering of {names[uid]} ({direction}) stored yet: run `webometrics cluster`.")
+    st.stop()
+
+
+def _clustering_label(row: pd.Series) -> str:
+    run = f" · run {int(row['run_id'])}" if pd.notna(row["run_id"]) else ""
+    scope = "" if pd.notna(row["university_id"]) else " · all universities"
+    return (
+        f"clustering {row['id']} · {row['algorithm']} {row['linkage']} · {row['unit']}s"
+        f"{run}{scope} · {row['n_documents']} documents → {row['n_clusters']} clusters"
+    )
+
+
+labels = {int(r["id"]): _clustering_label(r) for _, r in found.iterrows()}
+cid = st.selectbox("Clustering", list(labels), format_func=labels.__getitem__, key="clustering")
+chosen = found.set_index("id").loc[cid]
+
+m = st.columns(4)
+m[0].metric("documents", int(chosen["n_documents"]))
+m[1].metric("clusters", int(chosen["n_clusters"]))
+m[2].metric("near duplicates left out", int(chosen["n_excluded_duplicates"]))
+m[3].metric("seconds", f"{chosen['seconds']:.2f}" if pd.notna(chosen["seconds"]) else "–")
+
+final = data.clusters(url, cid)
+present = sorted(c for c in final["category"].dropna().unique())
+chosen_categories = st.multiselect(
+    "Category", present, default=present, key="uni-category", help="the (overridden) category"
+)
+shown = final[final["category"].isin(chosen_categories) | final["category"].isna()]
+if len(chosen_categories) < len(present):
+    shown = shown[shown["category"].notna()]
+
+st.subheader("Clusters")
+table = pd.DataFrame(
+    {
+        "label": shown["label"],
+        "size": shown["size"],
+        "category": shown["category"],
+        "theme": shown["theme_terms"].map(", ".join),
+        "top domains": shown["top_domains"].map(", ".join),
+        "frequent shingles": shown["top_shingles"].map(" | ".join),
+        "titles": shown["titles"].map(" | ".join),
+    }
+)
+widgets.table(table, f"clusters {cid} {direction}", key="clusters")
+if not table.empty:
+    chart_rows = table.head(40).assign(
+        cluster=lambda t: t["label"].astype(str) + ": " + t["theme"].str.slice(0, 40)
+    )
+    chart = (
+        alt.Chart(chart_rows)
+        .mark_bar()
+        .encode(
+            x=alt.X("size:Q", title="documents"),
+            y=alt.Y("cluster:N", sort="-x", title=None),
+            color=alt.Color("category:N", title="category"),
+            tooltip=["label", "size", "category", "theme", "top domains"],
+        )
+        .properties(height=max(120, 22 * len(chart_rows)))
+    )
+    st.altair_chart(chart, width="stretch")
+
+top = shown.head(MAX_EXPANDERS)
+members = data.cluster_documents(url, tuple(int(i) for i in top["id"]))
+domains = tuple(sorted(members.loc[members["unit"] == "domain", "domain"].unique()))
+role = "external" if direction == "outgoing" else "citing"
+pages = data.domain_pages(url, domains, PAGES_PER_DOMAIN, (role,))
+page_docs = data.document_pages(
+    url, tuple(int(i) for i in members.loc[members["unit"] == "page", "document_id"])
+)
+pages = pd.concat([pages, page_docs], ignore_index=True) if not page_docs.empty else pages
+if len(shown) > MAX_EXPANDERS:
+    st.caption(f"The {MAX_EXPANDERS} largest clusters expand to their domains and pages.")
+for _, cl in top.iterrows():
+    theme = ", ".join(cl["theme_terms"][:6])
+    head = f"cluster {cl['label']} · {cl['size']} documents · {cl['category'] or '–'} · {theme}"
+    with st.expander(head):
+        docs = members[members["cluster_id"] == cl["id"]]
+        widgets.table(
+            docs[["domain", "key", "unit", "language", "n_pages", "category", "overridden"]],
+            f"cluster {cl['label']} domains",
+            key=f"cl-{cl['id']}-docs",
+        )
+        their = pages[pages["domain"].isin(set(docs["domain"]))]
+        widgets.table(
+            their[["domain", "url", "title", "language", "http_status", "role"]],
+            f"cluster {cl['label']} pages",
+            key=f"cl-{cl['id']}-pages",
+            column_config=widgets.link_config("url"),
+        )
+
+st.subheader("Dendrogram levels")
+st.caption(
+    "How clusters merge as r (rows per band) falls: each level admits less similar pairs; "
+    "s-curve = (1/b)^(1/r), the similarity near which a level's candidate probability rises."
+)
+levels = pd.DataFrame(list(chosen["levels"]))
+if levels.empty:
+    st.info("This clustering stored no levels.")
+else:
+    levels.insert(0, "level", range(len(levels)))
+    widgets.table(levels, f"clustering {cid} levels", key="levels")
+    if {"r", "n_clusters"} <= set(levels.columns):
+        line = (
+            alt.Chart(levels)
+            .mark_line(point=True)
+            .encode(
+                x=alt.X("r:Q", sort="descending", title="rows per band r (falling)"),
+                y=alt.Y("n_clusters:Q", title="clusters"),
+                tooltip=list(levels.columns),
+            )
+        )
+        st.altair_chart(line, width="stretch")
+stored = data.cluster_levels(url, cid)
+level_names = {lvl: ("final" if lvl < 0 else f"level {lvl}") + f" ({n})" for lvl, n in stored}
+if stored:
+    level = st.selectbox(
+        "Cluster rows of level",
+        list(level_names),
+        format_func=level_names.__getitem__,
+        key="level",
+    )
+    at_level = data.clusters(url, cid, int(level))
+    widgets.table(
+        at_level[["label", "size", "category", "top_domains", "theme_terms"]].assign(
+            top_domains=lambda t: t["top_domains"].map(", ".join),
+            theme_terms=lambda t: t["theme_terms"].map(", ".join),
+        ),
+        f"clustering {cid} level {level}",
+        key="level-rows",
+    )
