@@ -1,0 +1,153 @@
+"""The local test web: real 1997 university sites, generated external sites, trouble cases.
+
+These machines have no internet, so the crawler is developed, tested and demonstrated
+against a test web served on 127.0.0.1. ``webometrics testbed build --out DIR`` writes it
+(deterministically from ``[testbed] seed``); ``webometrics testbed serve --dir DIR`` (or
+:class:`testbed.server.TestbedServer`) answers every absolute URL of it as an HTTP proxy.
+
+What the test web holds
+-----------------------
+* **University sites**: the WebKB "4 Universities" pages (Craven et al. 1998; cornell,
+  texas, washington, wisconsin, Jan 1997) at their original URLs with their original
+  HTML, ``Content-Type`` and ``Last-Modified``; WebKB's recorded redirects are served as
+  301. The start page of each university gets one injected block of links (marked
+  ``<!-- testbed: injected links -->``) to the trouble cases below. Every university host
+  serves a generated ``robots.txt`` that disallows one real directory and ``/testbed/private/``.
+* **Other universities**: WebKB's *misc* pages, served at their original URLs.
+* **Generated external sites**: the registered domains the four universities link to and
+  the corpus lacks, most-linked first, up to ``[testbed] max_sites``. Each gets a category
+  of the paper (below), a language (en/ru) and pages whose bodies are real texts (BBC
+  articles, Lenta.ru and tgcontest news, WebKB misc pages, Clough short answers, the real
+  HTML of scrapinghub-aeb and trafilatura-eval pages): every linked target URL (a share
+  ``link_rot`` of them 404), a home page and 1-4 more pages. A share ``https_share`` of the
+  sites redirect every ``http://`` URL to ``https://``. Linked domains beyond the cap are
+  *dead*: the proxy answers ``502`` with ``X-Testbed-Error: unknown-host``.
+* **Citing sites**: generated domains (``tb-*``) whose pages link to a university page;
+  some generated outgoing sites link back too. Listed in a Majestic-style CSV and a URL list.
+* **Trouble cases** (under each university's main host at ``/testbed/...`` and under
+  ``http://trouble.testbed.example/``): robots-disallowed pages, 301/302 chains, a redirect
+  loop, 404, 500, slow responses, an endless calendar (crawler trap), windows-1251 and koi8-r
+  pages, a broken charset (declares utf-8, sends cp1251), PDF and JPEG files, an oversized
+  page, and links to private, loopback and link-local addresses that must never be fetched.
+
+Categories (the paper's groups, Korelin et al. 2015): ``universities``, ``scientific``
+(scientific communities), ``search`` (search engines), ``social`` (social networks,
+blogs and forums), ``media``, ``news`` (news portals), ``other`` (other organisations).
+
+HTTPS through the proxy
+-----------------------
+The server is a plain HTTP proxy. ``http://`` URLs arrive in absolute form
+(``GET http://www.cs.cornell.edu/ HTTP/1.1``). ``https://`` URLs arrive either as a
+``CONNECT host:443`` tunnel (what Scrapy and urllib do): the server answers 200, speaks TLS
+with a self-signed certificate made at start-up (Scrapy does not verify certificates; with
+urllib use ``ssl._create_unverified_context()``), and serves ``https://host/path``; or in
+absolute form ``GET https://host/path`` over the plain connection (also accepted). Direct
+requests (``GET /path`` with a ``Host`` header) serve ``http://<Host>/path``, so a browser
+or ``curl -H 'Host: www.cs.cornell.edu' 127.0.0.1:8899/`` can look.
+
+Control endpoints (direct requests only, ``Host`` = the server's own address):
+``GET /__testbed__/log`` (JSON list of fetches), ``POST /__testbed__/log/clear``,
+``GET /__testbed__/manifest`` (the manifest). Every proxied request is logged, whatever
+the answer, including requests for forbidden addresses (answered ``403``).
+
+Output directory
+----------------
+``manifest.json``
+    below.
+``site/index.json``, ``site/bodies.bin``
+    the site index: every served URL (key: :func:`testbed.siteindex.url_key`) -> status,
+    headers, body slice; plus prefix rules for generated responses (the calendar).
+``citing/backlinks-majestic.csv``, ``citing/citing-urls.txt``
+    all universities; ``citing/<key>.majestic.csv`` and ``citing/<key>.txt`` per university.
+``universities.toml``
+    the test web's universities file (also ``testbed/universities.toml`` in the repository).
+
+Manifest format (``manifest.json``, format 1)
+----------------------------------------------
+Top level::
+
+    {"format": 1, "seed": int, "options": {...build options...},
+     "link_rules": "...",                 # the link-extraction rules, as text
+     "universities": [University, ...],
+     "targets": {target_url: Target, ...},   # every external link target of every university
+     "sites": {registered_domain: Site, ...},
+     "trouble": [Trouble, ...],
+     "robots_disallowed": [url, ...],     # every linked or served URL robots.txt disallows
+     "forbidden": [url, ...]}             # private/loopback/link-local targets: never fetch
+
+``University``::
+
+    {"key": "cornell", "name": "Cornell University", "country": "USA", "rank": int,
+     "domains": ["cornell.edu"], "start_urls": ["http://www.cs.cornell.edu/"],
+     "pages": [{"url", "status", "depth", "robots_allowed", "content_type"}, ...],
+     "external_links": [{"source", "target", "anchor", "nofollow", "source_depth"}, ...],
+     "citing": [{"url", "target", "anchor", "expected"}, ...]}
+
+``pages`` are all served URLs inside the university's domains; ``depth`` is the shortest
+link distance from a start URL, following in-domain links of HTML pages, redirects at the
+same depth, never into robots-disallowed URLs, and stopping at the calendar trap's first
+page (``null`` when unreachable). ``external_links`` come from every served HTML page of
+the university with ``status`` 200, whether or not reachable: filter on ``source_depth <=
+crawl depth`` to compare with a depth-limited crawl. One entry per distinct (source,
+target); ``anchor`` and ``nofollow`` are those of the first link with that target.
+``citing[].expected`` is ``"verified"`` (the page is served and links to ``target``),
+``"missing"`` (served, the link is gone) or ``"gone"`` (404).
+
+Link rules (the same as ``scrapy.linkextractors.LinkExtractor(tags=("a", "area"),
+attrs=("href",), deny_extensions=(), canonicalize=False, unique=False, strip=True)`` on
+the served response, so ``<base href>`` and the response encoding apply): keep ``http``
+and ``https`` URLs, drop the fragment, keep those whose registered domain
+(:func:`webometrics.domains.registered_domain`) is not one of the university's domains
+nor a subdomain of one. ``nofollow``: the link's ``rel`` contains ``nofollow``.
+
+``Target``::
+
+    {"domain": "yahoo.com", "status": int|null, "final_url": str, "final_status": int|null,
+     "redirects": [url, ...], "content_type": str|null, "bytes": int|null,
+     "delay": float, "reachable": bool, "error": null|"http_404"|"http_500"|"http_502"|
+     "redirect_loop"|"robots"|"forbidden_address"|"too_large"}
+
+``reachable`` means: robots.txt allows every hop, no hop is a forbidden address, the
+chain ends in 200 within 10 redirects, and the body is at most 10 MiB (the crawl default
+``max_response_bytes``; ``too_large`` otherwise). ``status`` is the first answer;
+``redirects`` the hops after the first URL.
+
+``Site``::
+
+    {"category": str, "kind": "generated"|"corpus"|"university"|"dead"|"citing"|"trouble",
+     "language": "en"|"ru"|null, "https": bool, "hosts": [str, ...],
+     "pages": [{"url", "source", "language"}, ...]}
+
+``pages`` are the HTML pages served with status 200 (for ``kind="generated"`` and
+``"citing"``, ``source`` names the real text, e.g. ``bbc/tech/042.txt``,
+``lenta/8/123``, ``webkb/misc/http://...``, ``aeb/<id>``, ``trafilatura/<file>``;
+``corpus`` sites list their WebKB pages).
+
+``Trouble``::
+
+    {"case": "redirect_chain"|"redirect_loop"|"not_found"|"server_error"|"slow"|"trap"|
+             "cp1251"|"koi8r"|"broken_charset"|"pdf"|"jpeg"|"oversized"|"robots"|
+             "forbidden_address",
+     "url": str, "where": "university:<key>"|"external", "expected": {...}}
+
+``expected`` holds the HTTP facts a crawler must meet: ``status``, ``final_url``,
+``content_type``, ``charset``, ``bytes``, ``delay``, ``fetch`` (false for robots and
+forbidden addresses).
+
+Use :func:`testbed.manifest.load_manifest` for a typed view with helpers.
+"""
+
+from __future__ import annotations
+
+__all__ = ["CATEGORIES"]
+
+#: The paper's groups of external sites, in the order of its figures.
+CATEGORIES: tuple[str, ...] = (
+    "universities",
+    "scientific",
+    "search",
+    "social",
+    "media",
+    "news",
+    "other",
+)
