@@ -77,9 +77,15 @@ __all__ = [
 ]
 
 _WORD = re.compile(r"[^\W\d_]{2,}")
+
+
+def _wordlist(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
 _BREAK = re.compile(r"[.,;:!?()\[\]{}<>\"«»“”„|/\\•·–—\n\r\t]+|\s-\s")
 
-STOP_WORDS_EN = frozenset(
+STOP_WORDS_EN = _wordlist(
     """a about above after again against all also am an and any are aren as at be because
     been before being below between both but by can cannot could couldn did didn do does
     doesn doing don down during each etc few for from further get gets got had hadn has hasn
@@ -91,10 +97,10 @@ STOP_WORDS_EN = frozenset(
     these they this those though through thus to too two under until up upon us use used
     using very via was wasn we were weren what when where whether which while who whom whose
     why will with within without won would wouldn ve yet you your yours yourself yourselves
-    also mr mrs ms th st nd rd""".split()
+    also mr mrs ms th st nd rd"""
 )
 
-STOP_WORDS_RU = frozenset(
+STOP_WORDS_RU = _wordlist(
     """а без более бы был была были было быть в вам вас весь во вот все всего всех вы где
     да даже для до его ее ей ему если есть еще же за здесь и из или им их к как какой
     когда кто ли либо между меня мне много может можно мы на над надо наш не него нее
@@ -103,14 +109,14 @@ STOP_WORDS_RU = frozenset(
     чтобы чье эта эти это этого этой этом этот я который которая которые которых которого
     которой котором свой своя свое свои своих своей сам сама сами себя себе будет будут
     был было ним нем ней всё её ещё раз два три год года году лет тыс млн млрд руб ранее
-    словам может могут""".split()
+    словам может могут"""
 )
 
 # words of page furniture that name no activity
-STOP_WORDS_WEB = frozenset(
+STOP_WORDS_WEB = _wordlist(
     """cookie cookies javascript browser copyright reserved login logout password click menu
     skip navigation privacy terms http https www html com org net rss subscribe
-    cookies куки пароль войти вход регистрация меню навигация""".split()
+    cookies куки пароль войти вход регистрация меню навигация"""
 )
 
 STOP_WORDS = STOP_WORDS_EN | STOP_WORDS_RU | STOP_WORDS_WEB
@@ -350,9 +356,7 @@ def distinctive_terms(
     return out
 
 
-def largest_domains(
-    domains: Iterable[tuple[str, int]], *, top: int = 5
-) -> list[tuple[str, int]]:
+def largest_domains(domains: Iterable[tuple[str, int]], *, top: int = 5) -> list[tuple[str, int]]:
     """The domains with most pages: ``[(domain, pages), ...]``, ties alphabetically.
 
     Examples
@@ -431,9 +435,7 @@ def cluster_themes(
             texts[label], sizes=opts.shingle_sizes, top=opts.n_shingles, max_words=opts.max_words
         )
         doms = largest_domains(((d.domain or "", d.pages) for d in docs), top=opts.n_domains)
-        titles = typical_titles(
-            (t for d in docs for t in d.titles), weights, top=opts.n_titles
-        )
+        titles = typical_titles((t for d in docs for t in d.titles), weights, top=opts.n_titles)
         out[label] = Theme(
             terms=tuple(t for t, _ in best),
             term_weights=tuple(w for _, w in best),
