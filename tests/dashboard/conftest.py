@@ -377,7 +377,7 @@ def _fill(engine: Any, facts: Facts) -> None:
                     top_shingles=[f"{name} shingle"],
                     top_domains=members[:3],
                     titles=[f"{members[0]} page 0"],
-                    category=max(set(cats), key=cats.count),
+                    category=max(sorted(set(cats)), key=cats.count),
                     category_score=0.7,
                 )
                 s.add(cl)
