@@ -71,6 +71,8 @@ DEDUP_GROUPING = "components"  # components | cliques | fpmax
 # --- dashboard ------------------------------------------------------------
 DASHBOARD_HOST = "127.0.0.1"
 DASHBOARD_PORT = 8501
+DASHBOARD_NETWORK_MAX_NODES = 300  # the interactive network's domains (most linked first)
+DASHBOARD_EXPAND_CLUSTERS = 30  # clusters that expand to their domains and pages
 
 # --- testbed --------------------------------------------------------------
 TESTBED_HOST = "127.0.0.1"

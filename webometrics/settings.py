@@ -133,6 +133,8 @@ class DashboardSettings(_Section):
 
     host: str = D.DASHBOARD_HOST
     port: int = Field(D.DASHBOARD_PORT, ge=1, le=65535)
+    network_max_nodes: int = Field(D.DASHBOARD_NETWORK_MAX_NODES, ge=10, le=5000)
+    expand_clusters: int = Field(D.DASHBOARD_EXPAND_CLUSTERS, ge=1, le=500)
 
 
 class TestbedSettings(_Section):

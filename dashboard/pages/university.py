@@ -9,10 +9,10 @@ import streamlit as st
 
 from dashboard import data, widgets
 
-MAX_EXPANDERS = 30  # clusters that get an expander with their domains and pages
 PAGES_PER_DOMAIN = 5
 
 url = widgets.database_url()
+MAX_EXPANDERS = data.settings().dashboard.expand_clusters
 st.title("University")
 
 unis = data.universities(url)
