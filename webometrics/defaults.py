@@ -68,6 +68,16 @@ DEDUP_METHOD = "minhash-lsh"
 DEDUP_CANONICAL = "longest"  # longest | earliest
 DEDUP_GROUPING = "components"  # components | cliques | fpmax
 
+# --- analysis: themes, categories, report ---------------------------------
+ANALYSE_TAXONOMY: str | None = None  # None: the shipped cluster/taxonomy.toml
+ANALYSE_THEME_TERMS = 10
+ANALYSE_THEME_SHINGLES = 10
+ANALYSE_SHINGLE_SIZES: tuple[int, ...] = (2, 3)
+ANALYSE_TOP_DOMAINS = 5
+ANALYSE_TITLES = 5
+ANALYSE_PAGES_PER_DOMAIN = 20
+ANALYSE_MAX_WORDS = 5000
+
 # --- dashboard ------------------------------------------------------------
 DASHBOARD_HOST = "127.0.0.1"
 DASHBOARD_PORT = 8501

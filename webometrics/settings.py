@@ -128,6 +128,26 @@ class DedupSettings(_Section):
     grouping: Literal["components", "cliques", "fpmax"] = D.DEDUP_GROUPING  # type: ignore[assignment]
 
 
+class AnalyseSettings(_Section):
+    """Cluster themes, activity categories (the taxonomy file) and the report."""
+
+    taxonomy: str | None = D.ANALYSE_TAXONOMY
+    theme_terms: int = Field(D.ANALYSE_THEME_TERMS, ge=1, le=100)
+    theme_shingles: int = Field(D.ANALYSE_THEME_SHINGLES, ge=0, le=100)
+    shingle_sizes: tuple[int, ...] = D.ANALYSE_SHINGLE_SIZES
+    top_domains: int = Field(D.ANALYSE_TOP_DOMAINS, ge=0, le=100)
+    titles: int = Field(D.ANALYSE_TITLES, ge=0, le=100)
+    pages_per_domain: int = Field(D.ANALYSE_PAGES_PER_DOMAIN, ge=1)
+    max_words: int = Field(D.ANALYSE_MAX_WORDS, ge=10)
+
+    @field_validator("shingle_sizes")
+    @classmethod
+    def _sizes(cls, v: tuple[int, ...]) -> tuple[int, ...]:
+        if not v or any(k < 1 or k > 10 for k in v):
+            raise ValueError("shingle_sizes must list word counts from 1 to 10, e.g. [2, 3]")
+        return v
+
+
 class DashboardSettings(_Section):
     """Where ``webometrics dashboard`` listens."""
 
@@ -156,6 +176,7 @@ class Settings(_Section):
     minhash: MinHashSettings = MinHashSettings()
     cluster: ClusterSettings = ClusterSettings()
     dedup: DedupSettings = DedupSettings()
+    analyse: AnalyseSettings = AnalyseSettings()
     dashboard: DashboardSettings = DashboardSettings()
     testbed: TestbedSettings = TestbedSettings()
 
