@@ -1,0 +1,233 @@
+"""Text normalisation and word tokens for English and Russian (and other Snowball languages).
+
+Normalisation is Unicode NFKC, full case folding (``str.casefold``), ``ё`` → ``е``, the
+typographic apostrophes mapped to ``'``, and soft hyphens / zero-width characters removed.
+A *word* is a maximal run of Unicode letters and digits (``[^\\W_]``), optionally joined by
+inner apostrophes (``don't``, ``o'brien``). Stop words are the Snowball stop lists of
+English and Russian; stemming is Snowball (Porter 2001) through PyStemmer, one stemmer per
+language. With ``language=None`` (a mixed or unknown page) both stop lists apply and every
+word is stemmed by the stemmer of its script: the English rules only touch Latin endings
+and the Russian rules only Cyrillic ones, so applying both in turn stems each word once.
+
+Time O(n) in the length of the text; memory O(n) for the token list. The stemmers run in C
+with a per-stemmer cache of recent words.
+
+References
+----------
+M. F. Porter, *Snowball: a language for stemming algorithms*, 2001,
+https://snowballstem.org/ (stemmers and stop lists, BSD licence).
+
+Examples
+--------
+>>> normalize("Ёлка  ＡＢＣ ﬁne")
+'елка  abc fine'
+>>> tokenize("Don't stop: 3 ёжика и кошки!")
+["don't", 'stop', '3', 'ежика', 'и', 'кошки']
+>>> tokenize("The universities were ranking", "en", stem=True, stopwords=True)
+['universiti', 'rank']
+>>> tokenize("Студенты университетов и преподаватели", stem=True, stopwords=True)
+['студент', 'университет', 'преподавател']
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from importlib import resources
+
+import Stemmer
+
+__all__ = [
+    "STEMMER_LANGUAGES",
+    "STOPWORD_LANGUAGES",
+    "normalize",
+    "stem_words",
+    "stemmer",
+    "stopwords_for",
+    "tokenize",
+    "words",
+]
+
+STEMMER_LANGUAGES: dict[str, str] = {
+    "ar": "arabic",
+    "ca": "catalan",
+    "cs": "czech",
+    "da": "danish",
+    "de": "german",
+    "el": "greek",
+    "en": "english",
+    "es": "spanish",
+    "et": "estonian",
+    "eu": "basque",
+    "fi": "finnish",
+    "fr": "french",
+    "ga": "irish",
+    "hi": "hindi",
+    "hu": "hungarian",
+    "hy": "armenian",
+    "id": "indonesian",
+    "it": "italian",
+    "lt": "lithuanian",
+    "ne": "nepali",
+    "nl": "dutch",
+    "no": "norwegian",
+    "pl": "polish",
+    "pt": "portuguese",
+    "ro": "romanian",
+    "ru": "russian",
+    "sr": "serbian",
+    "sv": "swedish",
+    "ta": "tamil",
+    "tr": "turkish",
+    "yi": "yiddish",
+}
+"""ISO 639-1 code → PyStemmer algorithm name."""
+
+STOPWORD_LANGUAGES: tuple[str, ...] = ("en", "ru")
+"""Languages with a stop list (``extract/stopwords/<code>.txt``)."""
+
+_TRANSLATE = str.maketrans(
+    {
+        "ё": "е",
+        "\u2019": "'",  # right single quotation mark
+        "\u02bc": "'",  # modifier letter apostrophe
+        "\u00ad": None,  # soft hyphen
+        "\u200b": None,  # zero-width space
+        "\u200c": None,
+        "\u200d": None,
+        "\u2060": None,
+        "\ufeff": None,
+    }
+)
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
+
+
+def normalize(text: str) -> str:
+    """Unicode NFKC, case folding, ``ё`` → ``е``, one apostrophe, no invisible characters.
+
+    Parameters
+    ----------
+    text : str
+        Any text.
+
+    Returns
+    -------
+    str
+        The normalised text (same words, comparable across typographies).
+
+    Examples
+    --------
+    >>> normalize("ЁЖ Straße’s\\u00adend")
+    "еж strasse'send"
+    """
+    if text.isascii():  # NFKC, casefold and the table are identities here but lower()
+        return text.lower()
+    return unicodedata.normalize("NFKC", text).casefold().translate(_TRANSLATE)
+
+
+@functools.cache
+def stemmer(language: str) -> Stemmer.Stemmer | None:
+    """The Snowball stemmer of an ISO 639-1 language, or ``None`` when there is none.
+
+    Examples
+    --------
+    >>> stemmer("ru").stemWord("университетов")
+    'университет'
+    >>> stemmer("xx") is None
+    True
+    """
+    name = STEMMER_LANGUAGES.get(language)
+    return Stemmer.Stemmer(name) if name else None
+
+
+@functools.cache
+def stopwords_for(language: str | None) -> frozenset[str]:
+    """The stop words of a language (normalised); both lists when ``language`` is ``None``;
+    an empty set for a language without a list.
+
+    Examples
+    --------
+    >>> "the" in stopwords_for("en"), "и" in stopwords_for("ru"), "и" in stopwords_for(None)
+    (True, True, True)
+    >>> len(stopwords_for("de"))
+    0
+    """
+    if language is None:
+        return frozenset().union(*(stopwords_for(code) for code in STOPWORD_LANGUAGES))
+    if language not in STOPWORD_LANGUAGES:
+        return frozenset()
+    text = resources.files("extract").joinpath("stopwords", f"{language}.txt").read_text("utf-8")
+    words = (w for line in text.splitlines() if not line.startswith("#") for w in line.split())
+    return frozenset(normalize(w) for w in words)
+
+
+def tokenize(
+    text: str,
+    language: str | None = None,
+    *,
+    stem: bool = False,
+    stopwords: bool = False,
+) -> list[str]:
+    """The words of a text, normalised, optionally without stop words and stemmed.
+
+    Parameters
+    ----------
+    text : str
+        Plain text (the extracted main text of a page, a news story ...).
+    language : str, optional
+        ISO 639-1 code of the text (``"en"``, ``"ru"`` ...). ``None``: English and Russian
+        stop words both apply and each word is stemmed by its script's stemmer.
+    stem : bool
+        Replace each word by its Snowball stem (no-op for a language without a stemmer).
+    stopwords : bool
+        Drop stop words (before stemming; only English and Russian have lists).
+
+    Returns
+    -------
+    list of str
+        The tokens in text order.
+
+    Examples
+    --------
+    >>> tokenize("Hello, WORLD_wide  web-sites 2015")
+    ['hello', 'world', 'wide', 'web', 'sites', '2015']
+    >>> tokenize("Running dogs", "en", stem=True)
+    ['run', 'dog']
+    >>> tokenize("")
+    []
+    """
+    tokens = words(text)
+    if stopwords and tokens:
+        stop = stopwords_for(language)
+        if stop:
+            tokens = [t for t in tokens if t not in stop]
+    if stem and tokens:
+        tokens = stem_words(tokens, language)
+    return tokens
+
+
+def words(text: str) -> list[str]:
+    """The normalised words of a text, in order (no stop-word removal, no stemming).
+
+    Examples
+    --------
+    >>> words("Ёж’s  co-op_2")
+    ["еж's", 'co', 'op', '2']
+    """
+    return _WORD.findall(normalize(text))
+
+
+def stem_words(tokens: list[str], language: str | None) -> list[str]:
+    """Snowball stems of normalised words; by script when ``language`` is ``None``;
+    the words unchanged for a language without a stemmer.
+
+    Examples
+    --------
+    >>> stem_words(["running", "бегущие"], None)
+    ['run', 'бегущ']
+    """
+    if language is None:
+        return stemmer("ru").stemWords(stemmer("en").stemWords(tokens))  # type: ignore[union-attr]
+    st = stemmer(language)
+    return tokens if st is None else st.stemWords(tokens)
