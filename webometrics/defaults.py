@@ -88,6 +88,16 @@ DASHBOARD_EXPAND_CLUSTERS = 30  # clusters that expand to their domains and page
 TESTBED_HOST = "127.0.0.1"
 TESTBED_PORT = 8899
 TESTBED_SEED = 20150101
+TESTBED_MAX_SITES = 300  # generated external sites, most-linked domains first
+TESTBED_MIN_PAGES = 1  # extra pages per generated site, besides its linked pages
+TESTBED_MAX_PAGES = 4
+TESTBED_LINK_ROT = 0.05  # share of linked pages of generated sites that answer 404
+TESTBED_HTTPS_SHARE = 0.25  # share of generated sites that redirect http -> https
+TESTBED_RUSSIAN_SHARE = 0.15  # share of generated sites with Russian texts
+TESTBED_BACKLINK_SHARE = 0.1  # share of generated sites that link back to a university
+TESTBED_CITING_SITES = 10  # citing-only sites per university
+TESTBED_SLOW_SECONDS = 3.0  # delay of the slow trouble pages
+TESTBED_OVERSIZED_BYTES = 12 * 1024 * 1024
 
 # --- shared data ----------------------------------------------------------
 DATA_ENV = "WEBOMETRICS_DATA"

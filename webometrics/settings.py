@@ -163,6 +163,18 @@ class TestbedSettings(_Section):
     host: str = D.TESTBED_HOST
     port: int = Field(D.TESTBED_PORT, ge=0, le=65535)
     seed: int = D.TESTBED_SEED
+    directory: str = "testbed-web"
+    log_file: str | None = None
+    max_sites: int = Field(D.TESTBED_MAX_SITES, ge=0)
+    min_pages: int = Field(D.TESTBED_MIN_PAGES, ge=1)
+    max_pages: int = Field(D.TESTBED_MAX_PAGES, ge=1)
+    link_rot: float = Field(D.TESTBED_LINK_ROT, ge=0, le=1)
+    https_share: float = Field(D.TESTBED_HTTPS_SHARE, ge=0, le=1)
+    russian_share: float = Field(D.TESTBED_RUSSIAN_SHARE, ge=0, le=1)
+    backlink_share: float = Field(D.TESTBED_BACKLINK_SHARE, ge=0, le=1)
+    citing_sites: int = Field(D.TESTBED_CITING_SITES, ge=1)
+    slow_seconds: float = Field(D.TESTBED_SLOW_SECONDS, ge=0)
+    oversized_bytes: int = Field(D.TESTBED_OVERSIZED_BYTES, ge=1024)
 
 
 class Settings(_Section):
