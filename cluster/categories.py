@@ -52,7 +52,7 @@ import fnmatch
 import math
 import re
 import tomllib
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -499,6 +499,7 @@ def categorize_domain(
     hosts: Sequence[str] = (),
     titles: Sequence[str] = (),
     texts: Sequence[str] = (),
+    known: Mapping[str, str] | None = None,
     max_words: int = 5000,
 ) -> Assignment:
     """The category of one registered domain from its name, hosts, page titles and texts.
@@ -512,6 +513,9 @@ def categorize_domain(
         Host names of its pages (``"www.cs.ox.ac.uk"``): host patterns match them too.
     titles, texts : sequence of str
         Titles and main texts of its fetched pages.
+    known : mapping of str to str, optional
+        More listed domains, ``{domain: category key}``, weighed as the taxonomy's own
+        (e.g. the registered domains of the universities under study).
     max_words : int
         Words read from each text.
 
@@ -526,17 +530,20 @@ def categorize_domain(
     forms = _host_forms(domain, hosts)
     label = domain.strip(".").lower().split(".")[0]
     scores = {c.key: 0.0 for c in taxonomy.categories}
-    known: dict[str, list[str]] = {}
+    listed: dict[str, list[str]] = {}
     patterns: dict[str, list[str]] = {}
     parts: dict[str, list[str]] = {}
+    extra: dict[str, list[str]] = defaultdict(list)
+    for d, key in (known or {}).items():
+        extra[taxonomy.resolve(key)].append(d.lower())
     for c in taxonomy.categories:
-        k = [d for d in c.exact_domains if _domain_matches(d, forms)]
+        k = [d for d in (*c.exact_domains, *extra[c.key]) if _domain_matches(d, forms)]
         p = [d for d in c.patterns if _domain_matches(d, forms)]
         n = [x for x in c.name_parts if x in label]
         if k:
             # the most specific listing wins: a longer listed domain adds its length share
             scores[c.key] += sc.known_domain + 0.01 * max(len(d) for d in k)
-            known[c.key] = k
+            listed[c.key] = k
         if p:
             scores[c.key] += sc.domain_pattern
             patterns[c.key] = p
@@ -551,7 +558,7 @@ def categorize_domain(
     result = _decide(taxonomy, scores, evidence)
     best = result.category
     evidence.update(
-        known=known.get(best, []),
+        known=listed.get(best, []),
         patterns=patterns.get(best, []),
         name_parts=parts.get(best, []),
         title_keywords=_top(title_hits[best]),
