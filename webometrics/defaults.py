@@ -26,6 +26,10 @@ CRAWL_OBEY_ROBOTS = True
 CRAWL_AUTOTHROTTLE = True
 CRAWL_ALLOW_PRIVATE_HOSTS = False
 CRAWL_BATCH_SIZE = 200
+CRAWL_FLUSH_SECONDS = 2.0  # store buffered pages at least this often
+CRAWL_MAX_REDIRECTS = 10
+CRAWL_SITEMAPS = True  # follow the Sitemap: lines of university robots.txt files
+CRAWL_EXTRACT_INLINE = False  # extract main text while crawling (else `webometrics extract`)
 
 # --- extraction -----------------------------------------------------------
 EXTRACT_FAVOR = "balanced"  # precision | recall | balanced

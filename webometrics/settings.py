@@ -57,6 +57,10 @@ class CrawlSettings(_Section):
     autothrottle: bool = D.CRAWL_AUTOTHROTTLE
     allow_private_hosts: bool = D.CRAWL_ALLOW_PRIVATE_HOSTS
     batch_size: int = Field(D.CRAWL_BATCH_SIZE, ge=1)
+    flush_seconds: float = Field(D.CRAWL_FLUSH_SECONDS, gt=0)
+    max_redirects: int = Field(D.CRAWL_MAX_REDIRECTS, ge=0, le=50)
+    sitemaps: bool = D.CRAWL_SITEMAPS
+    extract_inline: bool = D.CRAWL_EXTRACT_INLINE
     proxy: str | None = None
     warc_dir: str | None = None
     jobdir: str | None = None
