@@ -184,13 +184,13 @@ def _views(dialect: str) -> list[tuple[str, str]]:
             """
             WITH t AS (
                 SELECT run_id, university_id,
-                       SUM(CASE WHEN direction = 'outgoing' THEN links ELSE 0 END)
+                       CAST(SUM(CASE WHEN direction = 'outgoing' THEN links ELSE 0 END) AS BIGINT)
                            AS external_links,
-                       SUM(CASE WHEN direction = 'outgoing' THEN 1 ELSE 0 END)
+                       CAST(SUM(CASE WHEN direction = 'outgoing' THEN 1 ELSE 0 END) AS BIGINT)
                            AS external_domains,
-                       SUM(CASE WHEN direction = 'citing' THEN pages ELSE 0 END)
+                       CAST(SUM(CASE WHEN direction = 'citing' THEN pages ELSE 0 END) AS BIGINT)
                            AS citing_pages,
-                       SUM(CASE WHEN direction = 'citing' THEN 1 ELSE 0 END)
+                       CAST(SUM(CASE WHEN direction = 'citing' THEN 1 ELSE 0 END) AS BIGINT)
                            AS citing_domains
                 FROM v_environment
                 GROUP BY run_id, university_id

@@ -1,0 +1,82 @@
+-- Example queries on the analyst views (migration 0002). Each runs unchanged on SQLite
+-- and PostgreSQL; tests/analysis/test_sql_examples.py runs every one of them, and the
+-- README's "SQL for analysts" section shows the same text.
+-- Open a shell with `sqlite3 webometrics.db` or `psql "$WEBOMETRICS_DB_URL"`.
+
+-- name: table2
+-- The paper's Table 2 for the latest crawl run: external links and domains on each
+-- university's site, citing pages and domains, by Webometrics rank.
+SELECT university, rank, external_links, external_domains, citing_pages, citing_domains
+FROM v_university_table2
+WHERE run_id = (SELECT MAX(run_id) FROM v_university_table2)
+ORDER BY rank, university;
+
+-- name: table3
+-- The paper's Table 3: external (outgoing) and citing domains in Russian and English.
+SELECT university, direction,
+       SUM(CASE WHEN language = 'ru' THEN 1 ELSE 0 END) AS ru,
+       SUM(CASE WHEN language = 'en' THEN 1 ELSE 0 END) AS en
+FROM v_environment
+WHERE run_id = (SELECT MAX(run_id) FROM v_environment)
+GROUP BY university, direction
+ORDER BY university, direction DESC;
+
+-- name: country-shares
+-- Figure 3: the categories of the sites citing each country's universities, in percent
+-- (analyst overrides applied).
+SELECT country, category, domains, ROUND(CAST(100 * share AS NUMERIC), 1) AS percent
+FROM v_country_category_share
+WHERE direction = 'citing'
+  AND run_id = (SELECT MAX(run_id) FROM v_country_category_share)
+ORDER BY country, share DESC, category;
+
+-- name: largest-clusters
+-- The largest clusters of every university and direction with their category and theme.
+SELECT university, direction, size, category, theme
+FROM v_cluster
+WHERE size >= 2
+ORDER BY university, direction, size DESC, cluster_id;
+
+-- name: cluster-domains
+-- The domains of the clusters categorised as scientific communities.
+SELECT c.university, c.direction, c.theme, m.domain, m.language, m.category
+FROM v_cluster c
+JOIN v_cluster_member m ON m.cluster_id = c.cluster_id
+WHERE c.category = 'scientific_communities'
+ORDER BY c.university, c.cluster_id, m.domain;
+
+-- name: shared-domains
+-- External domains that several universities link to (co-outlinks), most shared first.
+SELECT domain, category, COUNT(DISTINCT university_id) AS universities, SUM(links) AS links
+FROM v_environment
+WHERE direction = 'outgoing' AND run_id = (SELECT MAX(run_id) FROM v_environment)
+GROUP BY domain, category
+HAVING COUNT(DISTINCT university_id) >= 2
+ORDER BY universities DESC, links DESC, domain;
+
+-- name: co-outlink-pairs
+-- Co-outlink overlap of every pair of universities: domains both link to.
+SELECT a.university AS university_a, b.university AS university_b,
+       COUNT(*) AS shared_domains
+FROM v_environment a
+JOIN v_environment b
+  ON b.run_id = a.run_id AND b.direction = a.direction AND b.domain = a.domain
+ AND b.university_id > a.university_id
+WHERE a.direction = 'outgoing' AND a.run_id = (SELECT MAX(run_id) FROM v_environment)
+GROUP BY a.university, b.university
+ORDER BY shared_domains DESC, university_a, university_b;
+
+-- name: new-domains
+-- Domains seen for the first time in the latest run (new since every earlier run).
+SELECT university, direction, domain
+FROM v_domain_history
+WHERE first_run_id = (SELECT MAX(run_id) FROM v_environment)
+  AND first_run_id > (SELECT MIN(run_id) FROM v_environment)
+ORDER BY university, direction, domain;
+
+-- name: overrides
+-- The analyst's category overrides next to the category the taxonomy assigned.
+SELECT domain, assigned_category, override_category, override_note
+FROM v_domain_category
+WHERE overridden = 1
+ORDER BY domain;

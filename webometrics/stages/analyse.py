@@ -1,0 +1,410 @@
+"""The analyse stage: categories of external domains, themes and categories of clusters.
+
+1. **Domains**: every external registered domain of the environment (links and verified
+   citations) and of the documents gets a category from the taxonomy
+   (:func:`cluster.categories.categorize_domain`) read from up to
+   ``[analyse] pages_per_domain`` of its fetched pages (hosts, titles, texts); the studied
+   universities' own domains count as listed universities. Stored in
+   :class:`~store.models.DomainCategory` with its score and evidence (the raw scores
+   included, so cluster votes can be recomputed); an analyst's override is never touched.
+2. **Clusters**: for each clustering not analysed yet (or the ones asked for), the final
+   clusters (level -1) get their theme (:func:`cluster.themes.cluster_themes`: most
+   frequent shingles, class-based TF-IDF terms, largest domains, typical titles) and a
+   category voted by their member domains (overrides vote one-hot) and theme keywords
+   (:func:`cluster.categories.categorize_cluster`); a cluster's own override stays.
+
+``run(engine, settings, ...) -> dict`` returns the statistics the pipeline records.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter, defaultdict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import Engine, func, select
+from sqlalchemy.orm import Session
+from tqdm import tqdm
+
+from cluster.categories import (
+    Assignment,
+    Taxonomy,
+    categorize_cluster,
+    categorize_domain,
+    load_taxonomy,
+)
+from cluster.themes import ThemeDocument, ThemeOptions, cluster_themes
+from store.models import (
+    Citation,
+    Cluster,
+    Clustering,
+    ClusterMember,
+    Document,
+    DomainCategory,
+    Link,
+    Page,
+    UniversityDomain,
+    utcnow,
+)
+from store.session import session_scope
+from webometrics.exceptions import ParameterError
+from webometrics.settings import Settings
+
+log = logging.getLogger(__name__)
+
+_CHUNK = 500
+
+
+@dataclass
+class DomainPages:
+    """Up to N fetched external pages of one registered domain."""
+
+    domain: str
+    hosts: list[str] = field(default_factory=list)
+    titles: list[str] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+
+
+def _chunks(items: Sequence[Any], size: int = _CHUNK) -> Iterator[Sequence[Any]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+def iter_domain_pages(
+    engine: Engine, domains: Sequence[str], *, per_domain: int
+) -> Iterator[DomainPages]:
+    """The first ``per_domain`` external pages (by URL) of each domain with text or title,
+    domain by domain in the given order's chunks (domains without pages are yielded empty)."""
+    for chunk in _chunks(sorted(set(domains))):
+        ranked = (
+            select(
+                Page.registered_domain.label("domain"),
+                Page.host,
+                Page.title,
+                Page.text,
+                func.row_number()
+                .over(partition_by=Page.registered_domain, order_by=Page.url)
+                .label("n"),
+            )
+            .where(
+                Page.registered_domain.in_(list(chunk)),
+                Page.role != "university",
+                (Page.text.is_not(None)) | (Page.title.is_not(None)),
+            )
+            .subquery()
+        )
+        stmt = (
+            select(ranked.c.domain, ranked.c.host, ranked.c.title, ranked.c.text)
+            .where(ranked.c.n <= per_domain)
+            .order_by(ranked.c.domain, ranked.c.n)
+        )
+        got: dict[str, DomainPages] = {d: DomainPages(d) for d in chunk}
+        with engine.connect() as conn:
+            for dom, host, title, text in conn.execute(stmt):
+                dp = got[dom]
+                if host and host not in dp.hosts:
+                    dp.hosts.append(host)
+                if title:
+                    dp.titles.append(title)
+                if text:
+                    dp.texts.append(text)
+        yield from (got[d] for d in chunk)
+
+
+def _environment_domains(engine: Engine) -> list[str]:
+    with engine.connect() as conn:
+        doms = set(conn.scalars(select(Link.target_domain).where(Link.external).distinct()).all())
+        doms |= set(
+            conn.scalars(
+                select(Citation.citing_domain).where(Citation.status == "verified").distinct()
+            ).all()
+        )
+        doms |= set(conn.scalars(select(Document.domain).distinct()).all())
+    return sorted(d for d in doms if d)
+
+
+def _university_domains(engine: Engine) -> dict[str, str]:
+    with engine.connect() as conn:
+        return {d: "universities" for d in conn.scalars(select(UniversityDomain.domain))}
+
+
+def categorise_domains(
+    engine: Engine,
+    taxonomy: Taxonomy,
+    *,
+    domains: Sequence[str] | None = None,
+    per_domain: int = 20,
+    max_words: int = 5000,
+    progress: bool = True,
+) -> dict[str, int]:
+    """Categorise domains and store :class:`DomainCategory` rows (overrides untouched).
+
+    Returns
+    -------
+    dict
+        ``domains`` (categorised), ``new`` (rows created), ``overridden`` (rows with an
+        analyst's override, whose assigned category was still refreshed), and one count
+        per assigned category (``category:<key>``).
+    """
+    todo = sorted(set(domains)) if domains is not None else _environment_domains(engine)
+    known = {d: k for d, k in _university_domains(engine).items() if "universities" in taxonomy}
+    stats: Counter[str] = Counter()
+    results: dict[str, Assignment] = {}
+    bar = tqdm(
+        total=len(todo), desc="categorise domains", unit="domain", disable=not progress or None
+    )
+    for dp in iter_domain_pages(engine, todo, per_domain=per_domain):
+        results[dp.domain] = categorize_domain(
+            dp.domain,
+            taxonomy=taxonomy,
+            hosts=dp.hosts,
+            titles=dp.titles,
+            texts=dp.texts,
+            known=known,
+            max_words=max_words,
+        )
+        bar.update(1)
+    bar.close()
+    now = utcnow()
+    for chunk in _chunks(sorted(results)):
+        with session_scope(engine) as s:
+            rows = {
+                r.domain: r
+                for r in s.scalars(select(DomainCategory).where(DomainCategory.domain.in_(chunk)))
+            }
+            for dom in chunk:
+                a = results[dom]
+                evidence = dict(a.evidence)
+                evidence["scores"] = a.scores
+                evidence["taxonomy"] = {"source": taxonomy.source, "version": taxonomy.version}
+                row = rows.get(dom)
+                if row is None:
+                    row = DomainCategory(domain=dom)
+                    s.add(row)
+                    stats["new"] += 1
+                row.category, row.score, row.evidence, row.updated_at = (
+                    a.category,
+                    a.score,
+                    evidence,
+                    now,
+                )
+                if row.override_category is not None:
+                    stats["overridden"] += 1
+                stats[f"category:{a.category}"] += 1
+    stats["domains"] = len(results)
+    return dict(stats)
+
+
+def stored_assignment(row: DomainCategory) -> Assignment | str | None:
+    """A domain's vote for its clusters: its override (a key), its stored assignment, or
+    ``None`` when it has neither."""
+    if row.override_category:
+        return row.override_category
+    if not row.category:
+        return None
+    scores = (row.evidence or {}).get("scores") or {}
+    if not isinstance(scores, dict):
+        scores = {}
+    return Assignment(
+        row.category,
+        float(row.score or 0.0),
+        {str(k): float(v) for k, v in scores.items()},
+        {},
+    )
+
+
+def _clusterings_to_do(engine: Engine, ids: Sequence[int] | None, redo: bool) -> list[int]:
+    with Session(engine) as s:
+        if ids is not None:
+            found = set(s.scalars(select(Clustering.id).where(Clustering.id.in_(list(ids)))))
+            missing = sorted(set(ids) - found)
+            if missing:
+                raise ParameterError(
+                    f"no clustering with id {', '.join(map(str, missing))}; "
+                    "list them with `webometrics report` or the dashboard's Runs page"
+                )
+            return sorted(found)
+        stmt = select(Cluster.clustering_id, Cluster.theme_terms).where(Cluster.level == -1)
+        todo: set[int] = set()
+        for cid, terms in s.execute(stmt):
+            if redo or not terms:
+                todo.add(cid)
+        return sorted(todo)
+
+
+def analyse_clustering(
+    engine: Engine,
+    clustering_id: int,
+    taxonomy: Taxonomy,
+    options: ThemeOptions,
+    *,
+    per_domain: int = 20,
+) -> dict[str, int]:
+    """Name and categorise the final clusters of one clustering; returns counts."""
+    with Session(engine) as s:
+        rows = s.execute(
+            select(
+                Cluster.id,
+                Document.id,
+                Document.unit,
+                Document.domain,
+                Document.page_id,
+                Document.n_pages,
+            )
+            .join(ClusterMember, ClusterMember.cluster_id == Cluster.id)
+            .join(Document, Document.id == ClusterMember.document_id)
+            .where(Cluster.clustering_id == clustering_id, Cluster.level == -1)
+            .order_by(Cluster.id, Document.id)
+        ).all()
+        page_ids = [r[4] for r in rows if r[2] == "page" and r[4] is not None]
+        pages: dict[int, tuple[str | None, str | None]] = {}
+        for chunk in _chunks(page_ids):
+            for pid, title, text in s.execute(
+                select(Page.id, Page.title, Page.text).where(Page.id.in_(list(chunk)))
+            ):
+                pages[pid] = (title, text)
+        domains = sorted({r[3] for r in rows})
+        cats: dict[str, DomainCategory] = {}
+        for chunk in _chunks(domains):
+            for dc in s.scalars(select(DomainCategory).where(DomainCategory.domain.in_(chunk))):
+                cats[dc.domain] = dc
+        votes = {d: stored_assignment(dc) for d, dc in cats.items()}
+    domain_docs: dict[str, DomainPages] = {}
+    unit_domains = sorted({r[3] for r in rows if r[2] == "domain"})
+    for dp in iter_domain_pages(engine, unit_domains, per_domain=per_domain):
+        domain_docs[dp.domain] = dp
+    members: dict[int, list[ThemeDocument]] = defaultdict(list)
+    member_domains: dict[int, list[str]] = defaultdict(list)
+    for cl_id, _doc_id, unit, domain, page_id, n_pages in rows:
+        if unit == "page":
+            title, text = pages.get(page_id, (None, None)) if page_id else (None, None)
+            doc = ThemeDocument(text or "", (title,) if title else (), domain, 1)
+        else:
+            dp = domain_docs.get(domain) or DomainPages(domain)
+            doc = ThemeDocument(
+                "\n\n".join(dp.texts), tuple(dp.titles), domain, int(n_pages or len(dp.texts) or 1)
+            )
+        members[cl_id].append(doc)
+        member_domains[cl_id].append(domain)
+    themes = cluster_themes(members, options)
+    stats: Counter[str] = Counter()
+    with session_scope(engine) as s:
+        clusters = s.scalars(
+            select(Cluster).where(Cluster.clustering_id == clustering_id, Cluster.level == -1)
+        ).all()
+        for cl in clusters:
+            theme = themes.get(cl.id)
+            if theme is None:  # a cluster without stored members
+                continue
+            member_votes = [v for d in member_domains[cl.id] if (v := votes.get(d)) is not None]
+            a = categorize_cluster(
+                member_votes, taxonomy=taxonomy, theme_terms=[*theme.terms, *theme.shingles]
+            )
+            cl.theme_terms = list(theme.terms)
+            cl.top_shingles = list(theme.shingles)
+            cl.top_domains = list(theme.domains)
+            cl.titles = list(theme.titles)
+            cl.category = a.category
+            cl.category_score = a.score
+            cl.category_evidence = {
+                **a.evidence,
+                "scores": a.scores,
+                "term_weights": dict(zip(theme.terms, theme.term_weights, strict=True)),
+                "shingle_counts": dict(zip(theme.shingles, theme.shingle_counts, strict=True)),
+            }
+            stats["clusters"] += 1
+            stats[f"category:{a.category}"] += 1
+    return dict(stats)
+
+
+def run(
+    engine: Engine,
+    settings: Settings,
+    *,
+    clustering_ids: Sequence[int] | None = None,
+    redo: bool = False,
+    domains: bool = True,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Categorise the external domains, then name and categorise the clusters.
+
+    Parameters
+    ----------
+    engine : Engine
+    settings : Settings
+        ``[analyse]``: the taxonomy file, theme sizes, pages per domain.
+    clustering_ids : sequence of int, optional
+        Analyse these clusterings; by default those whose final clusters have no theme
+        yet (all of them with ``redo=True``).
+    redo : bool
+        Analyse every clustering again.
+    domains : bool
+        Categorise the domains first (on by default; the clusters vote with the stored
+        categories).
+    progress : bool
+        Show progress bars.
+
+    Returns
+    -------
+    dict
+        ``domains``, ``domains_new``, ``domains_overridden``, ``clusterings``,
+        ``clusters``, ``domain_categories`` and ``cluster_categories`` (counts per
+        category), ``taxonomy``, ``seconds``.
+
+    Raises
+    ------
+    ConfigError
+        The taxonomy file is missing or invalid.
+    ParameterError
+        A clustering id does not exist.
+    """
+    started = time.perf_counter()
+    cfg = settings.analyse
+    taxonomy = load_taxonomy(cfg.taxonomy)
+    options = ThemeOptions(
+        n_terms=cfg.theme_terms,
+        n_shingles=cfg.theme_shingles,
+        shingle_sizes=cfg.shingle_sizes,
+        n_domains=cfg.top_domains,
+        n_titles=cfg.titles,
+        max_words=cfg.max_words,
+    )
+    out: dict[str, Any] = {"taxonomy": taxonomy.source}
+    if domains:
+        st = categorise_domains(
+            engine,
+            taxonomy,
+            per_domain=cfg.pages_per_domain,
+            max_words=cfg.max_words,
+            progress=progress,
+        )
+        out["domains"] = st.get("domains", 0)
+        out["domains_new"] = st.get("new", 0)
+        out["domains_overridden"] = st.get("overridden", 0)
+        out["domain_categories"] = {
+            k.split(":", 1)[1]: v for k, v in sorted(st.items()) if k.startswith("category:")
+        }
+    todo = _clusterings_to_do(engine, clustering_ids, redo)
+    cluster_cats: Counter[str] = Counter()
+    n_clusters = 0
+    for cid in tqdm(todo, desc="name clusters", unit="clustering", disable=not progress or None):
+        st = analyse_clustering(engine, cid, taxonomy, options, per_domain=cfg.pages_per_domain)
+        n_clusters += st.get("clusters", 0)
+        for k, v in st.items():
+            if k.startswith("category:"):
+                cluster_cats[k.split(":", 1)[1]] += v
+    out["clusterings"] = len(todo)
+    out["clusters"] = n_clusters
+    out["cluster_categories"] = dict(sorted(cluster_cats.items()))
+    out["seconds"] = round(time.perf_counter() - started, 3)
+    log.info(
+        "analyse: %s domains categorised, %d clusters of %d clusterings named in %.1f s",
+        out.get("domains", 0),
+        n_clusters,
+        len(todo),
+        out["seconds"],
+    )
+    return out
