@@ -19,7 +19,8 @@ page cannot outweigh the domain facts. The best category wins; its *score* is it
 of the sum over categories (``1.0``: no other category has any evidence; ``0.0``: no
 evidence at all, the taxonomy's ``default`` is assigned). The *evidence* says what
 matched. A cluster's category is the vote of its members (each member's normalised
-scores, or a one-hot vote for an analyst's override) plus its theme terms' keywords.
+scores, or a one-hot vote for an analyst's override; the votes are shares summing to 1)
+plus ``cluster_theme · sat(k(c)) / cap`` for the keywords of ``c`` among its theme terms.
 
 Complexity: compiling a taxonomy with K keywords and D domain entries is O(K + D); a
 domain with W words in its pages and titles costs O(W · L) with L the longest word
@@ -104,6 +105,7 @@ class Scoring:
     title_keyword: float = 1.0
     text_keyword: float = 1.0
     cap: float = 3.0
+    cluster_theme: float = 0.25
 
     def saturate(self, k: float) -> float:
         """``cap · (1 - exp(-k / cap))``: grows like ``k`` for small ``k``, stays below cap.
@@ -582,7 +584,9 @@ def categorize_cluster(
         scores) or a category key (an analyst's override: a one-hot vote).
     taxonomy : Taxonomy
     theme_terms : sequence of str
-        The cluster's terms and shingles; their keywords add ``text_keyword`` weight.
+        The cluster's terms and shingles: a category's keywords among them add at most
+        ``cluster_theme`` (0.25) to its share of the members' votes, which only tips
+        near ties (and decides for a cluster without categorised members).
 
     Returns
     -------
@@ -609,8 +613,11 @@ def categorize_cluster(
                 votes[key] = votes.get(key, 0.0) + share
             counts[m.category] += 1
     theme_sat, theme_hits = _keyword_evidence(taxonomy, [" . ".join(theme_terms)], 10_000)
-    scores = {k: v + taxonomy.scoring.text_keyword * theme_sat[k] for k, v in votes.items()}
+    sc = taxonomy.scoring
     total_votes = sum(votes.values()) or 1.0
+    scores = {
+        k: v / total_votes + sc.cluster_theme * theme_sat[k] / sc.cap for k, v in votes.items()
+    }
     evidence: dict[str, Any] = {
         "members": dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))),
         "votes": {k: round(v / total_votes, 4) for k, v in votes.items() if v > 0},

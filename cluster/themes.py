@@ -9,8 +9,9 @@ are computed again from the documents' texts:
   ``ThemeOptions.shingle_sizes``, 2 and 3 words by default) ranked by the number of the
   cluster's documents that contain them (document frequency, so that one long page
   repeating a phrase does not win). An n-gram that begins or ends with a stop word is
-  not a theme ("of the university"); an n-gram contained in a longer kept one with the
-  same document frequency is dropped ("new york" under "new york times"). Shingles
+  not a theme ("of the university"); ties go to the shingle met more often, then to
+  the longer one, then to the one met first; an n-gram contained in a longer kept one
+  with the same counts is dropped ("new york" under "new york times"). Shingles
   never cross punctuation (a sentence or list item ends the phrase).
 * **distinctive terms** (:func:`distinctive_terms`): class-based TF-IDF (c-TF-IDF,
   Grootendorst 2022): the documents of a cluster are one class; the weight of term
@@ -255,7 +256,8 @@ def frequent_shingles(
     -------
     list of (str, int)
         ``(shingle, number of texts containing it)``, most frequent first; ties by the
-        longer shingle, then alphabetically.
+        number of occurrences, then the longer shingle, then the first met. A shingle
+        inside a longer one with the same counts is left out.
 
     Examples
     --------
@@ -264,6 +266,8 @@ def frequent_shingles(
     [('new york', 3), ('new york times', 2), ('york times reports', 1)]
     """
     df: Counter[str] = Counter()
+    tf: Counter[str] = Counter()
+    first: dict[str, int] = {}
     for text in texts:
         seen: set[str] = set()
         budget = max_words
@@ -279,22 +283,21 @@ def frequent_shingles(
                         continue
                     if k > 2 and sum(w in STOP_WORDS for w in gram) * 2 > k:
                         continue
-                    seen.add(" ".join(gram))
+                    key = " ".join(gram)
+                    seen.add(key)
+                    tf[key] += 1
+                    first.setdefault(key, len(first))
         df.update(seen)
-    if not df:
-        return []
-    ranked = sorted(df.items(), key=lambda kv: (-kv[1], -kv[0].count(" "), kv[0]))
-    kept: list[tuple[str, int]] = []
-    for gram, n in ranked:
+    ranked = sorted(df, key=lambda g: (-df[g], -tf[g], -g.count(" "), first[g]))
+    kept: list[str] = []
+    for gram in ranked:
         padded = f" {gram} "
-        if any(n == m and padded in f" {longer} " for longer, m in kept):
+        if any(df[g] == df[gram] and tf[g] == tf[gram] and padded in f" {g} " for g in kept):
             continue
-        kept = [(g, m) for g, m in kept if not (m == n and f" {g} " in padded)]
-        kept.append((gram, n))
-        if len(kept) >= top * 3:
+        kept.append(gram)
+        if len(kept) >= top:
             break
-    kept.sort(key=lambda kv: (-kv[1], -kv[0].count(" "), kv[0]))
-    return kept[:top]
+    return [(g, df[g]) for g in kept]
 
 
 def distinctive_terms(
