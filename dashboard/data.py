@@ -20,7 +20,7 @@ import pandas as pd
 import streamlit as st
 from sqlalchemy import Engine
 
-from store import open_database, queries
+from store import analytics, open_database, queries
 from webometrics.settings import Settings, load_settings
 
 TTL_SECONDS = 600
@@ -137,10 +137,22 @@ def cluster_levels(url: str, clustering_id: int) -> list[tuple[int, int]]:
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
-def cluster_documents(url: str, cluster_ids: tuple[int, ...]) -> pd.DataFrame:
-    """The documents of the given clusters with their (overridden) category."""
-    rows = queries.cluster_documents(read_engine(url), cluster_ids)
-    return _frame_of(queries.ClusterDocumentRow, rows)
+def cluster_members(url: str, cluster_ids: tuple[int, ...]) -> pd.DataFrame:
+    """The documents of the given final clusters with their domain's category (override
+    applied), whether it is overridden, and the assigned category."""
+    engine = read_engine(url)
+    members = _frame_of(
+        analytics.ClusterMemberRow, analytics.cluster_members(engine, list(cluster_ids))
+    )
+    domains = sorted(set(members["domain"]))
+    cats = _frame_of(
+        analytics.DomainCategoryRow, analytics.domain_categories(engine, domains=domains)
+    )
+    merged = members.merge(
+        cats[["domain", "assigned_category", "overridden"]], on="domain", how="left"
+    )
+    merged["overridden"] = merged["overridden"].fillna(False).astype(bool)
+    return merged
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
@@ -178,3 +190,148 @@ def duplicate_members(url: str, group_ids: tuple[int, ...]) -> pd.DataFrame:
     """The members of the given near-duplicate groups, canonical first."""
     rows = queries.duplicate_members(read_engine(url), group_ids)
     return _frame_of(queries.DuplicateMemberRow, rows)
+
+
+# --- webometric tables (store.analytics) ----------------------------------------------
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def runs_with_data(url: str) -> list[int]:
+    """The crawl runs that have environment data, ascending."""
+    return analytics.run_ids(read_engine(url))
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def table2(url: str, run_id: int) -> pd.DataFrame:
+    """The paper's Table 2 per university for a run, by rank."""
+    return _frame_of(analytics.Table2Row, analytics.table2(read_engine(url), run_id=run_id))
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def table3(url: str, run_id: int, languages: tuple[str, ...] = ("ru", "en")) -> pd.DataFrame:
+    """The paper's Table 3 (domains per direction and language) per university, long form."""
+    rows = analytics.table3(read_engine(url), run_id=run_id, languages=languages)
+    return _frame_of(analytics.Table3Row, rows)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def web_impact_factors(url: str, run_id: int) -> pd.DataFrame:
+    """Web Impact Factor variants per university."""
+    rows = analytics.web_impact_factors(read_engine(url), run_id=run_id)
+    return _frame_of(analytics.WIFRow, rows)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def change_summary(url: str, run_id: int) -> pd.DataFrame:
+    """Kept, appeared and disappeared domains since the run before ``run_id``."""
+    rows = analytics.change_summary(read_engine(url), after=run_id)
+    return _frame_of(analytics.ChangeSummaryRow, rows)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def environment_changes(url: str, run_id: int) -> pd.DataFrame:
+    """The domains that appeared or disappeared since the run before ``run_id``."""
+    rows = analytics.environment_changes(read_engine(url), after=run_id)
+    return _frame_of(analytics.ChangeRow, rows)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def category_shares(url: str, run_id: int, direction: str) -> pd.DataFrame:
+    """Category shares per university (Figures 2-3), overrides applied."""
+    rows = analytics.category_shares(read_engine(url), run_id=run_id, direction=direction)
+    return _frame_of(analytics.CategoryShareRow, rows)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def country_shares(url: str, run_id: int, direction: str) -> pd.DataFrame:
+    """Category shares per country, overrides applied."""
+    rows = analytics.country_category_shares(read_engine(url), run_id=run_id, direction=direction)
+    return _frame_of(analytics.CountryShareRow, rows)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def environment(url: str, run_id: int, direction: str) -> pd.DataFrame:
+    """The university x domain rows of a run and direction (links, pages, language,
+    category)."""
+    rows = analytics.environment(read_engine(url), run_id=run_id, direction=direction)
+    return _frame_of(analytics.EnvironmentRow, rows)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def domain_categories(url: str, domains: tuple[str, ...]) -> pd.DataFrame:
+    """Category, assigned category, override and note of the given domains."""
+    rows = analytics.domain_categories(read_engine(url), domains=list(domains))
+    return _frame_of(analytics.DomainCategoryRow, rows)
+
+
+# --- networks (cluster.networks over store.analytics rows) -----------------------------
+
+
+def _graph(env: pd.DataFrame, direction: str) -> Any:
+    from cluster import networks
+
+    weight = "links" if direction == "outgoing" else "pages"
+    edges = list(zip(env["university"], env["domain"], env[weight], strict=True))
+    unis = env.drop_duplicates("university").set_index("university")
+    doms = env.drop_duplicates("domain").set_index("domain")
+    return networks.environment_graph(
+        edges,
+        direction=direction,
+        university_attrs={u: {"country": r["country"]} for u, r in unis.iterrows()},
+        domain_attrs={
+            d: {"category": r["category"] or "", "language": r["language"] or ""}
+            for d, r in doms.iterrows()
+        },
+    )
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def gexf(url: str, run_id: int, direction: str) -> bytes:
+    """The whole university-domain graph of a run and direction as GEXF (Gephi)."""
+    import tempfile
+    from pathlib import Path
+
+    from cluster import networks
+
+    graph = _graph(environment(url, run_id, direction), direction)
+    with tempfile.TemporaryDirectory(prefix="webometrics-gexf-") as tmp:
+        (path,) = networks.write_graph(graph, Path(tmp) / "graph", formats=("gexf",))
+        return path.read_bytes()
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def overlaps(url: str, run_id: int, direction: str) -> pd.DataFrame:
+    """Co-link overlap of every pair of universities (shared domains, Jaccard)."""
+    from cluster import networks
+
+    env = environment(url, run_id, direction)
+    names = list(universities(url)["name"])
+    weight = "links" if direction == "outgoing" else "pages"
+    edges = list(zip(env["university"], env["domain"], env[weight], strict=True))
+    return _frame_of(networks.Overlap, networks.colink_overlap(edges, universities=names))
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def shared_domains(url: str, run_id: int, direction: str, min_universities: int) -> pd.DataFrame:
+    """The external domains shared by at least ``min_universities`` universities."""
+    from cluster import networks
+
+    env = environment(url, run_id, direction)
+    weight = "links" if direction == "outgoing" else "pages"
+    edges = list(zip(env["university"], env["domain"], env[weight], strict=True))
+    rows = networks.shared_domains(edges, min_universities=min_universities)
+    df = _frame_of(networks.SharedDomain, rows)
+    df["universities"] = df["universities"].map(", ".join)
+    return df
+
+
+# --- the taxonomy -------------------------------------------------------------------------
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def category_labels(taxonomy_path: str | None) -> dict[str, str]:
+    """``{key: English label}`` of the taxonomy's categories, in the file's order
+    (``taxonomy_path=None``: the packaged ``cluster/taxonomy.toml``)."""
+    from cluster.categories import load_taxonomy
+
+    return load_taxonomy(taxonomy_path).labels("en")

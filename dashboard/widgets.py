@@ -8,6 +8,7 @@ set by ``webometrics dashboard``) and passed to every cached query as a paramete
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 import pandas as pd
@@ -63,23 +64,58 @@ def table(
     )
 
 
+def download(df: pd.DataFrame, name: str, *, key: str) -> None:
+    """A button that downloads ``df`` as ``<name>.csv``."""
+    st.download_button(
+        f"Download {name} (CSV)",
+        csv_bytes(df),
+        file_name=f"{_slug(name)}.csv",
+        mime="text/csv",
+        key=f"{key}-csv",
+        on_click="ignore",
+    )
+
+
 def run_label(row: pd.Series) -> str:
     start = row["started_at"]
     when = start.strftime("%Y-%m-%d %H:%M") if pd.notna(start) else "?"
     return f"run {row['id']} · {row['kind']} · {when} · {row['status']}"
 
 
-def pick_run(url: str, *, key: str, label: str = "Crawl run") -> int | None:
-    """A select box of the crawl runs (newest first, finished ones preferred);
-    ``None`` when there is none."""
+def pick_run(
+    url: str, *, key: str, label: str = "Crawl run", with_data: bool = False
+) -> int | None:
+    """A select box of the crawl runs, newest first (finished ones before the others);
+    ``with_data`` keeps the runs that have environment data (links or verified
+    citations). ``None``, with a note on what to run, when there is none."""
     runs = data.crawl_runs(url)
+    if with_data:
+        runs = runs[runs["id"].isin(data.runs_with_data(url))]
     if runs.empty:
-        st.info("No crawl run stored yet: run `webometrics crawl` (or `make demo`).")
+        st.info("No crawl run with data stored yet: run `webometrics crawl` (or `make demo`).")
         return None
     ordered = pd.concat([runs[runs["status"] == "finished"], runs[runs["status"] != "finished"]])
     labels = {int(r["id"]): run_label(r) for _, r in ordered.iterrows()}
     return st.selectbox(
         label, list(labels), format_func=labels.__getitem__, key=key, help="crawl_run.id"
+    )
+
+
+def category_options(present: Iterable[str] = ()) -> list[str]:
+    """Every category of the taxonomy (file order), then ``uncategorised`` and any other
+    category found in the data: fixed options, so a filter keeps its choice when the run
+    or the university changes."""
+    keys = list(data.category_labels(data.settings().analyse.taxonomy))
+    extra = sorted(set(present) - set(keys) - {"uncategorised"})
+    return [*keys, "uncategorised", *extra]
+
+
+def category_filter(key: str, present: Iterable[str] = (), *, label: str = "Category") -> list[str]:
+    """A multiselect of the categories (all chosen by default)."""
+    options = category_options(present)
+    labels = data.category_labels(data.settings().analyse.taxonomy)
+    return st.multiselect(
+        label, options, default=options, key=key, format_func=lambda c: labels.get(c, c)
     )
 
 

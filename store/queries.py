@@ -18,11 +18,9 @@ from store.models import (
     DIRECTIONS,
     Cluster,
     Clustering,
-    ClusterMember,
     CrawlRun,
     DedupRun,
     Document,
-    DomainCategory,
     DuplicateGroup,
     DuplicateMember,
     Page,
@@ -323,55 +321,6 @@ def cluster_levels(engine: Engine, clustering_id: int) -> list[tuple[int, int]]:
     )
     with engine.connect() as conn:
         return [(int(level), int(n)) for level, n in conn.execute(stmt)]
-
-
-@dataclass(frozen=True)
-class ClusterDocumentRow:
-    """A document of a cluster: its domain (or page URL), language, pages and category.
-
-    ``category`` is the analyst's override when there is one, else the domain's
-    assigned category (:class:`~store.models.DomainCategory`).
-    """
-
-    cluster_id: int
-    document_id: int
-    unit: str
-    key: str
-    domain: str
-    language: str | None
-    n_pages: int
-    category: str | None
-    overridden: bool
-
-
-def cluster_documents(engine: Engine, cluster_ids: Sequence[int]) -> list[ClusterDocumentRow]:
-    """The documents of the given clusters, by cluster then domain."""
-    if not cluster_ids:
-        return []
-    stmt = (
-        select(
-            ClusterMember.cluster_id,
-            Document.id,
-            Document.unit,
-            Document.key,
-            Document.domain,
-            Document.language,
-            Document.n_pages,
-            DomainCategory.category,
-            DomainCategory.override_category,
-        )
-        .join(Document, Document.id == ClusterMember.document_id)
-        .outerjoin(DomainCategory, DomainCategory.domain == Document.domain)
-        .where(ClusterMember.cluster_id.in_(list(cluster_ids)))
-        .order_by(ClusterMember.cluster_id, Document.domain, Document.key)
-    )
-    with engine.connect() as conn:
-        return [
-            ClusterDocumentRow(
-                cid, did, unit, key, domain, lang, npages, override or cat, override is not None
-            )
-            for cid, did, unit, key, domain, lang, npages, cat, override in conn.execute(stmt)
-        ]
 
 
 @dataclass(frozen=True)

@@ -56,13 +56,9 @@ m[2].metric("near duplicates left out", int(chosen["n_excluded_duplicates"]))
 m[3].metric("seconds", f"{chosen['seconds']:.2f}" if pd.notna(chosen["seconds"]) else "–")
 
 final = data.clusters(url, cid)
-present = sorted(c for c in final["category"].dropna().unique())
-chosen_categories = st.multiselect(
-    "Category", present, default=present, key="uni-category", help="the (overridden) category"
-)
-shown = final[final["category"].isin(chosen_categories) | final["category"].isna()]
-if len(chosen_categories) < len(present):
-    shown = shown[shown["category"].notna()]
+final["category"] = final["category"].fillna("uncategorised")
+chosen_categories = widgets.category_filter("uni-category", set(final["category"]))
+shown = final[final["category"].isin(chosen_categories)]
 
 st.subheader("Clusters")
 table = pd.DataFrame(
@@ -95,7 +91,7 @@ if not table.empty:
     st.altair_chart(chart, width="stretch")
 
 top = shown.head(MAX_EXPANDERS)
-members = data.cluster_documents(url, tuple(int(i) for i in top["id"]))
+members = data.cluster_members(url, tuple(int(i) for i in top["id"]))
 domains = tuple(sorted(members.loc[members["unit"] == "domain", "domain"].unique()))
 role = "external" if direction == "outgoing" else "citing"
 pages = data.domain_pages(url, domains, PAGES_PER_DOMAIN, (role,))
@@ -111,7 +107,18 @@ for _, cl in top.iterrows():
     with st.expander(head):
         docs = members[members["cluster_id"] == cl["id"]]
         widgets.table(
-            docs[["domain", "key", "unit", "language", "n_pages", "category", "overridden"]],
+            docs[
+                [
+                    "domain",
+                    "key",
+                    "unit",
+                    "language",
+                    "n_pages",
+                    "category",
+                    "assigned_category",
+                    "overridden",
+                ]
+            ],
             f"cluster {cl['label']} domains",
             key=f"cl-{cl['id']}-docs",
         )

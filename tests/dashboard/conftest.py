@@ -103,6 +103,16 @@ class Facts:
     dedup_run_id: int = 0
     pipeline_run_id: int = 0
 
+    @staticmethod
+    def table2(run: int) -> dict[str, tuple[int, int, int, int]]:
+        """Table 2 expected for fixture run ``run`` (see :func:`table2`)."""
+        return table2(run)
+
+    @staticmethod
+    def table3(run: int) -> dict[str, tuple[int, int, int, int]]:
+        """Table 3 expected for fixture run ``run`` (see :func:`table3`)."""
+        return table3(run)
+
 
 def table2(run: int) -> dict[str, tuple[int, int, int, int]]:
     """The paper's Table 2 per university domain for a fixture run: external links,
@@ -250,7 +260,9 @@ def _fill(engine: Any, facts: Facts) -> None:
                 )
                 s.add(p)
                 pages[url] = p
-            return pages[url]
+            p = pages[url]
+            p.last_run_id = max(p.last_run_id or run_id, run_id)
+            return p
 
         for n, per_uni in ENVIRONMENT.items():
             run_id = runs[n].id

@@ -53,11 +53,6 @@ def test_clusters_documents_and_pages(ro) -> None:
     assert [c.size for c in only] == [3]
     assert queries.cluster_levels(engine, cid) == [(-1, 2), (0, 5), (2, 2)]
     assert len(queries.list_clusters(engine, cid, level=0)) == 5
-    docs = queries.cluster_documents(engine, [facts.cluster_ids["social"]])
-    assert [(d.domain, d.category, d.overridden) for d in docs] == [
-        ("lenta.ru", "media", True),
-        ("vk.com", "social_networks", False),
-    ]
     pages = queries.domain_pages(engine, ["vk.com", "lenta.ru"], per_domain=2, roles=["external"])
     assert [p.url for p in pages] == [
         "https://lenta.ru/spbu.ru/0",

@@ -1,0 +1,98 @@
+"""Overview: the paper's Table 2 and Table 3 counts per university for a chosen run, the
+Web Impact Factors and what changed since the run before."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from dashboard import data, widgets
+
+url = widgets.database_url()
+st.title("Overview")
+run_id = widgets.pick_run(url, key="overview-run", with_data=True)
+if run_id is None:
+    st.stop()
+
+st.subheader("Table 2 · External resources around each university")
+t2 = data.table2(url, run_id)
+table2 = pd.DataFrame(
+    {
+        "university": t2["university"],
+        "domains": t2["domains"].map(", ".join),
+        "country": t2["country"],
+        "Webometrics rank": t2["rank"].astype("Int64"),
+        "site pages": t2["site_pages"],
+        "external links on site": t2["external_links"],
+        "external domains on site": t2["external_domains"],
+        "citing pages": t2["citing_pages"],
+        "citing domains": t2["citing_domains"],
+    }
+)
+st.table(table2.set_index("university"))
+widgets.download(table2, f"table 2 run {run_id}", key="table2")
+
+st.subheader("Table 3 · External domains for clustering, by language")
+present = data.languages(url)
+languages = st.multiselect(
+    "Languages",
+    sorted(set(present) | {"ru", "en"}),
+    default=["ru", "en"],
+    key="overview-languages",
+    help="the paper kept Russian and English pages; other languages count under 'other'",
+)
+t3 = data.table3(url, run_id, tuple(languages))
+if t3.empty:
+    st.info("No university stored.")
+else:
+    wide = t3.pivot_table(
+        index=["university", "rank"],
+        columns=["direction", "language"],
+        values="domains",
+        aggfunc="sum",
+        sort=False,
+    )
+    wide.columns = [f"{d} · {lang}" for d, lang in wide.columns]
+    wide = wide.reset_index().sort_values("rank", na_position="last").drop(columns="rank")
+    st.table(wide.set_index("university"))
+    widgets.download(wide, f"table 3 run {run_id}", key="table3")
+
+st.subheader("Web Impact Factors")
+st.caption(
+    "wif_pages = citing pages / site pages (Ingwersen 1998); wif_domains = citing domains / "
+    "site pages; outlink_density = external links / site pages; in_out_ratio = citing "
+    "domains / external domains; visibility_share = the university's share of all citing "
+    "domains."
+)
+wif = data.web_impact_factors(url, run_id)
+widgets.table(
+    wif[
+        [
+            "university",
+            "rank",
+            "wif_pages",
+            "wif_domains",
+            "outlink_density",
+            "in_out_ratio",
+            "visibility_share",
+        ]
+    ],
+    f"web impact factors run {run_id}",
+    key="wif",
+)
+
+st.subheader("Change since the run before")
+summary = data.change_summary(url, run_id)
+if summary.empty:
+    st.info(f"No earlier run with data than run {run_id} to compare with.")
+else:
+    widgets.table(
+        summary.drop(columns=["university_id"]), f"change summary run {run_id}", key="change"
+    )
+    with st.expander("Domains that appeared or disappeared"):
+        changes = data.environment_changes(url, run_id)
+        widgets.table(
+            changes.drop(columns=["university_id"]),
+            f"environment changes run {run_id}",
+            key="changes",
+        )

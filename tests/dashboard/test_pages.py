@@ -1,0 +1,281 @@
+"""Every dashboard page in Streamlit's AppTest on the fixture database: no exception,
+the fixture's numbers shown, and the filters change them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import dashboard
+
+APP = Path(dashboard.__file__).resolve().parent / "app.py"
+
+
+@pytest.fixture
+def page(dashboard_db, monkeypatch):
+    """Open a page of the app on the fixture database; returns the AppTest."""
+    monkeypatch.setenv("WEBOMETRICS_DB_URL", dashboard_db.url)
+    monkeypatch.delenv("WEBOMETRICS_CONFIG", raising=False)
+
+    def open_page(path: str) -> AppTest:
+        at = AppTest.from_file(str(APP), default_timeout=60)
+        at.run()
+        assert not at.exception, at.exception
+        at.switch_page(path).run()
+        assert not at.exception, at.exception
+        return at
+
+    return open_page
+
+
+def frames(at: AppTest) -> list[pd.DataFrame]:
+    return [df.value for df in at.dataframe]
+
+
+def rerun(at: AppTest) -> AppTest:
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_app_opens_on_overview_and_names_the_database(page, dashboard_db) -> None:
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    rerun(at)
+    assert at.title[0].value == "Overview"
+    assert "dashboard.db" in " ".join(c.value for c in at.sidebar.caption)
+    at.sidebar.button(key="reload").click()
+    rerun(at)
+    assert at.title[0].value == "Overview"
+
+
+def test_app_reports_a_database_it_cannot_open(monkeypatch, tmp_path) -> None:
+    missing = tmp_path / "missing.db"
+    monkeypatch.setenv("WEBOMETRICS_DB_URL", f"sqlite:///{missing}")
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    rerun(at)
+    assert "webometrics db upgrade" in at.error[0].value
+    assert not missing.exists()
+    # a database whose schema is not at head
+    from store import make_engine
+
+    empty = tmp_path / "empty.db"
+    make_engine(f"sqlite:///{empty}").connect().close()
+    monkeypatch.setenv("WEBOMETRICS_DB_URL", f"sqlite:///{empty}")
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    rerun(at)
+    assert "schema is out of date" in at.error[0].value
+
+
+def test_runs(page, dashboard_db) -> None:
+    at = page("pages/runs.py")
+    crawls, pipes = frames(at)[:2]
+    assert sorted(crawls["id"]) == sorted(
+        [*dashboard_db.run_ids.values(), dashboard_db.failed_run_id]
+    )
+    assert crawls.set_index("id").loc[dashboard_db.run_ids[2], "stats.links"] == 40
+    assert any("proxy refused" in e.value for e in at.error)
+    assert list(pipes["status"]) == ["failed", "finished"]
+    assert "crawl:finished → extract:finished" in pipes["stages"].iloc[1]
+    # the clusterings table names the university
+    clus = frames(at)[-1]
+    assert sorted(clus["university"]) == sorted(
+        ["Saint Petersburg State University"] * 2 + ["University of Oxford"]
+    )
+    assert len(at.get("download_button")) == len(at.dataframe)
+    # the status filter
+    at.multiselect(key="runs-status").set_value(["failed"])
+    rerun(at)
+    crawls, pipes = frames(at)[:2]
+    assert list(crawls["id"]) == [dashboard_db.failed_run_id]
+    assert list(pipes["status"]) == ["failed"]
+    assert at.metric[0].value == "1"
+
+
+def test_duplicates(page, dashboard_db) -> None:
+    at = page("pages/duplicates.py")
+    groups = frames(at)[0]
+    assert list(groups["size"]) == [3, 2]
+    assert list(groups["canonical"]) == ["https://vk.com/spbu.ru/0", "https://mit.edu/spbu.ru/0"]
+    assert [m.value for m in at.metric] == ["minhash-lsh", "5", "2", "3"]
+    assert len(at.expander) == 2
+    members = frames(at)[1]
+    assert list(members["canonical"]) == [True, False, False]
+    at.selectbox(key="dedup-language").set_value("en")
+    rerun(at)
+    groups = frames(at)[0]
+    assert list(groups["canonical"]) == ["https://mit.edu/spbu.ru/0"]
+    assert len(at.expander) == 1
+
+
+def test_university_clusters(page, dashboard_db) -> None:
+    at = page("pages/university.py")
+    spbu = dashboard_db.university_ids["spbu.ru"]
+    # the first university by rank is Oxford (16)
+    clusters = frames(at)[0]
+    assert list(clusters["size"]) == [2, 2]
+    at.selectbox(key="uni").set_value(spbu)
+    rerun(at)
+    clusters = frames(at)[0]
+    assert list(clusters["size"]) == [3, 2]
+    assert list(clusters["theme"].str.split(", ").str[0]) == ["science-term", "social-term"]
+    assert list(clusters["category"]) == ["scientific_communities", "media"]
+    assert [m.value for m in at.metric][:2] == ["5", "2"]
+    # each cluster expands to its domains and their pages, as links
+    assert len(at.expander) == 2
+    docs, pages = frames(at)[1:3]
+    assert list(docs["domain"]) == ["arxiv.org", "elibrary.ru", "mit.edu"]
+    assert set(pages["domain"]) == {"arxiv.org", "elibrary.ru", "mit.edu"}
+    assert pages["url"].str.startswith("https://").all()
+    assert (pages.groupby("domain").size() <= 5).all()
+    assert set(pages["role"]) == {"external"}
+
+
+def test_university_filters(page, dashboard_db) -> None:
+    at = page("pages/university.py")
+    at.selectbox(key="uni").set_value(dashboard_db.university_ids["spbu.ru"])
+    rerun(at)
+    at.multiselect(key="uni-category").set_value(["media"])
+    rerun(at)
+    assert list(frames(at)[0]["size"]) == [2]
+    at.radio(key="uni-direction").set_value("citing")
+    rerun(at)
+    clusters = frames(at)[0]
+    assert list(clusters["size"]) == [3]
+    pages = frames(at)[2]
+    assert set(pages["role"]) == {"citing"}
+    # a university without a clustering says how to get one
+    at.selectbox(key="uni").set_value(dashboard_db.university_ids["nsu.ru"])
+    rerun(at)
+    assert any("webometrics cluster" in i.value for i in at.info)
+
+
+def test_university_levels(page, dashboard_db) -> None:
+    at = page("pages/university.py")
+    at.selectbox(key="uni").set_value(dashboard_db.university_ids["spbu.ru"])
+    rerun(at)
+    levels = next(df for df in frames(at) if "s_curve" in df.columns)
+    assert list(levels["r"]) == [8, 6, 4, 2]
+    assert list(levels["n_clusters"]) == [5, 4, 2, 2]
+    assert list(levels["level"]) == [0, 1, 2, 3]
+    at.selectbox(key="level").set_value(0)
+    rerun(at)
+    rows = frames(at)[-1]
+    assert len(rows) == 5 and set(rows["size"]) == {1}
+
+
+def _table(at: AppTest, index: int) -> pd.DataFrame:
+    return at.table[index].value
+
+
+def test_overview_tables(page, dashboard_db) -> None:
+    at = page("pages/overview.py")
+    run1, run2 = dashboard_db.run_ids[1], dashboard_db.run_ids[2]
+    # the newest run with data comes first
+    assert at.selectbox(key="overview-run").value == run2
+    cols = ["external links on site", "external domains on site", "citing pages", "citing domains"]
+    t2 = _table(at, 0)
+    assert list(t2["domains"]) == ["ox.ac.uk", "spbu.ru", "nsu.ru"]  # by rank
+    got = {r["domains"]: tuple(int(r[c]) for c in cols) for _, r in t2.iterrows()}
+    assert got == dashboard_db.table2(2)
+    at.selectbox(key="overview-run").set_value(run1)
+    rerun(at)
+    t2 = _table(at, 0)
+    got = {r["domains"]: tuple(int(r[c]) for c in cols) for _, r in t2.iterrows()}
+    assert got == dashboard_db.table2(1)
+    t3 = _table(at, 1)
+    order = ["outgoing · ru", "outgoing · en", "citing · ru", "citing · en"]
+    assert list(t3.columns) == order
+    by_uni = dict(zip(t2.index, t2["domains"], strict=True))
+    got3 = {by_uni[u]: tuple(int(v) for v in row[order]) for u, row in t3.iterrows()}
+    assert got3 == dashboard_db.table3(1)
+    # the language filter: English only
+    at.multiselect(key="overview-languages").set_value(["en"])
+    rerun(at)
+    t3 = _table(at, 1)
+    assert list(t3.columns) == [
+        "outgoing · en",
+        "outgoing · other",
+        "citing · en",
+        "citing · other",
+    ]
+    assert int(t3.loc["Saint Petersburg State University", "outgoing · other"]) == 3
+    # Web Impact Factors, and no earlier run to compare run 1 with
+    wif = frames(at)[0]
+    spbu = wif.set_index("university").loc["Saint Petersburg State University"]
+    assert spbu["wif_pages"] == pytest.approx(6 / 4)  # 6 citing pages / 4 site pages
+    assert any("No earlier run" in i.value for i in at.info)
+    assert len(at.get("download_button")) == 3
+
+
+def test_overview_changes(page, dashboard_db) -> None:
+    at = page("pages/overview.py")
+    summary = frames(at)[1].set_index(["university", "direction"])
+    spbu_out = summary.loc[("Saint Petersburg State University", "outgoing")]
+    # run 1 -> run 2: mit.edu kept, gazprom.ru appeared, four domains disappeared
+    assert (spbu_out["kept"], spbu_out["appeared"], spbu_out["disappeared"]) == (1, 1, 4)
+    changes = frames(at)[2]
+    appeared = changes[changes["change"] == "appeared"]
+    assert list(appeared["domain"]) == ["gazprom.ru"]
+
+
+def test_countries(page, dashboard_db) -> None:
+    at = page("pages/countries.py")
+    at.selectbox(key="countries-run").set_value(dashboard_db.run_ids[1])
+    rerun(at)
+    per_uni, per_country = frames(at)[:2]
+    spbu = per_uni.set_index("university").loc["Saint Petersburg State University"]
+    # lenta.ru counts as media: the analyst's override
+    assert spbu["scientific_communities"] == pytest.approx(0.4)
+    assert spbu["media"] == pytest.approx(0.2)
+    assert spbu["news_portals"] == 0.0
+    russia = per_country.set_index("country").loc["Russia"]
+    assert russia["universities"] == pytest.approx(round(2 / 7, 4))
+    uk = per_country.set_index("country").loc["United Kingdom"]
+    assert uk["media"] == pytest.approx(0.25)
+    # the direction filter: citing
+    at.radio(key="countries-direction").set_value("citing")
+    rerun(at)
+    per_uni = frames(at)[0].set_index("university")
+    assert per_uni.loc["University of Oxford", "universities"] == pytest.approx(0.5)
+    # the category and country filters
+    at.multiselect(key="countries-country").set_value(["Russia"])
+    at.multiselect(key="countries-category").set_value(["universities"])
+    rerun(at)
+    per_uni, per_country = frames(at)[:2]
+    assert list(per_country["country"]) == ["Russia"]
+    assert list(per_uni.columns) == ["country", "university", "universities"]
+
+
+def test_network(page, dashboard_db) -> None:
+    at = page("pages/network.py")
+    at.selectbox(key="network-run").set_value(dashboard_db.run_ids[1])
+    rerun(at)
+    assert [m.value for m in at.metric] == ["3", "8", "12", "8"]
+    ov = frames(at)[0].set_index(["a", "b"])
+    pair = ov.loc[("Saint Petersburg State University", "University of Oxford")]
+    assert (pair["shared"], pair["jaccard"]) == (2, pytest.approx(0.2857))
+    shared = frames(at)[1]
+    assert sorted(shared["domain"]) == ["arxiv.org", "google.com", "mit.edu", "vk.com"]
+    at.slider(key="network-min-unis").set_value(2)
+    rerun(at)
+    assert at.metric[3].value == "4"
+    at.radio(key="network-direction").set_value("citing")
+    rerun(at)
+    assert [m.value for m in at.metric][:3] == ["3", "6", "6"]
+
+
+def test_network_gexf_opens_in_networkx(dashboard_db) -> None:
+    import io
+
+    import networkx as nx
+
+    from dashboard import data
+
+    blob = data.gexf(dashboard_db.url, dashboard_db.run_ids[1], "outgoing")
+    g = nx.read_gexf(io.BytesIO(blob))
+    assert g.number_of_nodes() == 3 + 8 and g.number_of_edges() == 12
+    assert g.nodes["d:lenta.ru"]["category"] == "media"
+    assert g["u:Saint Petersburg State University"]["d:vk.com"]["weight"] == 4
