@@ -18,8 +18,8 @@ are computed again from the documents' texts:
   ``t`` in class ``c`` is ``tf(t, c) / |c| * log(1 + A / f(t))`` with ``|c|`` the
   number of words of the class, ``A`` the average number of words per class and
   ``f(t)`` the frequency of ``t`` over all classes. Terms frequent in one cluster and
-  rare in the others rank first. A term must occur in at least two documents of a
-  cluster that has two or more.
+  rare in the others rank first. Terms met in at least two documents of a cluster
+  (that has two or more) rank before the others.
 * **largest domains**: the cluster's registered domains by number of pages.
 * **typical titles**: the distinct titles whose words weigh most in the cluster's
   c-TF-IDF terms (per square root of the title's length), ties by frequency.
@@ -326,7 +326,7 @@ def distinctive_terms(
     --------
     >>> terms = distinctive_terms({"a": ["cats purr", "cats sleep"], "b": ["dogs bark"]}, top=2)
     >>> [t for t, _ in terms["a"]], [t for t, _ in terms["b"]]
-    (['cats'], ['bark', 'dogs'])
+    (['cats', 'purr'], ['bark', 'dogs'])
     """
     tf: dict[Hashable, Counter[str]] = {}
     df: dict[Hashable, Counter[str]] = {}
@@ -350,12 +350,11 @@ def distinctive_terms(
         n_words = sum(counts.values())
         need = min(2, sizes[label])
         scored = [
-            (term, (n / n_words) * math.log(1.0 + avg / total[term]))
+            (term, (n / n_words) * math.log(1.0 + avg / total[term]), df[label][term] >= need)
             for term, n in counts.items()
-            if df[label][term] >= need
         ]
-        scored.sort(key=lambda kv: (-kv[1], kv[0]))
-        out[label] = [(t, round(w, 6)) for t, w in scored[:top]]
+        scored.sort(key=lambda kv: (not kv[2], -kv[1], kv[0]))
+        out[label] = [(t, round(w, 6)) for t, w, _ in scored[:top]]
     return out
 
 

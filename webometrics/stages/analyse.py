@@ -38,17 +38,16 @@ from cluster.categories import (
 )
 from cluster.themes import ThemeDocument, ThemeOptions, cluster_themes
 from store.models import (
-    Citation,
     Cluster,
     Clustering,
     ClusterMember,
     Document,
     DomainCategory,
-    Link,
     Page,
     UniversityDomain,
     utcnow,
 )
+from store.overrides import stored_assignment
 from store.session import session_scope
 from webometrics.exceptions import ParameterError
 from webometrics.settings import Settings
@@ -115,13 +114,11 @@ def iter_domain_pages(
 
 
 def _environment_domains(engine: Engine) -> list[str]:
+    """The external domains of every run (``v_environment``) and of the documents."""
+    from store.analytics import V_ENVIRONMENT
+
     with engine.connect() as conn:
-        doms = set(conn.scalars(select(Link.target_domain).where(Link.external).distinct()).all())
-        doms |= set(
-            conn.scalars(
-                select(Citation.citing_domain).where(Citation.status == "verified").distinct()
-            ).all()
-        )
+        doms = set(conn.scalars(select(V_ENVIRONMENT.c.domain).distinct()).all())
         doms |= set(conn.scalars(select(Document.domain).distinct()).all())
     return sorted(d for d in doms if d)
 
@@ -196,24 +193,6 @@ def categorise_domains(
                 stats[f"category:{a.category}"] += 1
     stats["domains"] = len(results)
     return dict(stats)
-
-
-def stored_assignment(row: DomainCategory) -> Assignment | str | None:
-    """A domain's vote for its clusters: its override (a key), its stored assignment, or
-    ``None`` when it has neither."""
-    if row.override_category:
-        return row.override_category
-    if not row.category:
-        return None
-    scores = (row.evidence or {}).get("scores") or {}
-    if not isinstance(scores, dict):
-        scores = {}
-    return Assignment(
-        row.category,
-        float(row.score or 0.0),
-        {str(k): float(v) for k, v in scores.items()},
-        {},
-    )
 
 
 def _clusterings_to_do(engine: Engine, ids: Sequence[int] | None, redo: bool) -> list[int]:
