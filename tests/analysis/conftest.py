@@ -99,7 +99,7 @@ ENV: dict[int, dict[str, dict[str, dict[str, int]]]] = {
             "outgoing": {"arxiv.org": 1, "vk.com": 1, "gazprom.ru": 2},
             "citing": {"msu.ru": 1, "cnn.com": 1},
         },
-        "ox.ac.uk": {"outgoing": {"mit.edu": 1}},
+        "ox.ac.uk": {"outgoing": {"mit.edu": 1, "arxiv.org": 1}},
     },
 }
 
