@@ -71,6 +71,9 @@ CLUSTER_RESOLUTION = 0.5
 DEDUP_METHOD = "minhash-lsh"
 DEDUP_CANONICAL = "longest"  # longest | earliest
 DEDUP_GROUPING = "components"  # components | cliques | fpmax
+DEDUP_UNIT: str | None = None  # page | domain; None: the [cluster] unit
+DEDUP_MAX_CLIQUE_SIZE = 100
+DEDUP_FPMAX_MAX_DOCS = 40
 
 # --- analysis: themes, categories, report ---------------------------------
 ANALYSE_TAXONOMY: str | None = None  # None: the shipped cluster/taxonomy.toml

@@ -125,11 +125,14 @@ class ClusterSettings(_Section):
 
 
 class DedupSettings(_Section):
-    """Fuzzy-duplicate removal before clustering."""
+    """Fuzzy-duplicate removal before clustering (``webometrics dedup --list-methods``)."""
 
     method: str = D.DEDUP_METHOD
     canonical: Literal["longest", "earliest"] = D.DEDUP_CANONICAL  # type: ignore[assignment]
     grouping: Literal["components", "cliques", "fpmax"] = D.DEDUP_GROUPING  # type: ignore[assignment]
+    unit: Literal["page", "domain"] | None = D.DEDUP_UNIT  # type: ignore[assignment]
+    max_clique_size: int = Field(D.DEDUP_MAX_CLIQUE_SIZE, ge=2)
+    fpmax_max_docs: int = Field(D.DEDUP_FPMAX_MAX_DOCS, ge=2)
 
 
 class AnalyseSettings(_Section):

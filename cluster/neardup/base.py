@@ -153,6 +153,11 @@ class Corpus:
         return bool(self._texts[i].strip())
 
     @property
+    def has_stored_shingles(self) -> bool:
+        """Whether any document has stored shingles."""
+        return self._stored is not None and any(s is not None and len(s) for s in self._stored)
+
+    @property
     def any_text(self) -> bool:
         """Whether any document has text."""
         return any(t.strip() for t in self._texts)
@@ -448,7 +453,7 @@ class NearDuplicateMethod(ABC):
         """
         self._validate()
         corpus = as_corpus(documents)
-        if self.input == "text" and len(corpus) and not corpus.any_text:
+        if self.input == "text" and corpus.has_stored_shingles and not corpus.any_text:
             raise ParameterError(
                 f"method {self.name!r} reads text and these documents have only shingles: "
                 "run it on page units, or choose a shingle method (webometrics dedup "

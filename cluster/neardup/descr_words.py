@@ -6,7 +6,8 @@ grouped as duplicates (Ilyinsky et al. 2002). The seed leaves the dictionary and
 open; our choice: the dictionary holds the ``n_words`` (3000) words of highest document
 frequency among those in at least ``min_df`` (2) and at most ``max_df`` (10 %) of the
 documents (stop words dropped, stemmed) — frequent enough to recur in copies, rare
-enough to describe; a document's bit for a word is set when the word occurs at least
+enough to describe (in a collection too small for the fraction, words in ``min_df``
+documents are allowed); a document's bit for a word is set when the word occurs at least
 ``min_tf`` (2) times in it (a single occurrence is too easily added or removed by an
 edit). The vector is hashed with SHA-1; a document with fewer than ``min_bits`` (3) bits
 set has no signature. Seed 002 on ROMIP: R 0.44, P 0.77, F 0.56.
@@ -79,7 +80,7 @@ class DescrWordsMethod(NearDuplicateMethod):
         tokens = corpus.tokens(stem=self.stem, drop_stopwords=True)
         lex = Lexicon.from_tokens(tokens)
         words = np.array(list(lex.vocabulary), dtype=object)
-        ok = (lex.df >= self.min_df) & (lex.df <= self.max_df * lex.n_documents)
+        ok = (lex.df >= self.min_df) & (lex.df <= max(self.max_df * lex.n_documents, self.min_df))
         idx = np.flatnonzero(ok)
         idx = idx[np.lexsort((words[idx].astype(str), -lex.df[idx]))][: self.n_words]
         dictionary = set(words[idx].tolist())

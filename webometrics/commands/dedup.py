@@ -1,0 +1,85 @@
+"""``webometrics dedup``: group fuzzy duplicates among the stored documents."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+ORDER = 40
+
+
+def _param(text: str) -> tuple[str, Any]:
+    """``KEY=VALUE`` with VALUE read as JSON when it parses (numbers, true/false), else text."""
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is not KEY=VALUE (e.g. threshold=0.7)")
+    try:
+        parsed: Any = json.loads(value)
+    except json.JSONDecodeError:
+        parsed = value
+    return key.strip(), parsed
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "dedup",
+        help="group fuzzy duplicates (mirrors, syndicated copies) before clustering",
+        description="Run a near-duplicate method over the stored page or domain documents, "
+        "group the duplicates (connected components, greedy cliques or FPmax closed sets) "
+        "and keep one canonical document per group; `webometrics cluster` leaves the "
+        "others out. Defaults come from [dedup] in the settings.",
+    )
+    p.add_argument("--method", metavar="NAME", help="method name (see --list-methods)")
+    p.add_argument("--grouping", choices=("components", "cliques", "fpmax"))
+    p.add_argument("--unit", choices=("page", "domain"), help="default: [dedup] or [cluster] unit")
+    p.add_argument("--canonical", choices=("longest", "earliest"))
+    p.add_argument(
+        "--param",
+        metavar="KEY=VALUE",
+        type=_param,
+        action="append",
+        default=[],
+        help="a method parameter, repeatable (e.g. --param threshold=0.7)",
+    )
+    p.add_argument(
+        "--list-methods", action="store_true", help="list the methods and their parameters"
+    )
+    p.set_defaults(func=_dedup)
+
+
+def _list_methods() -> int:
+    from cluster.neardup.registry import describe_methods
+
+    rows = describe_methods()
+    width = max(len(r["name"]) for r in rows)
+    for r in rows:
+        params = ", ".join(f"{k}={v!r}" for k, v in r["params"].items()) or "-"
+        print(f"{r['name']:<{width}}  {r['label']}  [reads {r['input']}]")
+        print(f"{'':<{width}}  pairs: {r['comparison']}; source: {r['reference']}")
+        print(f"{'':<{width}}  parameters: {params}")
+    return 0
+
+
+def _dedup(ctx) -> int:
+    if ctx.args.list_methods:
+        return _list_methods()
+    from webometrics.stages.dedup import run
+
+    stats = run(
+        ctx.engine(),
+        ctx.settings,
+        method=ctx.args.method,
+        grouping=ctx.args.grouping,
+        unit=ctx.args.unit,
+        canonical=ctx.args.canonical,
+        params=dict(ctx.args.param),
+        progress=True,
+    )
+    print(
+        f"dedup run {stats['dedup_run_id']}: {stats['method']} over {stats['n_documents']} "
+        f"{stats['unit']} documents: {stats['n_pairs']} duplicate pairs, {stats['n_groups']} "
+        f"groups ({stats['grouping']}); {stats['n_duplicates']} non-canonical documents will "
+        f"be left out of clustering ({stats['seconds']:.1f} s)"
+    )
+    return 0
