@@ -1,0 +1,192 @@
+"""Downloader middlewares and the DNS resolver of the crawler.
+
+* :class:`SafetyMiddleware` (first in the chain) refuses URLs that
+  :func:`crawler.safety.unsafe_reason` rejects: other schemes, IP literals, internal
+  names; redirects and robots.txt requests pass through it too.
+* :class:`SafeResolver` refuses names that resolve to loopback, private, link-local or
+  other non-global addresses (when the crawler resolves names itself, i.e. without a
+  proxy).
+* :class:`ReplayMiddleware` keeps every final answer in the frontier until its page is
+  stored, and serves it again after a restart instead of fetching it twice; it also keeps
+  robots.txt answers.
+* :class:`ProxyMiddleware` sends every request (robots.txt included) through
+  ``[crawl] proxy`` when set.
+* :class:`SitemapRobotsMiddleware` is Scrapy's robots.txt middleware; the spiders read
+  the ``Sitemap:`` lines through Scrapy's ``robots_parsed`` signal.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from scrapy.exceptions import IgnoreRequest, NotConfigured
+from scrapy.http import Headers, Request, Response
+from scrapy.resolver import CachingThreadedResolver
+from scrapy.utils.misc import load_object
+from twisted.internet import defer
+from twisted.internet.error import DNSLookupError
+
+from crawler.frontier import dumps, loads
+from crawler.safety import address_kind, ip_literal, unsafe_reason
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+
+log = logging.getLogger(__name__)
+
+
+class UnsafeURLError(IgnoreRequest):
+    """A URL the crawler must not fetch (scheme, IP literal, internal name)."""
+
+
+class UnsafeAddressError(DNSLookupError):
+    """A name that resolves to a loopback, private, link-local or other internal address."""
+
+
+class SafetyMiddleware:
+    """Refuse unsafe URLs before any connection (see :mod:`crawler.safety`)."""
+
+    def __init__(self, allow_private: bool) -> None:
+        self.allow_private = allow_private
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> SafetyMiddleware:
+        return cls(crawler.settings.getbool("WEBOMETRICS_ALLOW_PRIVATE_HOSTS"))
+
+    def process_request(self, request: Request) -> None:
+        reason = unsafe_reason(request.url, allow_private=self.allow_private)
+        if reason is not None:
+            raise UnsafeURLError(f"unsafe: {reason}")
+
+
+class SafeResolver(CachingThreadedResolver):
+    """Scrapy's caching resolver that refuses internal addresses.
+
+    The proxy's own host (``WEBOMETRICS_PROXY_HOST``) is always allowed, and everything
+    when ``WEBOMETRICS_ALLOW_PRIVATE_HOSTS`` is on.
+    """
+
+    allow_private = False
+    allowed_names: frozenset[str] = frozenset()
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler, reactor: Any) -> SafeResolver:
+        resolver = super().from_crawler(crawler, reactor)
+        resolver.allow_private = crawler.settings.getbool("WEBOMETRICS_ALLOW_PRIVATE_HOSTS")
+        proxy_host = crawler.settings.get("WEBOMETRICS_PROXY_HOST")
+        resolver.allowed_names = frozenset({proxy_host} if proxy_host else ())
+        return resolver
+
+    def getHostByName(self, name: str, timeout: Any = ()) -> defer.Deferred[str]:  # noqa: N802
+        d = super().getHostByName(name, timeout)
+        if self.allow_private or name in self.allowed_names:
+            return d
+        return d.addCallback(self._check, name)
+
+    @staticmethod
+    def _check(address: str, name: str) -> str:
+        addr = ip_literal(address)
+        kind = address_kind(addr) if addr is not None else None
+        if kind is not None:
+            raise UnsafeAddressError(f"unsafe address: {name} resolves to {address} ({kind})")
+        return address
+
+
+class ProxyMiddleware:
+    """Send every request through ``WEBOMETRICS_PROXY`` (the test web, or a real proxy)."""
+
+    def __init__(self, proxy: str) -> None:
+        self.proxy = proxy
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> ProxyMiddleware:
+        proxy = crawler.settings.get("WEBOMETRICS_PROXY")
+        if not proxy:
+            raise NotConfigured
+        return cls(proxy)
+
+    def process_request(self, request: Request) -> None:
+        request.meta.setdefault("proxy", self.proxy)
+
+
+def response_to_blob(response: Response) -> bytes:
+    """Serialise a response (class, URL, status, headers, body, flags, protocol)."""
+    cls = type(response)
+    return dumps(
+        {
+            "cls": f"{cls.__module__}.{cls.__name__}",
+            "url": response.url,
+            "status": response.status,
+            "headers": list(response.headers.items()),
+            "body": response.body,
+            "flags": list(response.flags),
+            "protocol": response.protocol,
+        }
+    )
+
+
+def response_from_blob(blob: bytes, request: Request) -> Response:
+    """The response :func:`response_to_blob` stored, bound to ``request``."""
+    d: dict[str, Any] = loads(blob)  # type: ignore[assignment]
+    cls = load_object(d["cls"])
+    headers = Headers()
+    for name, values in d["headers"]:
+        headers.setlist(name, values)
+    return cls(
+        url=d["url"],
+        status=d["status"],
+        headers=headers,
+        body=d["body"],
+        flags=[*d["flags"], "replayed"],
+        protocol=d["protocol"],
+        request=request,
+    )
+
+
+def _is_robots(request: Request) -> bool:
+    return bool(request.meta.get("dont_obey_robotstxt")) and urlsplit(request.url).path == (
+        "/robots.txt"
+    )
+
+
+class ReplayMiddleware:
+    """Keep final answers in the frontier until stored; replay them after a restart."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> ReplayMiddleware:
+        return cls(crawler)
+
+    @property
+    def frontier(self) -> Any:
+        return getattr(self.crawler, "webometrics_frontier", None)
+
+    def process_request(self, request: Request) -> Response | None:
+        frontier = self.frontier
+        if frontier is None:
+            return None
+        fp = request.meta.get("wm_fp")
+        blob = frontier.cached_response(fp) if fp else None
+        if blob is None and _is_robots(request):
+            blob = frontier.robots(request.url)
+        if blob is None:
+            return None
+        request.meta["dont_retry"] = True
+        request.meta["wm_replayed"] = True
+        self.crawler.stats.inc_value("webometrics/replayed")
+        return response_from_blob(blob, request)
+
+    def process_response(self, request: Request, response: Response) -> Response:
+        frontier = self.frontier
+        if frontier is None or request.meta.get("wm_replayed"):
+            return response
+        fp = request.meta.get("wm_fp")
+        if fp:
+            frontier.received(fp, response_to_blob(response))
+        elif _is_robots(request):
+            frontier.store_robots(request.url, response_to_blob(response))
+        return response

@@ -1,0 +1,154 @@
+"""Scrapy settings built from the typed ``[crawl]`` settings.
+
+The project keeps one source of configuration (:mod:`webometrics.settings`); this module
+translates it for Scrapy. Politeness: robots.txt obeyed, AutoThrottle, per-domain
+concurrency, a User-Agent naming the contact URL, a maximum response size, timeouts and
+retries; the telnet console and remote control are off; cookies are off (a research
+crawler keeps no sessions). Redirects are followed by the spiders themselves, so every
+hop is recorded, checked by the safety rules and robots.txt, and loops are reported.
+
+Examples
+--------
+>>> from webometrics.settings import CrawlSettings
+>>> s = scrapy_settings(CrawlSettings(), frontier="/tmp/f.sqlite", db_url="sqlite://", run_id=1)
+>>> s["USER_AGENT"]
+'webometrics-crawler/0.1 (+https://example.org/webometrics-crawler)'
+>>> s["TELNETCONSOLE_ENABLED"], s["ROBOTSTXT_OBEY"], s["DOWNLOAD_MAXSIZE"]
+(False, True, 10485760)
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from webometrics.settings import CrawlSettings
+
+DOWNLOADER_MIDDLEWARES = {
+    "scrapy.downloadermiddlewares.offsite.OffsiteMiddleware": None,
+    "scrapy.downloadermiddlewares.redirect.MetaRefreshMiddleware": None,
+    "scrapy.downloadermiddlewares.redirect.RedirectMiddleware": None,
+    "scrapy.downloadermiddlewares.cookies.CookiesMiddleware": None,
+    "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": 100,
+    "crawler.middlewares.SafetyMiddleware": 10,
+    "crawler.middlewares.ReplayMiddleware": 20,
+    "crawler.middlewares.ProxyMiddleware": 740,
+    "crawler.warc.WarcMiddleware": 800,
+}
+
+EXTENSIONS = {
+    "scrapy.extensions.telnet.TelnetConsole": None,
+    "scrapy.extensions.remote_control.RemoteControl": None,
+    "scrapy.extensions.memdebug.MemoryDebugger": None,
+    "crawler.progress.ProgressReporter": 500,
+}
+
+
+def robots_agent(user_agent: str) -> str:
+    """The product token robots.txt groups are matched against (``webometrics-crawler``).
+
+    >>> robots_agent("webometrics-crawler/0.1 (+https://example.org/)")
+    'webometrics-crawler'
+    """
+    return user_agent.split("/", 1)[0].split(" ", 1)[0].strip() or user_agent
+
+
+def scrapy_settings(
+    crawl: CrawlSettings,
+    *,
+    frontier: str,
+    db_url: str,
+    run_id: int,
+    proxy: str | None = None,
+    log_file: str | None = None,
+    progress_file: str | None = None,
+    extract_settings: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The Scrapy settings of one crawl.
+
+    Parameters
+    ----------
+    crawl : CrawlSettings
+        The ``[crawl]`` section.
+    frontier : str
+        The frontier file (in the job directory).
+    db_url : str
+        Where the item pipeline stores pages and links.
+    run_id : int
+        The crawl run the pages belong to.
+    proxy : str, optional
+        An HTTP proxy for every request (overrides ``crawl.proxy``).
+    log_file : str, optional
+        Scrapy's log file (else standard error).
+    progress_file : str, optional
+        Where :class:`crawler.progress.ProgressReporter` writes its JSON lines (else
+        standard output).
+    extract_settings : dict, optional
+        The ``[extract]`` section, used when ``crawl.extract_inline`` is on.
+
+    Returns
+    -------
+    dict
+        Settings for :class:`scrapy.crawler.CrawlerProcess`.
+    """
+    user_agent = crawl.user_agent.format(contact=crawl.contact_url)
+    proxy = proxy or crawl.proxy
+    delay = crawl.download_delay
+    settings: dict[str, Any] = {
+        "BOT_NAME": "webometrics",
+        "USER_AGENT": user_agent,
+        "ROBOTSTXT_OBEY": crawl.obey_robots,
+        "ROBOTSTXT_USER_AGENT": robots_agent(user_agent),
+        "CONCURRENT_REQUESTS": crawl.concurrent_requests,
+        "CONCURRENT_REQUESTS_PER_DOMAIN": crawl.concurrent_per_domain,
+        "DOWNLOAD_DELAY": delay,
+        "RANDOMIZE_DOWNLOAD_DELAY": delay > 0,
+        "AUTOTHROTTLE_ENABLED": crawl.autothrottle,
+        "AUTOTHROTTLE_START_DELAY": max(delay, 0.1),
+        "AUTOTHROTTLE_MAX_DELAY": max(10 * crawl.download_timeout, 60.0),
+        "AUTOTHROTTLE_TARGET_CONCURRENCY": float(crawl.concurrent_per_domain),
+        "DOWNLOAD_TIMEOUT": crawl.download_timeout,
+        "DNS_TIMEOUT": min(crawl.download_timeout, 60.0),
+        "DOWNLOAD_MAXSIZE": crawl.max_response_bytes,
+        "DOWNLOAD_WARNSIZE": 0,
+        "RETRY_ENABLED": crawl.retry_times > 0,
+        "RETRY_TIMES": crawl.retry_times,
+        "REDIRECT_ENABLED": False,
+        "METAREFRESH_ENABLED": False,
+        "COOKIES_ENABLED": False,
+        "HTTPERROR_ALLOW_ALL": True,
+        "TELNETCONSOLE_ENABLED": False,
+        "DEPTH_LIMIT": 0,
+        "DEPTH_STATS_VERBOSE": False,
+        "REFERER_ENABLED": True,
+        "SCHEDULER": "crawler.scheduler.FrontierScheduler",
+        "TWISTED_DNS_RESOLVER": "crawler.middlewares.SafeResolver",
+        "DOWNLOADER_MIDDLEWARES": dict(DOWNLOADER_MIDDLEWARES),
+        "EXTENSIONS": dict(EXTENSIONS),
+        "ITEM_PIPELINES": {"crawler.pipelines.StorePipeline": 300},
+        "LOG_LEVEL": "INFO",
+        "LOG_FILE": log_file,
+        "LOGSTATS_INTERVAL": 60.0,
+        "MEMUSAGE_ENABLED": False,
+        # webometrics' own keys
+        "WEBOMETRICS_FRONTIER": frontier,
+        "WEBOMETRICS_DB_URL": db_url,
+        "WEBOMETRICS_RUN_ID": run_id,
+        "WEBOMETRICS_BATCH_SIZE": crawl.batch_size,
+        "WEBOMETRICS_FLUSH_SECONDS": crawl.flush_seconds,
+        "WEBOMETRICS_ALLOW_PRIVATE_HOSTS": crawl.allow_private_hosts,
+        "WEBOMETRICS_PROXY": proxy,
+        "WEBOMETRICS_PROXY_HOST": urlsplit(proxy).hostname if proxy else None,
+        "WEBOMETRICS_WARC_DIR": crawl.warc_dir,
+        "WEBOMETRICS_PROGRESS_FILE": progress_file,
+        "WEBOMETRICS_EXTRACT": dict(extract_settings or {}) if crawl.extract_inline else None,
+    }
+    if crawl.http_cache_dir:
+        settings.update(
+            HTTPCACHE_ENABLED=True,
+            HTTPCACHE_DIR=crawl.http_cache_dir,
+            HTTPCACHE_POLICY="scrapy.extensions.httpcache.RFC2616Policy",
+            HTTPCACHE_STORAGE="scrapy.extensions.httpcache.FilesystemCacheStorage",
+        )
+    return settings

@@ -1,0 +1,271 @@
+"""What both spiders share: the universities' domains, page items, redirects, errors.
+
+Every request the spiders make ends in exactly one :class:`~crawler.items.PageItem`
+(an answer, an error or a refusal), so the pipeline can tell the frontier when the page
+is stored. Redirects are followed here, hop by hop: each hop is its own request (checked
+by the safety rules and robots.txt, deduplicated), its page is stored with its 3xx status,
+and a chain that comes back to one of its URLs or grows past ``[crawl] max_redirects`` is
+recorded as ``redirect_loop`` / ``too_many_redirects`` on its pages.
+
+Fetch errors are stored as ``"<kind>: <detail>"`` in ``Page.fetch_error``. Kinds:
+``http_<status>`` (4xx/5xx answers), ``robots`` (disallowed by robots.txt, not fetched),
+``unsafe`` (scheme, IP literal, internal name or address; not fetched), ``dns``,
+``timeout``, ``connection_refused``, ``connection``, ``too_large`` (over
+``[crawl] max_response_bytes``), ``data_loss``, ``proxy``, ``redirect_loop``,
+``too_many_redirects``, ``bad_redirect`` (3xx without Location), ``error`` (other).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urldefrag, urljoin
+
+import scrapy
+from scrapy.exceptions import (
+    CannotResolveHostError,
+    DownloadCancelledError,
+    DownloadConnectionRefusedError,
+    DownloadFailedError,
+    DownloadTimeoutError,
+    IgnoreRequest,
+    ResponseDataLossError,
+)
+from scrapy.http import Response, TextResponse
+from twisted.internet import error as txerror
+from twisted.python.failure import Failure
+from w3lib.url import safe_url_string
+
+from crawler.items import PageErrorItem, PageItem
+from crawler.links import content_type
+from crawler.middlewares import UnsafeAddressError, UnsafeURLError
+from webometrics.domains import host_of, in_domains, normalize_url
+
+_REDIRECTS = (301, 302, 303, 307, 308)
+_TEXT_TYPES = ("text/", "application/xhtml+xml", "application/xml", "application/json")
+
+
+@dataclass(frozen=True)
+class UniversityInfo:
+    """A university as the spiders see it."""
+
+    id: int
+    name: str
+    domains: frozenset[str]
+    start_urls: tuple[str, ...]
+
+    def owns(self, url: str) -> bool:
+        """True when the URL's host is in one of the university's domains."""
+        return in_domains(host_of(url), self.domains)
+
+
+class Universities:
+    """The crawled universities, looked up by id and by URL."""
+
+    def __init__(self, rows: list[dict[str, Any]]) -> None:
+        self.all = [
+            UniversityInfo(
+                id=int(r["id"]),
+                name=r["name"],
+                domains=frozenset(d.lower() for d in r["domains"]),
+                start_urls=tuple(r.get("start_urls") or ()),
+            )
+            for r in rows
+        ]
+        self.by_id = {u.id: u for u in self.all}
+        self._by_domain = {d: u for u in self.all for d in u.domains}
+
+    def owner(self, url: str) -> UniversityInfo | None:
+        """The university whose domains hold the URL's host, or None."""
+        host = host_of(url)
+        while host:
+            u = self._by_domain.get(host)
+            if u is not None:
+                return u
+            if "." not in host:
+                return None
+            host = host.split(".", 1)[1]
+        return None
+
+
+def classify_failure(failure: Failure) -> str:
+    """``"<kind>: <detail>"`` for a failed request (see the module docstring)."""
+    exc = failure.value
+    cause = exc.__cause__
+    text = str(exc).strip() or type(exc).__name__
+    if isinstance(exc, UnsafeURLError):
+        return text if text.startswith("unsafe:") else f"unsafe: {text}"
+    if isinstance(exc, UnsafeAddressError) or isinstance(cause, UnsafeAddressError):
+        return f"unsafe: {cause or exc}".replace("unsafe: unsafe address: ", "unsafe: ")
+    if isinstance(exc, IgnoreRequest):
+        if "robots.txt" in text:
+            return "robots: disallowed by robots.txt"
+        return f"ignored: {text}"
+    if isinstance(exc, CannotResolveHostError | txerror.DNSLookupError):
+        return f"dns: {text}"
+    if isinstance(exc, DownloadTimeoutError | txerror.TimeoutError | TimeoutError):
+        return f"timeout: {text}"
+    if isinstance(exc, DownloadConnectionRefusedError | txerror.ConnectionRefusedError):
+        return f"connection_refused: {text}"
+    if isinstance(exc, DownloadCancelledError):
+        if "max size" in text or "maxsize" in text or "larger than" in text:
+            return f"too_large: {text}"
+        return f"cancelled: {text}"
+    if isinstance(exc, ResponseDataLossError):
+        return f"data_loss: {text}"
+    if type(exc).__name__ == "TunnelError":
+        return f"proxy: {text}"
+    if isinstance(exc, DownloadFailedError | txerror.ConnectionLost | txerror.ConnectError):
+        return f"connection: {text}"
+    return f"error: {type(exc).__name__}: {text}"
+
+
+def _header(response: Response, name: bytes, limit: int) -> str | None:
+    raw = response.headers.get(name)
+    if not raw:
+        return None
+    return raw.decode("latin-1")[:limit]
+
+
+def is_text(ctype: str | None) -> bool:
+    """True for media types whose bodies are stored (text, HTML, XML, JSON)."""
+    return ctype is None or ctype.startswith(_TEXT_TYPES) or ctype.endswith("+xml")
+
+
+class BaseSpider(scrapy.Spider):
+    """Shared behaviour of the outgoing and citing spiders.
+
+    Parameters
+    ----------
+    job : dict
+        The job description written by :mod:`webometrics.stages.crawl`: ``universities``
+        (id, name, domains, start_urls), ``crawl`` (the ``[crawl]`` section) and the
+        direction's own keys.
+    """
+
+    role = "external"
+
+    def __init__(self, job: dict[str, Any], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.job = job
+        self.universities = Universities(job["universities"])
+        crawl = job["crawl"]
+        self.max_depth = int(crawl["depth"])
+        self.max_pages = int(crawl["max_pages_per_university"])
+        self.extra_pages = int(crawl["external_pages_per_domain"])
+        self.max_redirects = int(crawl["max_redirects"])
+        self.follow_sitemaps = bool(crawl["sitemaps"])
+
+    # -- requests --------------------------------------------------------------------------
+    def make_request(self, url: str, wm: dict[str, Any], *, priority: int = 0) -> scrapy.Request:
+        """A request whose answer goes to :meth:`parse_page` and failure to :meth:`on_error`."""
+        return scrapy.Request(
+            url,
+            callback=self.parse_page,
+            errback=self.on_error,
+            meta={"wm": wm},
+            priority=priority,
+        )
+
+    @property
+    def frontier(self) -> Any:
+        return getattr(self.crawler, "webometrics_frontier", None)
+
+    # -- items -------------------------------------------------------------------------------
+    def page_item(self, response: Response) -> PageItem:
+        """The page item of an answer: HTTP facts and the body (text types only)."""
+        wm = response.meta.get("wm") or {}
+        ctype = content_type(response)
+        owner = self.universities.owner(response.url)
+        item = PageItem(
+            url=response.url,
+            fingerprint=response.meta.get("wm_fp"),
+            role="university" if owner is not None else self.role_of(wm),
+            university_id=owner.id if owner is not None else wm.get("uni"),
+            depth=wm.get("depth") if wm.get("kind") == "internal" else None,
+            http_status=response.status,
+            content_type=_header(response, b"Content-Type", 200),
+            charset=response.encoding[:50] if isinstance(response, TextResponse) else None,
+            body=response.body if is_text(ctype) else None,
+            content_length=len(response.body),
+            etag=_header(response, b"ETag", 300),
+            last_modified=_header(response, b"Last-Modified", 100),
+            fetched_at=dt.datetime.now(dt.UTC),
+        )
+        warc = response.meta.get("wm_warc")
+        if warc:
+            item.warc_file, item.warc_offset = warc
+        if not 200 <= response.status < 300 and response.status not in _REDIRECTS:
+            reason = _http_reason(response.status)
+            item.fetch_error = f"http_{response.status}: {reason}"
+        return item
+
+    def role_of(self, wm: dict[str, Any]) -> str:
+        """The role of a page outside every crawled university."""
+        return "citing" if wm.get("kind") == "citing" else "external"
+
+    def on_error(self, failure: Failure) -> Iterator[PageItem]:
+        """A failed or refused request: one page item with the error and its reason."""
+        request = failure.request  # type: ignore[attr-defined]
+        wm = request.meta.get("wm") or {}
+        owner = self.universities.owner(request.url)
+        yield PageItem(
+            url=request.url,
+            fingerprint=request.meta.get("wm_fp"),
+            role="university" if owner is not None else self.role_of(wm),
+            university_id=owner.id if owner is not None else wm.get("uni"),
+            depth=wm.get("depth") if wm.get("kind") == "internal" else None,
+            fetched_at=dt.datetime.now(dt.UTC),
+            fetch_error=classify_failure(failure)[:2000],
+        )
+
+    # -- redirects ---------------------------------------------------------------------------
+    def is_redirect(self, response: Response) -> bool:
+        return response.status in _REDIRECTS
+
+    def follow_redirect(
+        self, response: Response, item: PageItem, next_wm: Callable[[str], dict[str, Any]]
+    ) -> Iterator[Any]:
+        """Store the hop and request the next one (or record why the chain ends).
+
+        ``next_wm(target)`` gives the crawl facts of the next hop's request.
+        """
+        wm = response.meta.get("wm") or {}
+        location = response.headers.get(b"Location")
+        if not location:
+            item.fetch_error = f"bad_redirect: {response.status} without a Location header"
+            yield item
+            return
+        target = urldefrag(
+            urljoin(response.url, safe_url_string(location.decode("latin-1").strip()))
+        )[0]
+        chain = [*wm.get("chain", ()), response.url]
+        item.redirect_to = target
+        frontier = self.frontier
+        if frontier is not None:
+            frontier.record_redirect(normalize_url(response.url), target)
+        seen = {normalize_url(u) for u in chain}
+        problem = None
+        if normalize_url(target) in seen:
+            problem = "redirect_loop: " + " -> ".join([*chain, target])
+        elif len(chain) > self.max_redirects:
+            problem = f"too_many_redirects: more than {self.max_redirects} hops from {chain[0]}"
+        if problem is not None:
+            item.fetch_error = problem[:2000]
+            yield item
+            for url in chain[:-1]:
+                yield PageErrorItem(url=url, fetch_error=item.fetch_error)
+            return
+        yield item
+        yield self.make_request(target, {**next_wm(target), "chain": chain})
+
+
+def _http_reason(status: int) -> str:
+    from http import HTTPStatus
+
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "HTTP error"

@@ -1,0 +1,152 @@
+"""The outgoing spider: a university's own site and the external pages it links to.
+
+From each university's start pages (and the sitemaps its robots.txt names) the spider
+crawls within the university's registered domains, subdomains included, breadth-first to
+``[crawl] depth`` and at most ``[crawl] max_pages_per_university`` requests. Every link
+of a crawled page that leaves the university is stored (source, target, anchor,
+nofollow); each distinct target is fetched once, and up to ``[crawl]
+external_pages_per_domain`` more pages of each external domain (linked from its fetched
+pages) for that domain's document. A target inside another crawled university is fetched
+only if that university's own crawl does not reach it (see :mod:`crawler.frontier`).
+External pages keep only their links into the crawled universities (the citing evidence).
+
+Time and memory: linear in the pages fetched; the frontier holds one row per request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import scrapy
+from scrapy import signals
+from scrapy.http import Response
+
+from crawler.links import page_links, sitemap_urls
+from crawler.spiders.base import BaseSpider, UniversityInfo
+from webometrics.domains import normalize_url, registered_domain
+
+
+class OutgoingSpider(BaseSpider):
+    """The outgoing environment of every university of the job."""
+
+    name = "outgoing"
+
+    @classmethod
+    def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> OutgoingSpider:
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        crawler.signals.connect(spider.robots_parsed, signal=signals.robots_parsed)
+        return spider
+
+    async def start(self) -> AsyncIterator[scrapy.Request]:
+        for uni in self.universities.all:
+            for url in uni.start_urls:
+                yield self.internal(url, uni, 0)
+
+    # -- requests ------------------------------------------------------------------------------
+    def internal(self, url: str, uni: UniversityInfo, depth: int) -> scrapy.Request:
+        """A page of the university at ``depth`` (counts against its page budget)."""
+        wm = {
+            "kind": "internal",
+            "uni": uni.id,
+            "depth": depth,
+            "budget": (f"u{uni.id}", self.max_pages),
+        }
+        return self.make_request(url, wm)
+
+    def target(self, url: str, uni: UniversityInfo) -> scrapy.Request:
+        """An external link target of the university (fetched once, no budget)."""
+        kind = "deferred" if self.universities.owner(url) is not None else "external"
+        return self.make_request(url, {"kind": kind, "uni": uni.id})
+
+    def extra(self, url: str, uni_id: int, domain: str) -> scrapy.Request:
+        """One more page of an external domain (counts against the domain's budget)."""
+        wm = {"kind": "extra", "uni": uni_id, "budget": (f"d{domain}", self.extra_pages)}
+        return self.make_request(url, wm, priority=-1)
+
+    def hop(self, wm: dict[str, Any]) -> Any:
+        """The crawl facts of the next hop of a redirect chain, given its target."""
+
+        def next_wm(target: str) -> dict[str, Any]:
+            kind = wm.get("kind")
+            uni = self.universities.by_id.get(wm.get("uni"))  # type: ignore[arg-type]
+            if kind in ("internal", "sitemap") and uni is not None:
+                if uni.owns(target):
+                    return {k: v for k, v in wm.items() if k != "chain"}
+                owner = self.universities.owner(target)
+                return {"kind": "deferred" if owner else "external", "uni": uni.id}
+            return {"kind": "external" if kind == "extra" else kind, "uni": wm.get("uni")}
+
+        return next_wm
+
+    def robots_parsed(self, robotparser: Any, request: scrapy.Request) -> None:
+        """Schedule the sitemaps a university host's robots.txt names."""
+        if not self.follow_sitemaps:
+            return
+        wm = request.meta.get("wm") or {}
+        if wm.get("kind") != "internal":
+            return
+        uni = self.universities.by_id.get(wm.get("uni"))  # type: ignore[arg-type]
+        if uni is None or not uni.owns(request.url):
+            return
+        rp = getattr(robotparser, "rp", None)
+        for sitemap in list(getattr(rp, "sitemaps", ()) or ()):
+            if uni.owns(sitemap):
+                wm_sitemap = {"kind": "sitemap", "uni": uni.id, "depth": 0}
+                self.crawler.engine.crawl(self.make_request(sitemap, wm_sitemap))
+
+    # -- answers -------------------------------------------------------------------------------
+    def parse_page(self, response: Response) -> Iterator[Any]:
+        wm = response.meta.get("wm") or {}
+        item = self.page_item(response)
+        if self.is_redirect(response):
+            yield from self.follow_redirect(response, item, self.hop(wm))
+            return
+        if item.fetch_error is not None:
+            yield item
+            return
+        kind = wm.get("kind")
+        uni = self.universities.by_id.get(wm.get("uni"))  # type: ignore[arg-type]
+        if kind == "sitemap" and uni is not None:
+            yield from self._sitemap(response, uni, wm)
+            yield item
+            return
+        owner = self.universities.owner(response.url)
+        links = page_links(response)
+        if kind == "internal" and uni is not None and owner is uni:
+            depth = int(wm.get("depth") or 0)
+            for link in links:
+                if uni.owns(link.target):
+                    if depth < self.max_depth:
+                        yield self.internal(link.target, uni, depth + 1)
+                else:
+                    item.links.append(link)
+                    yield self.target(link.target, uni)
+        else:
+            domain = registered_domain(response.url)
+            grow = kind in ("external", "extra") and owner is None and self.extra_pages > 0
+            here = normalize_url(response.url)
+            for link in links:
+                linked = self.universities.owner(link.target)
+                if linked is not None and linked is not owner:
+                    item.links.append(link)
+                elif (
+                    grow
+                    and linked is None
+                    and registered_domain(link.target) == domain
+                    and normalize_url(link.target) != here
+                ):
+                    yield self.extra(link.target, int(wm.get("uni") or 0), domain)
+        yield item
+
+    def _sitemap(
+        self, response: Response, uni: UniversityInfo, wm: dict[str, Any]
+    ) -> Iterator[scrapy.Request]:
+        pages, nested = sitemap_urls(response)
+        for url in nested:
+            if uni.owns(url):
+                yield self.make_request(url, {"kind": "sitemap", "uni": uni.id, "depth": 0})
+        if self.max_depth >= 1:
+            for url in pages:
+                if uni.owns(url):
+                    yield self.internal(url, uni, 1)
