@@ -45,6 +45,14 @@ absolute form ``GET https://host/path`` over the plain connection (also accepted
 requests (``GET /path`` with a ``Host`` header) serve ``http://<Host>/path``, so a browser
 or ``curl -H 'Host: www.cs.cornell.edu' 127.0.0.1:8899/`` can look.
 
+Give the proxy to *every* request, robots.txt requests included: set the environment
+variables ``http_proxy`` and ``https_proxy`` (Scrapy's ``HttpProxyMiddleware`` reads them)
+or set ``meta["proxy"]`` in a downloader middleware. A ``meta["proxy"]`` set only on the
+spider's own requests misses Scrapy's robots.txt requests, which then fail DNS and count
+as "allow all". Scrapy follows the redirect loop 20 times, then drops it ("max
+redirections reached"). Through the proxy nothing resolves names, so a real DNS failure
+never happens: an unknown host answers ``502`` (``X-Testbed-Error: unknown-host``).
+
 Control endpoints (direct requests only, ``Host`` = the server's own address):
 ``GET /__testbed__/log`` (JSON list of fetches), ``POST /__testbed__/log/clear``,
 ``GET /__testbed__/manifest`` (the manifest). Every proxied request is logged, whatever

@@ -151,6 +151,7 @@ class _Builder:
         self.citing: dict[str, list[dict[str, Any]]] = defaultdict(list)
         self.links: dict[str, list[PageLink]] = {}
         self.webkb_source: dict[str, str] = {}
+        self._uni_pages: dict[str, list[str]] = {}
 
     # -- corpus ---------------------------------------------------------------------------
     def load_corpus(self) -> list[WebkbPage]:
@@ -200,6 +201,8 @@ class _Builder:
         for uni in unis:
             domains = set(uni["domains"])
             start = uni["start_urls"][0]
+            for s in uni["start_urls"]:  # a page's URL in the manifest: as the crawler asks
+                self.w.original[url_key(s)] = s
             main_host = urlsplit(start).hostname or ""
             hosts = sorted(
                 {
@@ -952,3 +955,63 @@ def _write_citing(folder: Path, unis: list[dict[str, Any]]) -> None:
     (folder / "citing-urls.txt").write_text(
         "\n".join(dict.fromkeys(all_urls)) + "\n", encoding="utf-8"
     )
+
+
+def _code_digest() -> str:
+    """A digest of the testbed's code and universities file (a cached build's version)."""
+    import hashlib
+
+    h = hashlib.blake2b(digest_size=8)
+    folder = Path(__file__).parent
+    skip = ("server.py", "manifest.py")  # they do not change what a build writes
+    built_by = [p for p in sorted(folder.glob("*.py")) if p.name not in skip]
+    for path in [*built_by, UNIVERSITIES_FILE]:
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def shared_build(options: BuildOptions | None = None, data_dir: str | Path | None = None) -> Path:
+    """A built test web in a cache folder shared by every process on the machine.
+
+    The folder (under the system temporary directory) is named after the options, the
+    testbed's code and the shared data's WebKB archive, so a change of any of them builds
+    anew; concurrent callers wait on a file lock and build once. Meant for test suites
+    (the crawler's and the testbed's) that all need the same test web.
+
+    Returns
+    -------
+    Path
+        The folder to give :class:`testbed.server.TestbedServer`.
+    """
+    import fcntl
+    import hashlib
+    import tempfile
+
+    options = options or BuildOptions()
+    if data_dir is None:
+        from cluster.datasets import data_dir as shared
+
+        data_dir = shared()
+    archive = Path(data_dir) / "webkb-4universities" / "webkb.tar.gz"
+    stat = archive.stat() if archive.is_file() else None
+    ident = json.dumps(
+        [asdict(options), _code_digest(), str(Path(data_dir).resolve()),
+         stat.st_size if stat else None, stat.st_mtime_ns if stat else None],
+        sort_keys=True,
+    )  # fmt: skip
+    digest = hashlib.blake2b(ident.encode(), digest_size=8).hexdigest()
+    folder = Path(tempfile.gettempdir()) / f"webometrics-testbed-{digest}"
+    stamp = folder / "BUILD-OK"
+    if stamp.is_file():
+        return folder
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if not stamp.is_file():
+                build(folder, options, data_dir)
+                stamp.write_text(ident, encoding="utf-8")
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    return folder

@@ -103,6 +103,7 @@ class _Server(ThreadingHTTPServer):
         self.log_lock = threading.Lock()
         self.log_file = open(log_file, "a", encoding="utf-8") if log_file else None  # noqa: SIM115
         self.tls: ssl.SSLContext | None = None
+        self.in_flight = 0
         self.tls_lock = threading.Lock()
 
     def tls_context(self) -> ssl.SSLContext:
@@ -114,9 +115,20 @@ class _Server(ThreadingHTTPServer):
     def record(self, entry: dict[str, Any]) -> None:
         with self.log_lock:
             self.fetch_log.append(entry)
+            self.in_flight += 1
+
+    def write_log_file(self, entry: dict[str, Any]) -> None:
+        with self.log_lock:
+            self.in_flight -= 1
             if self.log_file is not None:
                 self.log_file.write(json.dumps(entry) + "\n")
                 self.log_file.flush()
+
+    def wait_idle(self, timeout: float) -> None:
+        """Wait until no answer is being sent (at most ``timeout`` seconds)."""
+        deadline = time.monotonic() + timeout
+        while self.in_flight > 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
 
     def server_close(self) -> None:
         super().server_close()
@@ -130,10 +142,14 @@ class _Handler(BaseHTTPRequestHandler):
     server_version = "webometrics-testbed/1"
     sys_version = ""
     timeout = 120
+    disable_nagle_algorithm = True  # no 40 ms Nagle/delayed-ACK stalls on keep-alive
     server: _Server
 
     # set by CONNECT: the scheme and authority of the tunnel
     tunnel: tuple[str, str] | None = None
+
+    def version_string(self) -> str:
+        return self.server_version
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
         log.debug("%s " + format, self.client_address[0], *args)
@@ -224,9 +240,13 @@ class _Handler(BaseHTTPRequestHandler):
             "url": url,
             "via": via,
             "status": answer.status,
-            "bytes": 0,
+            "bytes": 0 if head else answer.length,
             "user_agent": self.headers.get("User-Agent", ""),
+            "seconds": None,
+            "aborted": None,
         }
+        # in the log before the answer leaves, so a client that got it finds it logged
+        self.server.record(entry)
         try:
             if answer.delay:
                 time.sleep(answer.delay)
@@ -235,16 +255,23 @@ class _Handler(BaseHTTPRequestHandler):
             entry["aborted"] = type(exc).__name__
             self.close_connection = True
         entry["seconds"] = round(time.monotonic() - started, 4)
-        self.server.record(entry)
+        self.server.write_log_file(entry)
 
     def _send(self, answer: StoredResponse, *, head: bool) -> int:
         self.send_response(answer.status)
         for name, value in answer.headers:
             self.send_header(name, value)
         self.send_header("Content-Length", str(answer.length))
-        self.end_headers()
+        self._headers_buffer.append(b"\r\n")
         if head:
+            self.flush_headers()
             return 0
+        if answer.generated is None and len(answer.body) <= 1 << 20:
+            # headers and body in one write: one packet for most pages
+            self._headers_buffer.append(answer.body)
+            self.flush_headers()
+            return len(answer.body)
+        self.flush_headers()
         sent = 0
         for chunk in answer.chunks():
             self.wfile.write(chunk)
@@ -330,7 +357,7 @@ class TestbedServer:
     @property
     def requests(self) -> list[dict[str, Any]]:
         with self._server.log_lock:
-            return list(self._server.fetch_log)
+            return [dict(e) for e in self._server.fetch_log]
 
     def fetched_urls(self) -> list[str]:
         """The URLs asked for, in order (with repeats)."""
@@ -363,6 +390,7 @@ class TestbedServer:
             self._server.shutdown()
             self._thread.join(10)
             self._thread = None
+        self._server.wait_idle(5.0)
         self._server.server_close()
         with contextlib.suppress(BufferError):
             self.index.close()

@@ -24,6 +24,7 @@ import mmap
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -36,6 +37,7 @@ BODIES_FILE = "bodies.bin"
 MAX_REDIRECTS = 10
 
 
+@lru_cache(maxsize=1 << 18)
 def url_key(url: str) -> str:
     """The lookup key of a URL: lower-case scheme and host, default port and fragment
     dropped, ``/`` for an empty path, percent-escapes and query order canonical.
