@@ -1,0 +1,98 @@
+"""``webometrics report`` on the fixture database writes every table, figure and network;
+the CLI for analyse and category overrides."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import networkx as nx
+
+from webometrics.cli import main
+from webometrics.commands.report import FIGURE_FILES, TABLE_FILES
+
+from .conftest import UNIVERSITIES, Facts, expected_table2
+
+
+def test_report_writes_every_file(filled: Facts, tmp_path: Path, capsys) -> None:
+    assert main(["--db-url", filled.url, "analyse"]) == 0
+    out = tmp_path / "report"
+    run1 = filled.run_ids[1]
+    assert main(["--db-url", filled.url, "report", "--out", str(out), "--run", str(run1)]) == 0
+    printed = capsys.readouterr().out
+    for name in TABLE_FILES:
+        for ext in ("csv", "md"):
+            assert (out / f"{name}.{ext}").stat().st_size > 0, name
+            assert f"{name}.{ext}" in printed
+    for name in FIGURE_FILES:
+        data = (out / name).read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
+    assert (out / "domain_categories.csv").is_file()
+    index = (out / "README.md").read_text(encoding="utf-8")
+    assert "table2.csv" in index and "networks/outgoing.gexf" in index
+    # Table 2 in the CSV is the fixture's
+    names = {n: d for n, _c, _r, d in UNIVERSITIES}
+    with (out / "table2.csv").open(encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    want = expected_table2(1)
+    assert len(rows) == len(UNIVERSITIES)
+    for r in rows:
+        pages, links, doms, cpages, cdoms = want[names[r["university"]]]
+        assert (int(r["external_links"]), int(r["external_domains"])) == (links, doms)
+        assert (int(r["citing_pages"]), int(r["citing_domains"])) == (cpages, cdoms)
+        assert int(r["site_pages"]) == pages
+    assert "| University of Oxford |" in (out / "table2.md").read_text(encoding="utf-8")
+    # the clusters carry the themes the analyse command gave them
+    with (out / "clusters.csv").open(encoding="utf-8") as fh:
+        clusters = list(csv.DictReader(fh))
+    assert len(clusters) == 4 and all(c["theme"] and c["category"] for c in clusters)
+    # networks open in networkx
+    net = out / "networks"
+    for direction in ("outgoing", "citing"):
+        g = nx.read_gexf(net / f"{direction}.gexf")
+        h = nx.read_graphml(net / f"{direction}.graphml")
+        assert set(g.nodes) == set(h.nodes) and g.number_of_edges() == h.number_of_edges() > 0
+        kinds = {d["kind"] for _, d in g.nodes(data=True)}
+        assert kinds == {"university", "domain"}
+    co = nx.read_graphml(net / "co_outlinks.graphml")
+    assert co.number_of_nodes() == len(UNIVERSITIES)
+    for name in (
+        "co_outlinks.csv",
+        "co_inlinks.csv",
+        "shared_outgoing.csv",
+        "centrality_citing.csv",
+    ):
+        assert (net / name).stat().st_size > 0
+    # changes of the default comparison (run 2 vs run 1)
+    out2 = tmp_path / "latest"
+    assert main(["--db-url", filled.url, "report", "--out", str(out2)]) == 0
+    changes = (out2 / "changes.csv").read_text(encoding="utf-8")
+    assert "gazprom.ru,appeared" in changes
+
+
+def test_report_on_an_empty_database(migrated_url: str, tmp_path: Path) -> None:
+    out = tmp_path / "empty"
+    assert main(["--db-url", migrated_url, "report", "--out", str(out)]) == 0
+    for name in TABLE_FILES:
+        assert (out / f"{name}.csv").read_text(encoding="utf-8").strip()  # header only
+    for name in FIGURE_FILES:
+        assert (out / name).is_file()
+
+
+def test_report_refuses_a_run_without_data(filled_sqlite: Facts, tmp_path: Path, capsys) -> None:
+    code = main(["--db-url", filled_sqlite.url, "report", "--out", str(tmp_path), "--run", "42"])
+    assert code == 2
+    assert "crawl run 42 has no environment data" in capsys.readouterr().err
+
+
+def test_category_commands(filled_sqlite: Facts, capsys) -> None:
+    url = filled_sqlite.url
+    assert main(["--db-url", url, "category", "set", "www.google.com", "other", "--note", "x"]) == 0
+    assert "google.com: search_engines -> other_organisations" in capsys.readouterr().out
+    assert main(["--db-url", url, "category", "list"]) == 0
+    listed = capsys.readouterr().out
+    assert "google.com" in listed and "lenta.ru" in listed
+    assert main(["--db-url", url, "category", "set", "google.com", "sport"]) == 2
+    assert "unknown category 'sport'" in capsys.readouterr().err
+    assert main(["--db-url", url, "category", "clear", "google.com"]) == 0
+    assert "override removed" in capsys.readouterr().out

@@ -1,0 +1,120 @@
+"""``webometrics analyse``: categories of the external domains, themes and categories of
+the clusters (the pipeline's last stage), and ``webometrics category``: an analyst's
+category override of a domain (set, clear, list)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+ORDER = 60
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "analyse",
+        help="categorise external domains, name and categorise clusters",
+        description=(
+            "Give every external domain a category of the taxonomy ([analyse] taxonomy, "
+            "default cluster/taxonomy.toml) with its evidence, then name the final clusters of "
+            "the clusterings not analysed yet (most frequent shingles, distinctive terms, "
+            "largest domains, typical titles) and vote their category. Analysts' overrides "
+            "are kept."
+        ),
+    )
+    p.add_argument(
+        "--clustering",
+        type=int,
+        action="append",
+        metavar="ID",
+        help="analyse this clustering (repeatable; default: those without themes)",
+    )
+    p.add_argument("--redo", action="store_true", help="analyse every clustering again")
+    p.add_argument(
+        "--no-domains", action="store_true", help="do not re-categorise the domains first"
+    )
+    p.set_defaults(func=_analyse)
+
+    c = sub.add_parser(
+        "category",
+        help="set, clear or list an analyst's category override of a domain",
+        description=(
+            "An override is stored per registered domain and wins over the assigned category "
+            "everywhere (views, report, dashboard); it survives re-crawling and re-clustering."
+        ),
+    )
+    csub = c.add_subparsers(dest="category_command", metavar="ACTION", required=True)
+    s = csub.add_parser("set", help="override the category of DOMAIN")
+    s.add_argument("domain")
+    s.add_argument("category", help="a category key or alias of the taxonomy")
+    s.add_argument("--note", help="why (shown beside the override)")
+    s.set_defaults(func=_set)
+    r = csub.add_parser("clear", help="remove the override of DOMAIN")
+    r.add_argument("domain")
+    r.set_defaults(func=_clear)
+    ls = csub.add_parser("list", help="list the overrides")
+    ls.set_defaults(func=_list)
+    keys = csub.add_parser("keys", help="list the taxonomy's categories and aliases")
+    keys.set_defaults(func=_keys)
+
+
+def _analyse(ctx) -> int:
+    from webometrics.stages import analyse
+
+    stats = analyse.run(
+        ctx.engine(),
+        ctx.settings,
+        clustering_ids=ctx.args.clustering,
+        redo=ctx.args.redo,
+        domains=not ctx.args.no_domains,
+    )
+    print(json.dumps(stats, indent=2, ensure_ascii=False))
+    return 0
+
+
+def _taxonomy(ctx):
+    from cluster.categories import load_taxonomy
+
+    return load_taxonomy(ctx.settings.analyse.taxonomy)
+
+
+def _set(ctx) -> int:
+    from store.overrides import set_override
+
+    row = set_override(
+        ctx.engine(),
+        ctx.args.domain,
+        ctx.args.category,
+        note=ctx.args.note,
+        taxonomy=_taxonomy(ctx),
+    )
+    print(f"{row.domain}: {row.category or '-'} -> {row.override_category} (override)")
+    return 0
+
+
+def _clear(ctx) -> int:
+    from store.overrides import clear_override
+
+    done = clear_override(ctx.engine(), ctx.args.domain, taxonomy=_taxonomy(ctx))
+    print(f"{ctx.args.domain}: override removed" if done else f"{ctx.args.domain}: no override")
+    return 0
+
+
+def _list(ctx) -> int:
+    from store.overrides import list_overrides
+
+    rows = list_overrides(ctx.engine(read_only=True))
+    for r in rows:
+        note = f"  # {r.override_note}" if r.override_note else ""
+        print(f"{r.domain}\t{r.category or '-'} -> {r.override_category}{note}")
+    if not rows:
+        print("no overrides")
+    return 0
+
+
+def _keys(ctx) -> int:
+    tax = _taxonomy(ctx)
+    for c in tax.categories:
+        aliases = f" (also: {', '.join(c.aliases)})" if c.aliases else ""
+        print(f"{c.key}\t{c.label_en} / {c.label_ru}{aliases}")
+    return 0

@@ -1,0 +1,535 @@
+"""``webometrics report --out DIR [--run ID]``: the paper's tables and figures from the
+database, as CSV, Markdown and PNG, with the link networks for Gephi and VOSviewer.
+
+Files written (every one, also when a table is empty: then it has its header only):
+
+======================================  ===================================================
+``README.md``                           index of the files, the run, the definitions
+``table2.csv|md``                       Table 2: external links/domains, citing pages/domains
+``table3.csv|md``                       Table 3: outgoing and citing domains in ru / en
+``category_shares_university.csv|md``   Figures 2-3 per university (overrides applied)
+``category_shares_country.csv|md``      Figures 2-3 per country
+``figure2_outgoing.png``                Figure 2: categories of the outgoing environment
+``figure3_citing.png``                  Figure 3: categories of the citing environment
+``wif.csv|md``                          Web Impact Factor variants
+``changes.csv|md``                      domains that appeared / disappeared since the
+                                        previous run (or ``--compare-to``)
+``change_summary.csv|md``               kept / appeared / disappeared per university
+``clusters.csv|md``                     final clusters: university, direction, size,
+                                        category, theme
+``domain_categories.csv``               every categorised domain, override applied
+``networks/<direction>.*``              university–domain graph: ``.gexf``, ``.graphml``,
+                                        ``.nodes.csv``, ``.edges.csv``, ``.vos_map.txt``,
+                                        ``.vos_network.txt``
+``networks/co_<out|in>links.csv|gexf``  co-outlink / co-inlink overlaps of universities
+``networks/shared_<direction>.csv``     domains shared by most universities
+``networks/centrality_<direction>.csv`` degree, betweenness, PageRank
+======================================  ===================================================
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime as dt
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+ORDER = 70
+
+TABLE_FILES = (
+    "table2",
+    "table3",
+    "category_shares_university",
+    "category_shares_country",
+    "wif",
+    "changes",
+    "change_summary",
+    "clusters",
+)
+FIGURE_FILES = ("figure2_outgoing.png", "figure3_citing.png")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "report",
+        help="write the tables (CSV, Markdown), figures (PNG) and networks (GEXF, GraphML)",
+        description=(
+            "Write the paper's Table 2 and Table 3, the category shares per university and "
+            "per country (Figures 2 and 3), Web Impact Factors, the change since the previous "
+            "run, the clusters with their themes, and the university-domain networks "
+            "(GEXF, GraphML, CSV, VOSviewer) of one crawl run into a folder."
+        ),
+    )
+    p.add_argument("--out", required=True, metavar="DIR", help="output folder (created)")
+    p.add_argument(
+        "--run", type=int, metavar="ID", help="crawl run (default: the latest with data)"
+    )
+    p.add_argument(
+        "--compare-to",
+        type=int,
+        metavar="ID",
+        help="earlier run for the changes (default: the run before --run)",
+    )
+    p.add_argument(
+        "--language",
+        choices=("en", "ru"),
+        default="en",
+        help="language of the category labels in the figures (default en)",
+    )
+    p.set_defaults(func=_report)
+
+
+def _report(ctx: Any) -> int:
+    from cluster.categories import load_taxonomy
+
+    engine = ctx.engine(read_only=True)
+    taxonomy = load_taxonomy(ctx.settings.analyse.taxonomy)
+    written = build_report(
+        engine,
+        Path(ctx.args.out),
+        run_id=ctx.args.run,
+        compare_to=ctx.args.compare_to,
+        category_labels=taxonomy.labels(ctx.args.language),
+    )
+    print(f"report: {len(written)} files in {ctx.args.out}")
+    for path in written:
+        print(f"  {path}")
+    return 0
+
+
+# --- writers ------------------------------------------------------------------------------
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.4g}" if abs(value) < 1e6 else f"{value:.0f}"
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """A GitHub-flavoured Markdown table (numbers right-aligned).
+
+    Examples
+    --------
+    >>> print(markdown_table(["a", "n"], [["x", 1], ["y", 2.5]]))
+    | a | n |
+    |---|--:|
+    | x | 1 |
+    | y | 2.5 |
+    """
+    numeric = [
+        bool(rows) and all(isinstance(r[i], int | float) or r[i] is None for r in rows)
+        for i in range(len(header))
+    ]
+    lines = [
+        "| " + " | ".join(header) + " |",
+        "|" + "|".join("--:" if n else "---" for n in numeric) + "|",
+    ]
+    lines += ["| " + " | ".join(_cell(v) for v in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def _write_table(
+    out: Path, name: str, header: Sequence[str], rows: Sequence[Sequence[Any]], title: str
+) -> list[Path]:
+    csv_path = out / f"{name}.csv"
+    with csv_path.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(header)
+        w.writerows([["" if v is None else v for v in r] for r in rows])
+    md_path = out / f"{name}.md"
+    body = markdown_table(header, rows) if rows else "_no data_"
+    md_path.write_text(f"# {title}\n\n{body}\n", encoding="utf-8")
+    return [csv_path, md_path]
+
+
+def _rows(items: Sequence[Any], fields: Sequence[str]) -> list[list[Any]]:
+    out = []
+    for it in items:
+        row = []
+        for f in fields:
+            v = getattr(it, f)
+            row.append("; ".join(map(str, v)) if isinstance(v, tuple) else v)
+        out.append(row)
+    return out
+
+
+def _share_figure(
+    path: Path,
+    uni_rows: Sequence[Any],
+    country_rows: Sequence[Any],
+    order: Sequence[str],
+    labels: dict[str, str],
+    title: str,
+) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    cats = [c for c in order if any(r.category == c for r in [*uni_rows, *country_rows])]
+    cats += sorted({r.category for r in [*uni_rows, *country_rows]} - set(cats))
+    palette = [*order, *sorted(set(cats) - set(order))]  # same colour in every figure
+    colours = dict(zip(palette, plt.get_cmap("tab10").colors, strict=False))
+    unis = sorted({(r.country, r.university) for r in uni_rows})
+    countries = sorted({r.country for r in country_rows})
+    fig, axes = plt.subplots(
+        1,
+        2,
+        figsize=(13, max(3.0, 0.45 * max(len(unis), len(countries)) + 2.0)),
+        gridspec_kw={"width_ratios": [3, 2]},
+    )
+    for ax, keys, rows, key_of in (
+        (axes[0], unis, uni_rows, lambda r: (r.country, r.university)),
+        (axes[1], countries, country_rows, lambda r: r.country),
+    ):
+        if not keys:
+            ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
+            ax.set_axis_off()
+            continue
+        share = {(key_of(r), r.category): r.share for r in rows}
+        left = [0.0] * len(keys)
+        for c in cats:
+            vals = [100 * share.get((k, c), 0.0) for k in keys]
+            ax.barh(range(len(keys)), vals, left=left, color=colours.get(c), label=labels.get(c, c))
+            left = [a + b for a, b in zip(left, vals, strict=True)]
+        ax.set_yticks(range(len(keys)))
+        ax.set_yticklabels(
+            [f"{k[1]} ({k[0]})" if isinstance(k, tuple) else k for k in keys], fontsize=8
+        )
+        ax.invert_yaxis()
+        ax.set_xlim(0, 100)
+        ax.set_xlabel("share of external domains, %")
+    axes[0].set_title("per university")
+    axes[1].set_title("per country")
+    handles, names = axes[0].get_legend_handles_labels()
+    if not handles:
+        handles, names = axes[1].get_legend_handles_labels()
+    if handles:
+        fig.legend(handles, names, loc="lower center", ncol=min(4, len(names)), fontsize=8)
+    fig.suptitle(title)
+    fig.tight_layout(rect=(0, 0.12 if handles else 0, 1, 0.95))
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def build_report(
+    engine: Any,
+    out: Path,
+    *,
+    run_id: int | None = None,
+    compare_to: int | None = None,
+    category_labels: dict[str, str] | None = None,
+) -> list[Path]:
+    """Write every table, figure and network export of one run into ``out``.
+
+    Parameters
+    ----------
+    engine : Engine
+    out : Path
+        The folder (created when missing).
+    run_id : int, optional
+        The crawl run; the latest with data when ``None``.
+    compare_to : int, optional
+        The earlier run for the changes; the run before ``run_id`` when ``None``.
+    category_labels : dict, optional
+        Category key -> label for the figures (the taxonomy's English labels by default).
+
+    Returns
+    -------
+    list of Path
+        The files written.
+
+    Raises
+    ------
+    ParameterError
+        ``run_id`` or ``compare_to`` has no data.
+    """
+    from cluster.categories import load_taxonomy
+    from cluster.networks import (
+        centralities,
+        colink_overlap,
+        environment_graph,
+        overlap_graph,
+        shared_domains,
+        write_graph,
+    )
+    from store import analytics as A
+
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "networks").mkdir(exist_ok=True)
+    run = A.resolve_run(engine, run_id)
+    labels = category_labels or load_taxonomy().labels()
+    order = [*labels, A.UNCATEGORISED]
+    written: list[Path] = []
+
+    t2 = A.table2(engine, run_id=run)
+    written += _write_table(
+        out,
+        "table2",
+        [
+            "university",
+            "domains",
+            "country",
+            "rank",
+            "external_links",
+            "external_domains",
+            "citing_pages",
+            "citing_domains",
+            "site_pages",
+        ],
+        _rows(
+            t2,
+            [
+                "university",
+                "domains",
+                "country",
+                "rank",
+                "external_links",
+                "external_domains",
+                "citing_pages",
+                "citing_domains",
+                "site_pages",
+            ],
+        ),
+        f"Table 2: the external web environment of the universities (run {run})",
+    )
+    t3 = A.table3(engine, run_id=run)
+    langs = list(dict.fromkeys(r.language for r in t3))
+    wide: dict[int, dict[str, Any]] = {}
+    for r in t3:
+        row = wide.setdefault(
+            r.university_id, {"university": r.university, "country": r.country, "rank": r.rank}
+        )
+        row[f"{r.direction}_{r.language}"] = r.domains
+    cols3 = [f"{d}_{lang}" for d in ("outgoing", "citing") for lang in langs]
+    written += _write_table(
+        out,
+        "table3",
+        ["university", "country", "rank", *cols3],
+        [
+            [w["university"], w["country"], w["rank"], *(w.get(c, 0) for c in cols3)]
+            for w in wide.values()
+        ],
+        f"Table 3: external (outgoing) and citing domains by language (run {run})",
+    )
+    shares = A.category_shares(engine, run_id=run)
+    written += _write_table(
+        out,
+        "category_shares_university",
+        ["university", "country", "direction", "category", "domains", "share"],
+        _rows(shares, ["university", "country", "direction", "category", "domains", "share"]),
+        f"Category shares per university (Figures 2-3; analyst overrides applied; run {run})",
+    )
+    cshares = A.country_category_shares(engine, run_id=run)
+    written += _write_table(
+        out,
+        "category_shares_country",
+        ["country", "direction", "category", "domains", "share"],
+        _rows(cshares, ["country", "direction", "category", "domains", "share"]),
+        f"Category shares per country (distinct domains; run {run})",
+    )
+    for name, direction, fig_title in (
+        ("figure2_outgoing.png", "outgoing", "Figure 2: sites the universities link to"),
+        ("figure3_citing.png", "citing", "Figure 3: sites citing the universities"),
+    ):
+        written.append(
+            _share_figure(
+                out / name,
+                [r for r in shares if r.direction == direction],
+                [r for r in cshares if r.direction == direction],
+                order,
+                {**labels, A.UNCATEGORISED: "uncategorised"},
+                f"{fig_title} (run {run})",
+            )
+        )
+    wif_fields = [
+        "university",
+        "country",
+        "rank",
+        "site_pages",
+        "citing_pages",
+        "citing_domains",
+        "wif_pages",
+        "wif_domains",
+        "outlink_density",
+        "in_out_ratio",
+        "visibility_share",
+    ]
+    written += _write_table(
+        out,
+        "wif",
+        wif_fields,
+        _rows(A.web_impact_factors(engine, run_id=run), wif_fields),
+        f"Web Impact Factor variants (run {run}; definitions in store/analytics.py)",
+    )
+    after = run
+    changes = A.environment_changes(engine, before=compare_to, after=after) if after else []
+    summary = A.change_summary(engine, before=compare_to, after=after) if after else []
+    ch_fields = [
+        "university",
+        "direction",
+        "domain",
+        "change",
+        "run_before",
+        "run_after",
+        "links_before",
+        "links_after",
+        "category",
+    ]
+    written += _write_table(
+        out, "changes", ch_fields, _rows(changes, ch_fields), "Domains that appeared or disappeared"
+    )
+    sm_fields = [
+        "university",
+        "direction",
+        "run_before",
+        "run_after",
+        "before",
+        "after",
+        "kept",
+        "appeared",
+        "disappeared",
+        "comparable",
+    ]
+    written += _write_table(
+        out, "change_summary", sm_fields, _rows(summary, sm_fields), "Change between runs"
+    )
+    cl_rows = [c for c in A.clusters(engine) if c.run_id in (None, run)]
+    cl_fields = [
+        "university",
+        "direction",
+        "clustering_id",
+        "label",
+        "size",
+        "category",
+        "category_score",
+        "overridden",
+        "theme",
+        "top_domains",
+    ]
+    written += _write_table(
+        out,
+        "clusters",
+        cl_fields,
+        _rows(cl_rows, cl_fields),
+        f"Clusters with their themes (run {run})",
+    )
+    dc_fields = [
+        "domain",
+        "category",
+        "assigned_category",
+        "override_category",
+        "score",
+        "override_note",
+    ]
+    dc_path = out / "domain_categories.csv"
+    with dc_path.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(dc_fields)
+        w.writerows(_rows(A.domain_categories(engine), dc_fields))
+    written.append(dc_path)
+
+    env = A.environment(engine, run_id=run) if run else []
+    unis = {r.university: {"country": r.country, "rank": r.rank or ""} for r in t2}
+    net = out / "networks"
+    for direction, co in (("outgoing", "co_outlinks"), ("citing", "co_inlinks")):
+        rows = [r for r in env if r.direction == direction]
+        edges = [
+            (r.university, r.domain, r.links if direction == "outgoing" else r.pages) for r in rows
+        ]
+        doms = {
+            r.domain: {"category": r.category or "", "language": r.language or ""} for r in rows
+        }
+        graph = environment_graph(
+            edges, direction=direction, university_attrs=unis, domain_attrs=doms
+        )
+        written += write_graph(graph, net / direction)
+        overlaps = colink_overlap(edges, universities=sorted(unis))
+        path = net / f"{co}.csv"
+        with path.open("w", newline="", encoding="utf-8") as fh:
+            w = csv.writer(fh)
+            w.writerow(["university_a", "university_b", "shared", "jaccard", "only_a", "only_b"])
+            w.writerows([[o.a, o.b, o.shared, o.jaccard, o.only_a, o.only_b] for o in overlaps])
+        written.append(path)
+        written += write_graph(overlap_graph(overlaps), net / co, formats=["gexf", "graphml"])
+        path = net / f"shared_{direction}.csv"
+        with path.open("w", newline="", encoding="utf-8") as fh:
+            w = csv.writer(fh)
+            w.writerow(["domain", "universities", "n_universities", "weight", "category"])
+            for s in shared_domains(edges, min_universities=1, top=200):
+                w.writerow(
+                    [
+                        s.domain,
+                        "; ".join(s.universities),
+                        s.n_universities,
+                        s.weight,
+                        doms.get(s.domain, {}).get("category", ""),
+                    ]
+                )
+        written.append(path)
+        path = net / f"centrality_{direction}.csv"
+        with path.open("w", newline="", encoding="utf-8") as fh:
+            w = csv.writer(fh)
+            fields = [
+                "node",
+                "label",
+                "kind",
+                "degree",
+                "weighted_degree",
+                "degree_centrality",
+                "betweenness",
+                "pagerank",
+            ]
+            w.writerow(fields)
+            w.writerows(_rows(centralities(graph), fields))
+        written.append(path)
+
+    index = out / "README.md"
+    when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    lines = [
+        f"# Webometrics report: crawl run {run}",
+        "",
+        f"Written {when}. Categories apply the analysts' overrides. Definitions (external",
+        "links and domains, citing pages and domains, domain language, category shares, Web",
+        "Impact Factors) are in the docstring of `store/analytics.py`; the same numbers come",
+        "from the SQL views (`v_university_table2`, `v_environment`, `v_category_share`, ...).",
+        "",
+        "| file | what |",
+        "|---|---|",
+    ]
+    for p in written:
+        lines.append(f"| `{p.relative_to(out)}` | {_describe(p.name)} |")
+    index.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    written.append(index)
+    return written
+
+
+def _describe(name: str) -> str:
+    stem = name.split(".")[0]
+    return {
+        "table2": "Table 2: external links/domains, citing pages/domains per university",
+        "table3": "Table 3: outgoing and citing domains by language",
+        "category_shares_university": "category shares per university (Figures 2-3)",
+        "category_shares_country": "category shares per country (Figures 2-3)",
+        "figure2_outgoing": "Figure 2: categories of the sites the universities link to",
+        "figure3_citing": "Figure 3: categories of the sites citing the universities",
+        "wif": "Web Impact Factor variants",
+        "changes": "domains that appeared or disappeared since the earlier run",
+        "change_summary": "kept, appeared and disappeared domains per university",
+        "clusters": "final clusters with size, category and theme",
+        "domain_categories": "every categorised domain (override applied)",
+        "outgoing": "university→domain graph of the outgoing environment",
+        "citing": "domain→university graph of the citing environment",
+        "co_outlinks": "co-outlink overlap of the universities (shared domains, Jaccard)",
+        "co_inlinks": "co-inlink overlap of the universities (shared domains, Jaccard)",
+        "shared_outgoing": "domains most universities link to",
+        "shared_citing": "domains citing most universities",
+        "centrality_outgoing": "centralities in the outgoing graph",
+        "centrality_citing": "centralities in the citing graph",
+    }.get(stem, "")
