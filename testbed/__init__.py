@@ -87,17 +87,22 @@ Top level::
 
     {"key": "cornell", "name": "Cornell University", "country": "USA", "rank": int,
      "domains": ["cornell.edu"], "start_urls": ["http://www.cs.cornell.edu/"],
+     "robots_disallowed_dirs": ["/testbed/private/", "/Info/Projects/SimLab/"],
      "pages": [{"url", "status", "depth", "robots_allowed", "content_type"}, ...],
      "external_links": [{"source", "target", "anchor", "nofollow", "source_depth"}, ...],
      "citing": [{"url", "target", "anchor", "expected"}, ...]}
 
+URLs are kept as written (a page's ``url`` as WebKB recorded it, start pages as in
+``start_urls``, targets as the link extractor made them): compare them through
+:func:`testbed.siteindex.url_key`, as :class:`testbed.manifest.Manifest` does.
 ``pages`` are all served URLs inside the university's domains; ``depth`` is the shortest
 link distance from a start URL, following in-domain links of HTML pages, redirects at the
 same depth, never into robots-disallowed URLs, and stopping at the calendar trap's first
 page (``null`` when unreachable). ``external_links`` come from every served HTML page of
 the university with ``status`` 200, whether or not reachable: filter on ``source_depth <=
 crawl depth`` to compare with a depth-limited crawl. One entry per distinct (source,
-target); ``anchor`` and ``nofollow`` are those of the first link with that target.
+target); ``anchor`` (the link text, whitespace collapsed) and ``nofollow`` are those of
+the first link with that target.
 ``citing[].expected`` is ``"verified"`` (the page is served and links to ``target``),
 ``"missing"`` (served, the link is gone) or ``"gone"`` (404).
 
@@ -142,7 +147,9 @@ chain ends in 200 within 10 redirects, and the body is at most 10 MiB (the crawl
 ``content_type``, ``charset``, ``bytes``, ``delay``, ``fetch`` (false for robots and
 forbidden addresses).
 
-Use :func:`testbed.manifest.load_manifest` for a typed view with helpers.
+Use :func:`testbed.manifest.load_manifest` for a typed view with helpers, and
+:func:`testbed.build.shared_build` in test suites: one cached build per machine, keyed by
+the options and the testbed's code.
 """
 
 from __future__ import annotations

@@ -472,7 +472,8 @@ class _Builder:
         candidates.sort(key=lambda d: (-link_count[d], d))
         chosen = candidates[: o.max_sites]
         for dom in candidates[o.max_sites :]:
-            self._site(dom, "dead", category_of(dom, seed=o.seed), None)
+            site = self._site(dom, "dead", category_of(dom, seed=o.seed), None)
+            site["hosts"] = sorted({urlsplit(t).netloc.lower() for t in targets[dom]})
         names = {u["key"]: u for u in unis}
         for dom in chosen:
             back = None
@@ -1004,6 +1005,7 @@ def shared_build(options: BuildOptions | None = None, data_dir: str | Path | Non
     folder = Path(tempfile.gettempdir()) / f"webometrics-testbed-{digest}"
     stamp = folder / "BUILD-OK"
     if stamp.is_file():
+        stamp.touch()  # marks it as in use for the pruning below
         return folder
     folder.mkdir(parents=True, exist_ok=True)
     with open(folder.with_suffix(".lock"), "w") as lock:
@@ -1014,4 +1016,20 @@ def shared_build(options: BuildOptions | None = None, data_dir: str | Path | Non
                 stamp.write_text(ident, encoding="utf-8")
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
+    _prune_shared_builds(folder)
     return folder
+
+
+def _prune_shared_builds(keep: Path, max_age_seconds: float = 6 * 3600) -> None:
+    """Remove other cached builds (about 100 MB each) unused for ``max_age_seconds``."""
+    import time
+
+    now = time.time()
+    for other in keep.parent.glob("webometrics-testbed-*"):
+        if other == keep or not other.is_dir():
+            continue
+        stamp = other / "BUILD-OK"
+        used = stamp.stat().st_mtime if stamp.is_file() else other.stat().st_mtime
+        if now - used > max_age_seconds:
+            shutil.rmtree(other, ignore_errors=True)
+            other.with_suffix(".lock").unlink(missing_ok=True)

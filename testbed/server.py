@@ -207,7 +207,9 @@ class _Handler(BaseHTTPRequestHandler):
     # -- answering ------------------------------------------------------------------------
     def _target_url(self) -> tuple[str | None, str]:
         """(absolute URL, how it came: proxy | tunnel | direct); URL None for control."""
-        path = self.path
+        words = self.requestline.split()
+        # the raw target: http.server folds a leading "//" of self.path into "/"
+        path = words[1] if len(words) == 3 else self.path
         if path.startswith(("http://", "https://")):
             return path, "proxy"
         if self.tunnel is not None:
