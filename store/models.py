@@ -142,6 +142,13 @@ class Page(Base):
     extraction result (main text, title, language, status and reason)."""
 
     __tablename__ = "page"
+    __table_args__ = (
+        # the analyst views (migration 0003): page languages per domain, site pages by run
+        Index("ix_page_domain_language_role", "registered_domain", "language", "role"),
+        Index(
+            "ix_page_university_role_runs", "university_id", "role", "first_run_id", "last_run_id"
+        ),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     url: Mapped[str] = mapped_column(Text, unique=True)
@@ -190,6 +197,8 @@ class Link(Base):
     __table_args__ = (
         UniqueConstraint("run_id", "source_page_id", "target_url"),
         Index("ix_link_target_domain_run", "target_domain", "run_id"),
+        # the analyst views (migration 0003): links of a run grouped by source and domain
+        Index("ix_link_run_source_domain", "run_id", "source_page_id", "target_domain", "external"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -212,7 +221,17 @@ class Citation(Base):
     with the result of checking it: verified, missing or error."""
 
     __tablename__ = "citation"
-    __table_args__ = (UniqueConstraint("run_id", "university_id", "citing_url"),)
+    __table_args__ = (
+        UniqueConstraint("run_id", "university_id", "citing_url"),
+        # the analyst views (migration 0003): verified citations of a run per university
+        Index(
+            "ix_citation_status_run_university",
+            "status",
+            "run_id",
+            "university_id",
+            "citing_domain",
+        ),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     run_id: Mapped[int | None] = mapped_column(
