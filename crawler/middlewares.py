@@ -11,8 +11,13 @@
   robots.txt answers.
 * :class:`ProxyMiddleware` sends every request (robots.txt included) through
   ``[crawl] proxy`` when set.
-* :class:`SitemapRobotsMiddleware` is Scrapy's robots.txt middleware; the spiders read
-  the ``Sitemap:`` lines through Scrapy's ``robots_parsed`` signal.
+* :class:`RobotsMiddleware` is Scrapy's robots.txt middleware with a fix: in Scrapy 2.13+
+  (``async def robot_parser``, scrapy/scrapy#6802) every request that waits for a host's
+  robots.txt while it is being fetched awaits the same Deferred through ``asFuture``,
+  which hands the parser to the first waiter and ``None`` ("no robots.txt, allow all")
+  to the others, so concurrent requests to a new host ignore its robots.txt. Here each
+  waiter gets its own Deferred. (The spiders read ``Sitemap:`` lines through Scrapy's
+  ``robots_parsed`` signal.)
 """
 
 from __future__ import annotations
@@ -21,9 +26,12 @@ import logging
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.http import Headers, Request, Response
 from scrapy.resolver import CachingThreadedResolver
+from scrapy.utils.defer import maybe_deferred_to_future
+from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.misc import load_object
 from twisted.internet import defer
 from twisted.internet.error import DNSLookupError
@@ -92,6 +100,23 @@ class SafeResolver(CachingThreadedResolver):
         if kind is not None:
             raise UnsafeAddressError(f"unsafe address: {name} resolves to {address} ({kind})")
         return address
+
+
+class RobotsMiddleware(RobotsTxtMiddleware):
+    """Scrapy's robots.txt middleware, with every waiter getting the parser (see above)."""
+
+    async def robot_parser(self, request: Request) -> Any:
+        pending = self._parsers.get(urlparse_cached(request).netloc)
+        if isinstance(pending, defer.Deferred):
+            mine: defer.Deferred[Any] = defer.Deferred()
+
+            def relay(result: Any) -> Any:
+                mine.callback(result)
+                return result  # keep the result for the next waiter
+
+            pending.addCallback(relay)
+            return await maybe_deferred_to_future(mine)
+        return await super().robot_parser(request)
 
 
 class ProxyMiddleware:

@@ -1,0 +1,95 @@
+"""One crawl phase in its own process: ``python -m crawler.run JOB.json``.
+
+Twisted's reactor cannot be restarted, so every crawl (each direction of each
+``webometrics crawl``) runs in a fresh process started by :mod:`webometrics.stages.crawl`.
+The job file holds everything the process needs (database URL, run id, the ``[crawl]``
+settings, the universities, the frontier file, citing candidates). Progress goes to
+standard output as JSON lines (:mod:`crawler.progress`); Scrapy's log to the job's log
+file. On Linux the process dies with its parent (``PR_SET_PDEATHSIG``), so killing
+``webometrics crawl`` kills the crawl too.
+
+Exit codes: 0 the spider finished, 1 it closed for another reason (e.g. storage failed),
+2 the job file is unusable, 130 interrupted (SIGINT/SIGTERM: Scrapy closes gracefully and
+the pipeline stores what it holds).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def _die_with_parent() -> None:
+    if not sys.platform.startswith("linux"):
+        return
+    with contextlib.suppress(OSError, AttributeError):
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if os.getppid() == 1:  # the parent is already gone
+        os._exit(1)
+
+
+def run_job(job: dict[str, Any]) -> str:
+    """Run the job's spider to the end; return Scrapy's close reason."""
+    from scrapy import signals
+    from scrapy.crawler import CrawlerProcess
+
+    from crawler.settings import scrapy_settings
+    from crawler.spiders.citing import CitingSpider
+    from crawler.spiders.outgoing import OutgoingSpider
+    from webometrics.settings import CrawlSettings
+
+    crawl = CrawlSettings.model_validate(job["crawl"])
+    settings = scrapy_settings(
+        crawl,
+        frontier=job["frontier"],
+        db_url=job["db_url"],
+        run_id=int(job["run_id"]),
+        proxy=job.get("proxy"),
+        log_file=job.get("log_file"),
+        progress_file=job.get("progress_file"),
+        extract_settings=job.get("extract"),
+    )
+    spider_cls = OutgoingSpider if job["direction"] == "outgoing" else CitingSpider
+    process = CrawlerProcess(settings, install_root_handler=True)
+    crawler = process.create_crawler(spider_cls)
+    outcome: dict[str, str] = {"reason": "not started"}
+
+    def closed(reason: str) -> None:
+        outcome["reason"] = reason
+
+    crawler.signals.connect(closed, signal=signals.spider_closed)
+    process.crawl(crawler, job=job)
+    process.start()
+    return outcome["reason"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    _die_with_parent()
+    if len(argv) != 1:
+        print("usage: python -m crawler.run JOB.json", file=sys.stderr)
+        return 2
+    try:
+        job = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        print(f"crawler.run: cannot read job file {argv[0]}: {exc}", file=sys.stderr)
+        return 2
+    reason = run_job(job)
+    if reason == "finished":
+        return 0
+    if reason == "shutdown":
+        return 130
+    print(f"crawler.run: spider closed: {reason}", file=sys.stderr)
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
