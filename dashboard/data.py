@@ -335,3 +335,38 @@ def category_labels(taxonomy_path: str | None) -> dict[str, str]:
     from cluster.categories import load_taxonomy
 
     return load_taxonomy(taxonomy_path).labels("en")
+
+
+# --- the analyst's override: the one write -----------------------------------------------
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def overrides(url: str) -> pd.DataFrame:
+    """Every domain with an analyst's override."""
+    from store import overrides as ov
+
+    return _frame_of(ov.OverrideRow, ov.list_overrides(read_engine(url)))
+
+
+def write_override(url: str, domain: str, category: str | None, note: str | None) -> str:
+    """Set (``category``) or clear (``None``) the override of ``domain`` through
+    :mod:`store.overrides` (validated against the taxonomy of the settings) on the
+    read-write engine, then forget the cached results; returns what was done.
+
+    Raises
+    ------
+    ParameterError
+        Not a domain, or not a category of the taxonomy.
+    """
+    from cluster.categories import load_taxonomy
+    from store import overrides as ov
+
+    taxonomy = load_taxonomy(settings().analyse.taxonomy)
+    engine = write_engine(url)
+    if category is None:
+        cleared = ov.clear_override(engine, domain, taxonomy=taxonomy)
+        reload()
+        return f"override of {domain} cleared" if cleared else f"{domain} had no override"
+    row = ov.set_override(engine, domain, category, note=note, taxonomy=taxonomy)
+    reload()
+    return f"{row.domain} is now {row.override_category} (assigned: {row.category or '–'})"

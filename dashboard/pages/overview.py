@@ -57,6 +57,14 @@ else:
     st.table(wide.set_index("university"))
     widgets.download(wide, f"table 3 run {run_id}", key="table3")
 
+more = st.toggle(
+    "Web Impact Factors and change since the run before",
+    key="overview-more",
+    help="computed on demand: on a large database each adds a pass over the links",
+)
+if not more:
+    st.stop()
+
 st.subheader("Web Impact Factors")
 st.caption(
     "wif_pages = citing pages / site pages (Ingwersen 1998); wif_domains = citing domains / "

@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import data, widgets
+from webometrics.exceptions import WebometricsError
 
 PAGES_PER_DOMAIN = 5
 
@@ -129,6 +130,47 @@ for _, cl in top.iterrows():
             key=f"cl-{cl['id']}-pages",
             column_config=widgets.link_config("url"),
         )
+
+st.subheader("Category override")
+st.caption(
+    "Set the category of an external domain by hand: it is kept per domain (through "
+    "re-crawls and re-clusterings), wins over the assigned category everywhere, and "
+    "re-votes the category of the clusters that hold the domain."
+)
+labels = data.category_labels(data.settings().analyse.taxonomy)
+in_clusters = sorted(set(members["domain"]))
+with st.form("override", clear_on_submit=False):
+    o1, o2 = st.columns(2)
+    picked = o1.selectbox(
+        "Domain of the clusters above", in_clusters, key="override-domain", index=None
+    )
+    typed = o2.text_input("or any domain", key="override-typed", placeholder="lenta.ru")
+    category = st.selectbox(
+        "Category", list(labels), format_func=labels.__getitem__, key="override-category"
+    )
+    note = st.text_input("Note (why)", key="override-note")
+    b1, b2 = st.columns(2)
+    set_it = b1.form_submit_button("Set override", key="override-set", type="primary")
+    clear_it = b2.form_submit_button("Clear override", key="override-clear")
+if set_it or clear_it:
+    target = (typed or "").strip() or picked
+    if not target:
+        st.error("Choose a domain of the clusters above or type one, e.g. lenta.ru.")
+    else:
+        try:
+            done = data.write_override(url, target, category if set_it else None, note)
+        except WebometricsError as exc:
+            st.error(str(exc))
+        else:
+            # render again so that every table above shows the new category
+            st.session_state["override-done"] = done
+            st.rerun()
+if done_before := st.session_state.pop("override-done", None):
+    st.success(done_before)
+overridden = data.overrides(url)
+if not overridden.empty:
+    with st.expander(f"Domains with an override ({len(overridden)})"):
+        widgets.table(overridden, "category overrides", key="overrides")
 
 st.subheader("Dendrogram levels")
 st.caption(

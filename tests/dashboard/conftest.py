@@ -484,3 +484,13 @@ def dashboard_db(tmp_path_factory: pytest.TempPathFactory) -> Facts:
 def filled_url(migrated_url: str) -> Facts:
     """The fixture in a fresh database, on SQLite and on PostgreSQL."""
     return fill(migrated_url)
+
+
+@pytest.fixture
+def fresh_dashboard_db(tmp_path: Path) -> Facts:
+    """The fixture in a database of its own, for a test that writes (the override)."""
+    url = f"sqlite:///{tmp_path / 'dashboard.db'}"
+    engine = make_engine(url)
+    schema.upgrade(engine)
+    engine.dispose()
+    return fill(url)

@@ -124,7 +124,8 @@ def test_university_clusters(page, dashboard_db) -> None:
     assert list(clusters["category"]) == ["scientific_communities", "media"]
     assert [m.value for m in at.metric][:2] == ["5", "2"]
     # each cluster expands to its domains and their pages, as links
-    assert len(at.expander) == 2
+    assert [e.label.split(" · ")[0] for e in at.expander][:2] == ["cluster 0", "cluster 1"]
+    assert at.expander[2].label == "Domains with an override (1)"
     docs, pages = frames(at)[1:3]
     assert list(docs["domain"]) == ["arxiv.org", "elibrary.ru", "mit.edu"]
     assert set(pages["domain"]) == {"arxiv.org", "elibrary.ru", "mit.edu"}
@@ -202,7 +203,10 @@ def test_overview_tables(page, dashboard_db) -> None:
         "citing · other",
     ]
     assert int(t3.loc["Saint Petersburg State University", "outgoing · other"]) == 3
-    # Web Impact Factors, and no earlier run to compare run 1 with
+    # Web Impact Factors, and no earlier run to compare run 1 with, on demand
+    assert len(at.dataframe) == 0
+    at.toggle(key="overview-more").set_value(True)
+    rerun(at)
     wif = frames(at)[0]
     spbu = wif.set_index("university").loc["Saint Petersburg State University"]
     assert spbu["wif_pages"] == pytest.approx(6 / 4)  # 6 citing pages / 4 site pages
@@ -212,6 +216,8 @@ def test_overview_tables(page, dashboard_db) -> None:
 
 def test_overview_changes(page, dashboard_db) -> None:
     at = page("pages/overview.py")
+    at.toggle(key="overview-more").set_value(True)
+    rerun(at)
     summary = frames(at)[1].set_index(["university", "direction"])
     spbu_out = summary.loc[("Saint Petersburg State University", "outgoing")]
     # run 1 -> run 2: mit.edu kept, gazprom.ru appeared, four domains disappeared
@@ -279,3 +285,73 @@ def test_network_gexf_opens_in_networkx(dashboard_db) -> None:
     assert g.number_of_nodes() == 3 + 8 and g.number_of_edges() == 12
     assert g.nodes["d:lenta.ru"]["category"] == "media"
     assert g["u:Saint Petersburg State University"]["d:vk.com"]["weight"] == 4
+
+
+def test_category_override_writes_through_store(fresh_dashboard_db, monkeypatch) -> None:
+    from sqlalchemy import select
+
+    from store import make_engine
+    from store.models import DomainCategory
+
+    facts = fresh_dashboard_db
+    monkeypatch.setenv("WEBOMETRICS_DB_URL", facts.url)
+    monkeypatch.delenv("WEBOMETRICS_CONFIG", raising=False)
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    rerun(at)
+    rerun(at.switch_page("pages/university.py"))
+    at.selectbox(key="uni").set_value(facts.university_ids["spbu.ru"])
+    rerun(at)
+    assert at.selectbox(key="override-domain").options == [
+        "arxiv.org",
+        "elibrary.ru",
+        "lenta.ru",
+        "mit.edu",
+        "vk.com",
+    ]
+    at.selectbox(key="override-domain").set_value("vk.com")
+    at.selectbox(key="override-category").set_value("news_portals")
+    at.text_input(key="override-note").input("their news feed")
+    at.button(key="override-set").click()
+    rerun(at)
+    assert "vk.com is now news_portals (assigned: social_networks)" in at.success[0].value
+    # the cluster's domain table shows it, and the list of overrides has it
+    docs = frames(at)[3]  # clusters, science docs, science pages, social docs
+    vk = docs.set_index("domain").loc["vk.com"]
+    assert (vk["category"], bool(vk["overridden"])) == ("news_portals", True)
+    listed = next(df for df in frames(at) if "override_note" in df.columns)
+    assert sorted(listed["domain"]) == ["lenta.ru", "vk.com"]
+    engine = make_engine(facts.url)
+    with engine.connect() as conn:
+        row = conn.execute(
+            select(DomainCategory.override_category, DomainCategory.override_note).where(
+                DomainCategory.domain == "vk.com"
+            )
+        ).one()
+    assert tuple(row) == ("news_portals", "their news feed")
+    # validation: an unknown domain is refused with the reason, nothing is written
+    at.text_input(key="override-typed").input("not a domain")
+    at.button(key="override-set").click()
+    rerun(at)
+    assert "is not a registered domain" in at.error[0].value
+    # clearing
+    at.text_input(key="override-typed").input("")
+    at.selectbox(key="override-domain").set_value("vk.com")
+    at.button(key="override-clear").click()
+    rerun(at)
+    assert at.success[0].value == "override of vk.com cleared"
+    with engine.connect() as conn:
+        cleared = conn.execute(
+            select(DomainCategory.override_category).where(DomainCategory.domain == "vk.com")
+        ).scalar_one()
+    assert cleared is None
+    engine.dispose()
+
+
+def test_reads_go_through_a_read_only_engine(dashboard_db) -> None:
+    from sqlalchemy import text
+
+    from dashboard import data
+
+    engine = data.read_engine(dashboard_db.url)
+    with pytest.raises(Exception, match=r"(?i)read"), engine.begin() as conn:
+        conn.execute(text("DELETE FROM university"))
