@@ -1,0 +1,355 @@
+"""The paper's modified LSH single-link agglomeration (Korelin, Blekanov, Sergeev 2015).
+
+A MinHash form of LSH-link (Koga, Ishibashi, Watanabe 2007), as described in seed
+000_d819228b9213e10a.txt, section «Иерархическая кластеризация с использованием LSH».
+Every document starts as its own cluster. With a threshold ``t < 1``, an initial
+number of rows per band ``r0``, a minimum ``r_min`` and a step ``Δ``, level by level:
+
+1. cut the MinHash signatures into ``b = num_perm // r`` bands of ``r`` rows and hash
+   every document's slice of every band into a bucket; a bucket keeps at most one
+   document per cluster (the others of that cluster are dropped, the one kept is
+   chosen at random with the seed);
+2. among the documents sharing a bucket, take the pairs of *different* clusters whose
+   similarity exceeds ``t`` (``similarity="jaccard"``: exact Jaccard of the shingle
+   sets; ``"signature"``: the fraction of equal MinHash rows);
+3. merge those clusters (single link, union of connected components);
+4. stop when ``r - Δ < r_min``, else ``r = r - Δ`` and go to 1.
+
+A large ``r`` lets only very similar documents collide; lowering it admits less similar
+pairs level by level, so merges come roughly in single-link order. Pairs whose
+similarity was computed once are not computed again at later levels. The similarity
+of level ``r`` at which the S-curve ``1 - (1 - s^r)^b`` rises is ``(1/b)^(1/r)``,
+recorded with every level.
+
+Complexity, for n documents, P = num_perm, L = (r0 - r_min) // Δ + 1 levels and C_l
+new candidate pairs at level l (pairs of distinct clusters sharing a bucket, not yet
+compared): time O(n · P · L · log(n · P) + Σ_l C_l · c_sim), where c_sim is O(P) for
+signatures and O(|A| + |B|) for exact Jaccard; memory O(n · P + S + max_l C_l) with
+S shingles in the corpus (needed for exact Jaccard only). With buckets bounded by the
+one-document-per-cluster rule, C_l grows about linearly with n on text collections
+(measured in ``bench/table1.py``), hence the paper's "about linear time".
+
+References
+----------
+V. N. Korelin, I. S. Blekanov, S. L. Sergeev, "Применение модифицированного алгоритма
+LSH для кластеризации внешнего окружения веб-пространства университетов", 2015 (seed
+000_d819228b9213e10a.txt).
+H. Koga, T. Ishibashi, T. Watanabe, "Fast agglomerative hierarchical clustering
+algorithm using Locality-Sensitive Hashing", *Knowledge and Information Systems* 12
+(2007) 25-53.
+
+Examples
+--------
+>>> import numpy as np
+>>> base = np.arange(200, dtype=np.uint64)
+>>> sets = [base, base[:190], np.arange(1000, 1200, dtype=np.uint64), base[5:]]
+>>> model = LSHLink(threshold=0.5, r0=8, r_min=2, step=2, num_perm=64).fit(sets)
+>>> model.labels_.tolist()
+[0, 0, 1, 0]
+>>> [lvl.r for lvl in model.levels_]
+[8, 6, 4, 2]
+>>> model.linkage_matrix_.shape
+(3, 4)
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from cluster.lsh import band_keys, bucket_pairs, s_curve_threshold
+from cluster.minhash import SCHEMES, MinHasher, Signatures
+from cluster.single_link import ShingleMatrix
+from cluster.unionfind import connected_labels, single_linkage
+from webometrics.exceptions import ParameterError
+
+SIMILARITIES = ("jaccard", "signature")
+
+
+@dataclass
+class LSHLevel:
+    """One level of :class:`LSHLink`.
+
+    Attributes
+    ----------
+    r, b : int
+        Rows per band and bands.
+    s_curve : float
+        ``(1/b)^(1/r)``, the similarity near which the level's S-curve rises.
+    n_candidates : int
+        Distinct candidate pairs of different clusters from the buckets.
+    n_compared : int
+        Of those, pairs whose similarity was computed (not compared at an earlier level).
+    n_linked : int
+        Pairs whose similarity exceeds the threshold.
+    n_clusters : int
+        Clusters after the level.
+    seconds : float
+    labels : ndarray of int
+        Canonical labels after the level.
+    """
+
+    r: int
+    b: int
+    s_curve: float
+    n_candidates: int
+    n_compared: int
+    n_linked: int
+    n_clusters: int
+    seconds: float
+    labels: np.ndarray = field(repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The level without its labels, JSON-ready."""
+        return {
+            "r": self.r,
+            "b": self.b,
+            "s_curve": round(self.s_curve, 6),
+            "n_candidates": self.n_candidates,
+            "n_compared": self.n_compared,
+            "n_linked": self.n_linked,
+            "n_clusters": self.n_clusters,
+            "seconds": round(self.seconds, 4),
+        }
+
+
+class LSHLink:
+    """The paper's LSH single-link agglomeration over MinHash signatures.
+
+    Parameters
+    ----------
+    threshold : float, default 0.3
+        ``t``: clusters merge when two of their documents sharing a bucket have a
+        similarity above it; in (0, 1).
+    r0 : int, default 16
+        Rows per band at the first level; 1 .. num_perm.
+    r_min : int, default 2
+        Smallest rows per band; 1 .. r0.
+    step : int, default 2
+        ``Δ``, how much r decreases per level; >= 1.
+    num_perm : int, default 128
+        MinHash permutations.
+    seed : int, default 1
+        Seed of the permutations and of which document a bucket keeps.
+    similarity : {"jaccard", "signature"}, default "jaccard"
+        Exact Jaccard of the shingle sets, or the fraction of equal MinHash rows.
+    scheme : str, default "affine32"
+        datasketch permutation scheme (:data:`cluster.minhash.SCHEMES`).
+    max_pairs : int or None, default 50_000_000
+        Fail (``ValueError``) rather than generate more candidate pairs at one level.
+
+    Attributes
+    ----------
+    labels_ : ndarray of int, shape (n_documents,)
+        Final clusters, numbered in order of their first document.
+    levels_ : list of LSHLevel
+        Labels and statistics after every level (r, b, S-curve similarity).
+    linkage_matrix_ : ndarray of shape (n_documents - 1, 4)
+        SciPy linkage matrix of the linked pairs, height ``1 - similarity`` (Kruskal
+        order over every pair linked at any level); clusters never linked are joined
+        at height 1.0. ``fcluster(linkage_matrix_, 1 - t, "distance")`` with a float
+        just below ``1 - threshold`` gives :attr:`labels_`.
+    signatures_ : Signatures
+        The signatures used.
+    n_compared_ : int
+        Pairs whose similarity was computed, over all levels.
+
+    Raises
+    ------
+    ParameterError
+        From :meth:`fit`: a parameter outside what is allowed (a ``ValueError``).
+    """
+
+    def __init__(
+        self,
+        *,
+        threshold: float = 0.3,
+        r0: int = 16,
+        r_min: int = 2,
+        step: int = 2,
+        num_perm: int = 128,
+        seed: int = 1,
+        similarity: str = "jaccard",
+        scheme: str = "affine32",
+        max_pairs: int | None = 50_000_000,
+    ) -> None:
+        self.threshold = threshold
+        self.r0 = r0
+        self.r_min = r_min
+        self.step = step
+        self.num_perm = num_perm
+        self.seed = seed
+        self.similarity = similarity
+        self.scheme = scheme
+        self.max_pairs = max_pairs
+
+    def get_params(self) -> dict[str, Any]:
+        """The constructor parameters (scikit-learn style)."""
+        return {
+            "threshold": self.threshold,
+            "r0": self.r0,
+            "r_min": self.r_min,
+            "step": self.step,
+            "num_perm": self.num_perm,
+            "seed": self.seed,
+            "similarity": self.similarity,
+            "scheme": self.scheme,
+            "max_pairs": self.max_pairs,
+        }
+
+    def _validate(self) -> None:
+        def is_int(v: object) -> bool:
+            return isinstance(v, int | np.integer) and not isinstance(v, bool)
+
+        if not isinstance(self.threshold, int | float) or not 0.0 < self.threshold < 1.0:
+            raise ParameterError(f"threshold t must be in (0, 1), got {self.threshold!r}")
+        if not is_int(self.num_perm) or not 1 <= self.num_perm <= 4096:
+            raise ParameterError(f"num_perm must be an integer in 1..4096, got {self.num_perm!r}")
+        if not is_int(self.r0) or not 1 <= self.r0 <= self.num_perm:
+            raise ParameterError(
+                f"r0={self.r0!r} must be an integer in 1..num_perm={self.num_perm} "
+                "(a band cannot have more rows than the signature)"
+            )
+        if not is_int(self.r_min) or not 1 <= self.r_min <= self.r0:
+            raise ParameterError(f"r_min={self.r_min!r} must be an integer in 1..r0={self.r0}")
+        if not is_int(self.step) or self.step < 1:
+            raise ParameterError(f"step Δ must be an integer >= 1, got {self.step!r}")
+        if not is_int(self.seed) or not 0 <= self.seed < 2**32:
+            raise ParameterError(f"seed must be an integer in 0..2**32-1, got {self.seed!r}")
+        if self.similarity not in SIMILARITIES:
+            raise ParameterError(
+                f"similarity must be one of {', '.join(SIMILARITIES)}; got {self.similarity!r}"
+            )
+        if self.scheme not in SCHEMES:
+            raise ParameterError(f"scheme must be one of {', '.join(SCHEMES)}; got {self.scheme!r}")
+        if self.max_pairs is not None and (not is_int(self.max_pairs) or self.max_pairs < 1):
+            raise ParameterError(
+                f"max_pairs must be a positive integer or None, got {self.max_pairs!r}"
+            )
+
+    def rows_per_level(self) -> list[int]:
+        """The r of every level: r0, r0 - Δ, ... while r >= r_min."""
+        self._validate()
+        return list(range(int(self.r0), int(self.r_min) - 1, -int(self.step)))
+
+    def fit(
+        self,
+        shingle_sets: Sequence[np.ndarray],
+        signatures: Signatures | None = None,
+        progress: Callable[[LSHLevel], None] | None = None,
+    ) -> LSHLink:
+        """Run the levels.
+
+        Parameters
+        ----------
+        shingle_sets : sequence of ndarray of uint64
+            The shingle hashes of every document (empty arrays allowed: such documents
+            stay alone).
+        signatures : Signatures, optional
+            Precomputed signatures of the same documents; they must have been made with
+            this model's num_perm, seed and scheme.
+        progress : callable, optional
+            Called with every finished :class:`LSHLevel`.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ParameterError
+            A parameter is outside what is allowed.
+        ValueError
+            ``signatures`` do not match the documents or the parameters.
+        """
+        self._validate()
+        n = len(shingle_sets)
+        hasher = MinHasher(num_perm=int(self.num_perm), seed=int(self.seed), scheme=self.scheme)
+        if signatures is None:
+            signatures = hasher.sign(shingle_sets)
+        else:
+            if len(signatures) != n:
+                raise ValueError(
+                    f"{len(signatures)} signatures for {n} documents: sign the same documents"
+                )
+            mine = {k: v for k, v in hasher.params.items() if k != "hash_func"}
+            theirs = {k: v for k, v in signatures.params.items() if k != "hash_func"}
+            if mine != theirs:
+                raise ValueError(
+                    f"signatures made with {theirs} cannot be used by a model with {mine}: "
+                    "sign with the model's num_perm, seed and scheme"
+                )
+        self.signatures_ = signatures
+        matrix = ShingleMatrix.from_sets(shingle_sets) if self.similarity == "jaccard" else None
+        active = ~signatures.empty
+        rng = np.random.default_rng(int(self.seed))
+        labels = np.arange(n, dtype=np.int64)
+        tested = np.empty(0, dtype=np.int64)  # sorted codes i*n+j of compared pairs
+        edges_i: list[np.ndarray] = []
+        edges_j: list[np.ndarray] = []
+        edges_s: list[np.ndarray] = []
+        self.levels_: list[LSHLevel] = []
+        self.n_compared_ = 0
+        t = float(self.threshold)
+        for r in self.rows_per_level():
+            t0 = time.perf_counter()
+            b = int(self.num_perm) // r
+            level_seed = int(rng.integers(0, 2**63 - 1))
+            if n >= 2 and active.sum() >= 2:
+                keys = band_keys(signatures.hashvalues, r, b)
+                pairs = bucket_pairs(
+                    keys, labels, active=active, max_pairs=self.max_pairs, seed=level_seed
+                )
+            else:
+                pairs = np.empty((0, 2), dtype=np.int64)
+            n_candidates = int(pairs.shape[0])
+            codes = pairs[:, 0] * np.int64(n) + pairs[:, 1]
+            # codes are sorted and distinct; drop the pairs compared at earlier levels
+            fresh = np.ones(codes.shape[0], dtype=bool)
+            if tested.shape[0]:
+                pos = np.minimum(np.searchsorted(tested, codes), tested.shape[0] - 1)
+                fresh = tested[pos] != codes
+            pairs, codes = pairs[fresh], codes[fresh]
+            if pairs.shape[0]:
+                if matrix is not None:
+                    sim = matrix.pair_jaccard(pairs[:, 0], pairs[:, 1])
+                else:
+                    sim = signatures.pair_similarity(pairs[:, 0], pairs[:, 1])
+                link = sim > t
+                edges_i.append(pairs[link, 0])
+                edges_j.append(pairs[link, 1])
+                edges_s.append(sim[link])
+                tested = np.sort(np.concatenate([tested, codes]))
+                n_linked = int(link.sum())
+                if n_linked:
+                    labels = connected_labels(n, np.concatenate(edges_i), np.concatenate(edges_j))
+            else:
+                n_linked = 0
+            self.n_compared_ += int(pairs.shape[0])
+            level = LSHLevel(
+                r=r,
+                b=b,
+                s_curve=s_curve_threshold(r, b),
+                n_candidates=n_candidates,
+                n_compared=int(pairs.shape[0]),
+                n_linked=n_linked,
+                n_clusters=int(labels.max()) + 1 if n else 0,
+                seconds=time.perf_counter() - t0,
+                labels=labels.copy(),
+            )
+            self.levels_.append(level)
+            if progress is not None:
+                progress(level)
+        cat = lambda xs, dt: np.concatenate(xs) if xs else np.empty(0, dtype=dt)  # noqa: E731
+        self.linkage_matrix_, self.labels_ = single_linkage(
+            n, cat(edges_i, np.int64), cat(edges_j, np.int64), cat(edges_s, np.float64)
+        )
+        return self
+
+    def fit_predict(self, shingle_sets: Sequence[np.ndarray], **kwargs: Any) -> np.ndarray:
+        """:meth:`fit` and return :attr:`labels_`."""
+        return self.fit(shingle_sets, **kwargs).labels_

@@ -1,0 +1,458 @@
+"""MinHash signatures of a whole corpus at once, value for value those of datasketch 2.x.
+
+MinHash (Broder 1997): under a random permutation π of the shingle universe, the
+probability that two sets have the same minimum is their Jaccard similarity, so the
+fraction of equal rows among ``num_perm`` independent minima estimates it, with
+standard error ``sqrt(J (1 - J) / num_perm)`` (seed 001_05c19045332a695a.txt; seed
+000_d819228b9213e10a.txt, «Minhashing»).
+
+The permutations are datasketch's (``datasketch.MinHash``, version 2.x), drawn from
+``numpy.random.RandomState(seed)`` exactly as datasketch draws them:
+
+``affine32`` / ``affine64``
+    the input hash ``h`` (32 / 64 bits) is mixed once by the MurmurHash3 finalizer
+    ``fmix`` and permuted by ``a_k * fmix(h) + b_k mod 2^w`` (``a_k`` odd);
+``legacy``
+    datasketch before 2.0: ``(a_k * h + b_k) mod (2^61 - 1)``, truncated to 32 bits.
+
+The input of datasketch's ``hashfunc`` here is a shingle's 64-bit hash
+(:func:`extract.shingle_hashes`); the hash functions of :data:`HASH_FUNCTIONS` map it
+to the scheme's width: ``identity`` (64 bits, for ``affine64``) or ``low32`` (its low
+32 bits, for ``affine32`` and ``legacy``). The same Python callable is what a test
+passes to ``datasketch.MinHash(hashfunc=...)`` to check equality value for value.
+
+Vectorised signing (:meth:`MinHasher.sign`) concatenates the shingles of a block of
+documents, computes the ``num_perm x n_shingles`` matrix of permuted values with numpy
+(permutations x shingles, so each permutation is one contiguous row) and reduces each
+document's columns with ``np.minimum.reduceat``.
+
+Complexity: time O(num_perm · S) for S shingles in the corpus (with duplicates within
+a document counted once per occurrence); memory O(n · num_perm) for the signatures
+plus one block of ``num_perm x block`` values (4 MiB by default, small enough to stay in
+cache: :attr:`MinHasher.block_bytes`).
+
+References
+----------
+A. Z. Broder, "On the resemblance and containment of documents", SEQUENCES 1997.
+E. Zhu et al., datasketch 2.0, ``datasketch/minhash.py`` (permutation schemes).
+
+Examples
+--------
+>>> import numpy as np
+>>> hasher = MinHasher(num_perm=16, seed=1)
+>>> sets = [np.arange(100, dtype=np.uint64), np.arange(50, 150, dtype=np.uint64)]
+>>> sig = hasher.sign(sets)
+>>> sig.hashvalues.shape, sig.scheme, sig.hash_func
+((2, 16), 'affine32', 'low32')
+>>> 0.0 <= sig.similarity(0, 1) <= 1.0
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from webometrics.exceptions import ParameterError
+
+SCHEMES = ("affine32", "affine64", "legacy")
+"""The permutation schemes of datasketch 2.x."""
+
+_MERSENNE = np.uint64((1 << 61) - 1)
+_MAX32 = (1 << 32) - 1
+_DTYPES: dict[str, type[np.unsignedinteger[Any]]] = {
+    "affine32": np.uint32,
+    "affine64": np.uint64,
+    "legacy": np.uint64,
+}
+_WIDTH = {"affine32": 32, "affine64": 64, "legacy": 32}
+_EMPTY = {"affine32": _MAX32, "affine64": (1 << 64) - 1, "legacy": _MAX32}
+_FMIX = {
+    32: (np.uint32(16), np.uint32(0x85EBCA6B), np.uint32(13), np.uint32(0xC2B2AE35), np.uint32(16)),
+    64: (
+        np.uint64(33),
+        np.uint64(0xFF51AFD7ED558CCD),
+        np.uint64(33),
+        np.uint64(0xC4CEB9FE1A85EC53),
+        np.uint64(33),
+    ),
+}
+
+
+def hash_identity(h: int) -> int:
+    """The datasketch ``hashfunc`` of the ``identity`` hash: a 64-bit shingle hash as is."""
+    return int(h)
+
+
+def hash_low32(h: int) -> int:
+    """The datasketch ``hashfunc`` of the ``low32`` hash: the low 32 bits of a shingle hash."""
+    return int(h) & _MAX32
+
+
+def _identity_vec(h: np.ndarray) -> np.ndarray:
+    return h.astype(np.uint64, copy=False)
+
+
+def _low32_vec(h: np.ndarray) -> np.ndarray:
+    return h.astype(np.uint32)  # numpy truncates to the low 32 bits
+
+
+HASH_FUNCTIONS: dict[str, tuple[Callable[[int], int], Callable[[np.ndarray], np.ndarray], int]] = {
+    "identity": (hash_identity, _identity_vec, 64),
+    "low32": (hash_low32, _low32_vec, 32),
+}
+"""Hash function name -> (datasketch ``hashfunc``, its numpy form, output width in bits)."""
+
+DEFAULT_HASH = {"affine32": "low32", "affine64": "identity", "legacy": "low32"}
+"""The hash function each scheme uses when none is given."""
+
+
+def fmix(hv: np.ndarray, width: int) -> np.ndarray:
+    """The MurmurHash3 finalizer (a bijection on ``[0, 2^width)``), as datasketch applies it.
+
+    Parameters
+    ----------
+    hv : ndarray of uint32 or uint64
+    width : {32, 64}
+
+    Returns
+    -------
+    ndarray
+        Same shape and dtype.
+    """
+    s1, m1, s2, m2, s3 = _FMIX[width]
+    hv = hv ^ (hv >> s1)
+    hv = hv * m1
+    hv = hv ^ (hv >> s2)
+    hv = hv * m2
+    return hv ^ (hv >> s3)
+
+
+def permutations(num_perm: int, seed: int, scheme: str) -> np.ndarray:
+    """The ``(2, num_perm)`` array ``[a, b]`` of datasketch's permutations.
+
+    Drawn from ``numpy.random.RandomState(seed)`` in the order datasketch 2.x draws them,
+    so ``datasketch.MinHash(num_perm, seed, scheme=scheme).permutations`` is equal.
+
+    Examples
+    --------
+    >>> permutations(3, 1, "affine32").dtype
+    dtype('uint32')
+    """
+    gen = np.random.RandomState(seed)
+    if scheme == "legacy":
+        return np.array(
+            [
+                (
+                    gen.randint(1, _MERSENNE, dtype=np.uint64),
+                    gen.randint(0, _MERSENNE, dtype=np.uint64),
+                )
+                for _ in range(num_perm)
+            ],
+            dtype=np.uint64,
+        ).T
+    width = _WIDTH[scheme]
+    dtype = _DTYPES[scheme]
+    a = gen.randint(0, 1 << (width - 1), num_perm, dtype=dtype) * dtype(2) + dtype(1)
+    b = gen.randint(0, 1 << width, num_perm, dtype=dtype)
+    return np.array([a, b])
+
+
+@dataclass(frozen=True, eq=False)
+class Signatures:
+    """The MinHash signatures of a corpus and what produced them.
+
+    Attributes
+    ----------
+    hashvalues : ndarray of shape (n_documents, num_perm)
+        uint32 (``affine32``) or uint64; row ``i`` is document ``i``'s signature.
+    num_perm, seed : int
+    scheme : str
+        One of :data:`SCHEMES`.
+    hash_func : str
+        A key of :data:`HASH_FUNCTIONS`.
+    empty : ndarray of bool, shape (n_documents,)
+        Documents without shingles (their rows hold the empty sentinel, the scheme's
+        maximum value, as in datasketch).
+
+    Notes
+    -----
+    Combining or comparing two :class:`Signatures` checks that num_perm, seed, scheme and
+    hash function match (:meth:`check_compatible`).
+    """
+
+    hashvalues: np.ndarray
+    num_perm: int
+    seed: int
+    scheme: str
+    hash_func: str
+    empty: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.hashvalues.shape[0])
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """num_perm, seed, scheme and hash function, as stored with every signature."""
+        return {
+            "num_perm": self.num_perm,
+            "seed": self.seed,
+            "scheme": self.scheme,
+            "hash_func": self.hash_func,
+        }
+
+    def check_compatible(self, other: Signatures) -> None:
+        """Raise ``ValueError`` unless ``other`` was made with the same parameters.
+
+        Raises
+        ------
+        ValueError
+            num_perm, seed, scheme or hash function differ; the message names them.
+        """
+        diffs = [
+            f"{k}: {v!r} != {other.params[k]!r}"
+            for k, v in self.params.items()
+            if other.params[k] != v
+        ]
+        if diffs:
+            raise ValueError(
+                "signatures made with different MinHash parameters cannot be compared or "
+                "combined (" + "; ".join(diffs) + "): sign both corpora with one MinHasher"
+            )
+
+    def similarity(self, i: int, j: int) -> float:
+        """Fraction of equal rows of documents ``i`` and ``j`` (0 when either is empty)."""
+        if self.empty[i] or self.empty[j]:
+            return 0.0
+        return float(np.count_nonzero(self.hashvalues[i] == self.hashvalues[j])) / self.num_perm
+
+    def pair_similarity(self, i: np.ndarray, j: np.ndarray, block: int = 65536) -> np.ndarray:
+        """Fraction of equal rows for many pairs at once.
+
+        Parameters
+        ----------
+        i, j : ndarray of int, same shape
+            Document indices.
+        block : int
+            Pairs compared per numpy step (bounds memory at ``block * num_perm`` bytes).
+
+        Returns
+        -------
+        ndarray of float64
+            0 for any pair with an empty document.
+        """
+        i = np.asarray(i, dtype=np.intp)
+        j = np.asarray(j, dtype=np.intp)
+        out = np.empty(i.shape[0], dtype=np.float64)
+        hv = self.hashvalues
+        for s in range(0, i.shape[0], block):
+            ii, jj = i[s : s + block], j[s : s + block]
+            out[s : s + block] = np.count_nonzero(hv[ii] == hv[jj], axis=1)
+        out /= self.num_perm
+        out[self.empty[i] | self.empty[j]] = 0.0
+        return out
+
+    def subset(self, index: Sequence[int] | np.ndarray) -> Signatures:
+        """The signatures of some documents, in the order given."""
+        idx = np.asarray(index, dtype=np.intp)
+        return Signatures(
+            self.hashvalues[idx], self.num_perm, self.seed, self.scheme, self.hash_func,
+            self.empty[idx],
+        )  # fmt: skip
+
+    def concat(self, *others: Signatures) -> Signatures:
+        """These signatures followed by others made with the same parameters.
+
+        Raises
+        ------
+        ValueError
+            Another set was made with different parameters.
+        """
+        for o in others:
+            self.check_compatible(o)
+        return Signatures(
+            np.concatenate([self.hashvalues, *(o.hashvalues for o in others)]),
+            self.num_perm, self.seed, self.scheme, self.hash_func,
+            np.concatenate([self.empty, *(o.empty for o in others)]),
+        )  # fmt: skip
+
+    def row_bytes(self, i: int) -> bytes:
+        """Document ``i``'s signature as little-endian uint64 bytes (the stored form)."""
+        return self.hashvalues[i].astype("<u8").tobytes()
+
+    @classmethod
+    def from_rows(
+        cls,
+        rows: Sequence[bytes],
+        *,
+        num_perm: int,
+        seed: int,
+        scheme: str,
+        hash_func: str,
+    ) -> Signatures:
+        """Rebuild signatures from stored little-endian uint64 rows (:meth:`row_bytes`).
+
+        Raises
+        ------
+        ValueError
+            A row does not hold ``num_perm`` values.
+        """
+        dtype = _DTYPES[scheme]
+        hv = np.empty((len(rows), num_perm), dtype=dtype)
+        for k, row in enumerate(rows):
+            values = np.frombuffer(row, dtype="<u8")
+            if values.shape[0] != num_perm:
+                raise ValueError(
+                    f"stored signature {k} holds {values.shape[0]} values, expected "
+                    f"num_perm={num_perm}"
+                )
+            hv[k] = values.astype(dtype)
+        empty = np.all(hv == dtype(_EMPTY[scheme]), axis=1)
+        return cls(hv, num_perm, seed, scheme, hash_func, empty)
+
+
+class MinHasher:
+    """Signs whole corpora with datasketch's MinHash permutations, vectorised.
+
+    Parameters
+    ----------
+    num_perm : int, default 128
+        Number of permutations (rows of a signature), 1 .. 4096.
+    seed : int, default 1
+        Seed of the permutations (``numpy.random.RandomState``), >= 0.
+    scheme : {"affine32", "affine64", "legacy"}, default "affine32"
+        datasketch's permutation scheme.
+    hash_func : {"low32", "identity"}, optional
+        Maps a 64-bit shingle hash to the scheme's width; default :data:`DEFAULT_HASH`.
+    block_bytes : int, default 4 MiB
+        Memory of one block of permuted values.
+
+    Raises
+    ------
+    ParameterError
+        A parameter is outside what is allowed (a ``ValueError``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from datasketch import MinHash
+    >>> shingles = np.array([11, 22, 33], dtype=np.uint64)
+    >>> h = MinHasher(num_perm=8, seed=3)
+    >>> ref = MinHash(num_perm=8, seed=3, scheme="affine32", hashfunc=h.hashfunc)
+    >>> ref.update_batch(shingles.tolist())
+    >>> bool(np.array_equal(h.sign([shingles]).hashvalues[0], ref.hashvalues))
+    True
+    """
+
+    def __init__(
+        self,
+        *,
+        num_perm: int = 128,
+        seed: int = 1,
+        scheme: str = "affine32",
+        hash_func: str | None = None,
+        block_bytes: int = 4 << 20,
+    ) -> None:
+        if not isinstance(num_perm, int | np.integer) or not 1 <= num_perm <= 4096:
+            raise ParameterError(f"num_perm must be an integer in 1..4096, got {num_perm!r}")
+        if not isinstance(seed, int | np.integer) or seed < 0 or seed >= 2**32:
+            raise ParameterError(f"seed must be an integer in 0..2**32-1, got {seed!r}")
+        if scheme not in SCHEMES:
+            raise ParameterError(f"scheme must be one of {', '.join(SCHEMES)}; got {scheme!r}")
+        hash_func = hash_func or DEFAULT_HASH[scheme]
+        if hash_func not in HASH_FUNCTIONS:
+            raise ParameterError(
+                f"hash_func must be one of {', '.join(HASH_FUNCTIONS)}; got {hash_func!r}"
+            )
+        if HASH_FUNCTIONS[hash_func][2] > _WIDTH[scheme]:
+            raise ParameterError(
+                f"hash_func {hash_func!r} gives 64-bit values but scheme {scheme!r} takes 32-bit "
+                "ones: use hash_func='low32' or scheme='affine64'"
+            )
+        if block_bytes < 1 << 16:
+            raise ParameterError(f"block_bytes must be >= 65536, got {block_bytes}")
+        self.num_perm = int(num_perm)
+        self.seed = int(seed)
+        self.scheme = scheme
+        self.hash_func = hash_func
+        self.block_bytes = int(block_bytes)
+        self.permutations = permutations(self.num_perm, self.seed, scheme)
+        self._dtype = _DTYPES[scheme]
+
+    @property
+    def hashfunc(self) -> Callable[[int], int]:
+        """The datasketch ``hashfunc`` equivalent to :attr:`hash_func`."""
+        return HASH_FUNCTIONS[self.hash_func][0]
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """num_perm, seed, scheme and hash function."""
+        return {
+            "num_perm": self.num_perm,
+            "seed": self.seed,
+            "scheme": self.scheme,
+            "hash_func": self.hash_func,
+        }
+
+    def datasketch(self, shingles: np.ndarray) -> Any:
+        """The reference: one ``datasketch.MinHash`` updated with ``shingles``."""
+        from datasketch import MinHash
+
+        m = MinHash(
+            num_perm=self.num_perm, seed=self.seed, scheme=self.scheme, hashfunc=self.hashfunc
+        )
+        if len(shingles):
+            m.update_batch(np.asarray(shingles, dtype=np.uint64).tolist())
+        return m
+
+    def _permute(self, hv: np.ndarray) -> np.ndarray:
+        """``num_perm x len(hv)`` permuted values of input hashes ``hv`` (scheme width)."""
+        a, b = self.permutations
+        if self.scheme == "legacy":
+            phv = np.multiply(a[:, None], hv[None, :].astype(np.uint64))
+            phv += b[:, None]
+            phv %= _MERSENNE
+            phv &= np.uint64(_MAX32)
+            return phv
+        mixed = fmix(hv.astype(self._dtype, copy=False), _WIDTH[self.scheme])
+        phv = np.multiply(a[:, None], mixed[None, :])
+        phv += b[:, None]
+        return phv
+
+    def sign(self, shingle_sets: Sequence[np.ndarray]) -> Signatures:
+        """Sign every document: equal, row for row, to datasketch's MinHash of its shingles.
+
+        Parameters
+        ----------
+        shingle_sets : sequence of ndarray of uint64
+            One array of shingle hashes per document (duplicates allowed, order free).
+
+        Returns
+        -------
+        Signatures
+            ``hashvalues`` of shape ``(len(shingle_sets), num_perm)``.
+        """
+        n = len(shingle_sets)
+        lengths = np.fromiter((len(s) for s in shingle_sets), dtype=np.int64, count=n)
+        out = np.full((n, self.num_perm), _EMPTY[self.scheme], dtype=self._dtype)
+        empty = lengths == 0
+        per_block = max(1, self.block_bytes // (self.num_perm * np.dtype(self._dtype).itemsize))
+        vec = HASH_FUNCTIONS[self.hash_func][1]
+        nonempty = np.flatnonzero(~empty)
+        csum = np.cumsum(lengths[nonempty])
+        start = 0
+        while start < nonempty.shape[0]:
+            # documents [start, stop) of `nonempty` whose shingles fit in one block
+            done = int(csum[start - 1]) if start else 0
+            stop = max(start + 1, int(np.searchsorted(csum, done + per_block, side="right")))
+            docs = nonempty[start:stop]
+            values = np.concatenate([np.asarray(shingle_sets[d], dtype=np.uint64) for d in docs])
+            offsets = np.zeros(docs.shape[0], dtype=np.int64)
+            np.cumsum(lengths[docs][:-1], out=offsets[1:])
+            phv = self._permute(vec(values))
+            out[docs] = np.minimum.reduceat(phv, offsets, axis=1).T
+            start = stop
+        return Signatures(out, self.num_perm, self.seed, self.scheme, self.hash_func, empty)
