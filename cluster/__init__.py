@@ -1,0 +1,43 @@
+"""Clustering of shingle sets: MinHash, LSH banding, the paper's LSH single-link, an exact
+single-link baseline, and the scores to judge them.
+
+Works on numpy arrays of 64-bit shingle hashes (:func:`extract.shingle_hashes`); imports
+neither the database nor Scrapy.
+
+- :class:`MinHasher`, :class:`Signatures` (``cluster.minhash``): datasketch-equal MinHash
+  signatures of a whole corpus at once.
+- :func:`band_keys`, :func:`bucket_pairs` (``cluster.lsh``): LSH banding.
+- :class:`LSHLink` (``cluster.lsh_link``): the modified LSH single-link agglomeration of
+  seed 000 (Korelin, Blekanov, Sergeev 2015).
+- :class:`ExactSingleLink` (``cluster.single_link``): exact Jaccard single linkage.
+- :func:`score_clustering`, :func:`hierarchical_f_measure` (``cluster.evaluate``).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "ExactSingleLink": "cluster.single_link",
+    "LSHLevel": "cluster.lsh_link",
+    "LSHLink": "cluster.lsh_link",
+    "MinHasher": "cluster.minhash",
+    "ShingleMatrix": "cluster.single_link",
+    "Signatures": "cluster.minhash",
+    "band_keys": "cluster.lsh",
+    "bucket_pairs": "cluster.lsh",
+    "collision_probability": "cluster.lsh",
+    "hierarchical_f_measure": "cluster.evaluate",
+    "s_curve_threshold": "cluster.lsh",
+    "score_clustering": "cluster.evaluate",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    # exports load on first use, so `import cluster.datasets` stays light (no scikit-learn)
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'cluster' has no attribute {name!r}")
