@@ -7,6 +7,7 @@ set by ``webometrics dashboard``) and passed to every cached query as a paramete
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -54,21 +55,14 @@ def table(
         column_config=column_config,
         height=height,
     )
-    st.download_button(
-        f"Download {name} (CSV)",
-        csv_bytes(df),
-        file_name=f"{_slug(name)}.csv",
-        mime="text/csv",
-        key=f"{key}-csv",
-        on_click="ignore",
-    )
+    download(df, name, key=key)
 
 
 def download(df: pd.DataFrame, name: str, *, key: str) -> None:
     """A button that downloads ``df`` as ``<name>.csv``."""
     st.download_button(
         f"Download {name} (CSV)",
-        csv_bytes(df),
+        functools.partial(csv_bytes, df),  # written when clicked, not on every render
         file_name=f"{_slug(name)}.csv",
         mime="text/csv",
         key=f"{key}-csv",

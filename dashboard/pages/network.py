@@ -3,10 +3,12 @@ overlaps between universities, the most shared domains, and a GEXF download."""
 
 from __future__ import annotations
 
+import functools
+import html
+
 import altair as alt
 import pandas as pd
 import streamlit as st
-import streamlit.components.v1 as components
 
 from dashboard import data, widgets
 
@@ -79,7 +81,13 @@ if len(totals) > max_nodes:
 
 
 def pyvis_html(frame: pd.DataFrame) -> str:
+    """The graph as a self-contained vis-network page (scripts inline, no CDN needed).
+
+    Every text from the database is HTML-escaped before it enters the page's script.
+    """
     from pyvis.network import Network
+
+    esc = html.escape
 
     net = Network(
         height="620px", width="100%", directed=True, cdn_resources="in_line", bgcolor="#ffffff"
@@ -88,8 +96,8 @@ def pyvis_html(frame: pd.DataFrame) -> str:
     for uni, rows in frame.groupby("university"):
         net.add_node(
             f"u:{uni}",
-            label=uni,
-            title=f"{uni} ({rows['country'].iloc[0]}): {len(rows)} domains",
+            label=esc(uni),
+            title=esc(f"{uni} ({rows['country'].iloc[0]}): {len(rows)} domains"),
             color="#111111",
             shape="box",
             font={"color": "#ffffff"},
@@ -98,9 +106,11 @@ def pyvis_html(frame: pd.DataFrame) -> str:
         cat = rows["category"].iloc[0] or "uncategorised"
         net.add_node(
             f"d:{dom}",
-            label=dom,
-            title=f"{dom} · {cat} · {rows['language'].iloc[0] or '?'} · "
-            f"{rows['university'].nunique()} universities",
+            label=esc(dom),
+            title=esc(
+                f"{dom} · {cat} · {rows['language'].iloc[0] or '?'} · "
+                f"{rows['university'].nunique()} universities"
+            ),
             color=PALETTE.get(cat, "#bbbbbb"),
             size=8 + 4 * rows["university"].nunique(),
         )
@@ -112,7 +122,7 @@ def pyvis_html(frame: pd.DataFrame) -> str:
     return net.generate_html(notebook=False)
 
 
-components.html(pyvis_html(shown), height=640)
+st.iframe(pyvis_html(shown), height=640)
 st.caption(
     "Boxes: universities; dots: external domains, coloured by category ("
     + ", ".join(f"{k}" for k in PALETTE)
@@ -120,7 +130,7 @@ st.caption(
 )
 st.download_button(
     f"Download the whole {direction} graph of run {run_id} (GEXF, for Gephi)",
-    data.gexf(url, run_id, direction),
+    functools.partial(data.gexf, url, run_id, direction),  # built when clicked
     file_name=f"environment-{direction}-run{run_id}.gexf",
     mime="application/gexf+xml",
     key="gexf",
