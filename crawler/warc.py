@@ -390,7 +390,7 @@ def record_item(rec: dict[str, Any], path: str, universities: Any) -> PageItem:
     from scrapy.responsetypes import responsetypes
 
     from crawler.links import content_type, page_links
-    from crawler.spiders.base import is_text
+    from crawler.spiders.base import charset_of, is_text
 
     headers = Headers()
     for name, value in rec["headers"]:
@@ -407,7 +407,7 @@ def record_item(rec: dict[str, Any], path: str, universities: Any) -> PageItem:
         university_id=owner.id if owner is not None else None,
         http_status=rec["status"],
         content_type=(headers.get(b"Content-Type") or b"").decode("latin-1")[:200] or None,
-        charset=getattr(response, "encoding", None),
+        charset=charset_of(response, ctype),
         body=rec["body"] if is_text(ctype) else None,
         content_length=len(rec["body"]),
         fetched_at=rec["date"],

@@ -129,6 +129,17 @@ def _header(response: Response, name: bytes, limit: int) -> str | None:
     return raw.decode("latin-1")[:limit]
 
 
+def charset_of(response: Response, ctype: str | None) -> str | None:
+    """The declared encoding (header, BOM or ``<meta>``), else the one Scrapy infers from
+    a non-empty text body; None for binary or empty answers."""
+    if not isinstance(response, TextResponse) or not is_text(ctype):
+        return None
+    declared = response._declared_encoding()  # private in Scrapy, but the only way
+    if declared:
+        return declared[:50]
+    return response.encoding[:50] if response.body else None
+
+
 def is_text(ctype: str | None) -> bool:
     """True for media types whose bodies are stored (text, HTML, XML, JSON)."""
     return ctype is None or ctype.startswith(_TEXT_TYPES) or ctype.endswith("+xml")
@@ -187,7 +198,7 @@ class BaseSpider(scrapy.Spider):
             depth=wm.get("depth") if wm.get("kind") == "internal" else None,
             http_status=response.status,
             content_type=_header(response, b"Content-Type", 200),
-            charset=response.encoding[:50] if isinstance(response, TextResponse) else None,
+            charset=charset_of(response, ctype),
             body=response.body if is_text(ctype) else None,
             content_length=len(response.body),
             etag=_header(response, b"ETag", 300),

@@ -87,6 +87,15 @@ def _universities(engine: Engine, names: Sequence[str] | None) -> list[dict[str,
     return rows
 
 
+def _absolute_url(engine: Engine) -> str:
+    """The engine's URL for the crawl process (a relative SQLite path made absolute)."""
+    url = engine.url
+    if url.get_backend_name() == "sqlite" and url.database and url.database != ":memory:":
+        if not url.database.startswith("file:"):
+            url = url.set(database=str(Path(url.database).resolve()))
+    return url.render_as_string(hide_password=False)
+
+
 def _read_state(jobdir: Path) -> dict[str, Any]:
     path = jobdir / STATE_FILE
     if not path.is_file():
@@ -239,7 +248,6 @@ def _run_child(job_file: Path, phase: str, progress: bool) -> dict[str, Any]:
         stderr=subprocess.PIPE,
         text=True,
         env=env,
-        cwd=str(Path(__file__).resolve().parents[2]),
     )
     try:
         assert proc.stdout is not None
@@ -367,7 +375,7 @@ def run(
     temporary = opts.jobdir is None
     job_path = Path(opts.jobdir or tempfile.mkdtemp(prefix="webometrics-crawl-"))
     job_path.mkdir(parents=True, exist_ok=True)
-    db_url = engine.url.render_as_string(hide_password=False)
+    db_url = _absolute_url(engine)
     run_id, state, resumed = _open_run(
         engine, settings, opts, job_path, [u["id"] for u in universities]
     )
