@@ -206,3 +206,27 @@ def test_overview_in_chromium(dashboard_db, tmp_path: Path) -> None:
         path = tmp_path / "overview.png"
         path.write_bytes(png)
         assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20_000
+        # the CSV download of Table 2, through the browser
+        downloads = tmp_path / "downloads"
+        downloads.mkdir()
+        client.call("Browser.setDownloadBehavior", behavior="allow", downloadPath=str(downloads))
+        clicked = client.evaluate(
+            """(() => {
+                const b = Array.from(document.querySelectorAll('button'))
+                    .find(b => b.innerText.includes('Download table 2'));
+                if (b) b.click();
+                return !!b;
+            })()"""
+        )
+        assert clicked
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            done = [p for p in downloads.iterdir() if p.suffix == ".csv"]
+            if done:
+                break
+            time.sleep(0.2)
+        assert [p.name for p in done] == ["table-2-run-2.csv"]
+        lines = done[0].read_text(encoding="utf-8").splitlines()
+        assert lines[0].startswith("university,domains,country,Webometrics rank")
+        spbu_line = next(line for line in lines if ",spbu.ru," in line)
+        assert spbu_line.endswith(",2,3,2,1,1")
