@@ -36,6 +36,7 @@ from testbed.siteindex import (
 from testbed.sites import (
     binary_body,
     category_of,
+    insert_into_body,
     kind_of_path,
     render_real_page,
     render_results_page,
@@ -663,12 +664,8 @@ class _Builder:
 
         stored = self.w.get(page)
         assert stored is not None and stored.status == 200, page
-        link = (
-            f'<p class="see-also">See also: <a href="{_e(target)}">{_e(anchor)}</a></p>\n'.encode()
-        )
-        body = stored.body
-        at = body.lower().rfind(b"</body>")
-        body = body[:at] + link + body[at:] if at >= 0 else body + link
+        link = f'<p class="see-also">See also: <a href="{_e(target)}">{_e(anchor)}</a></p>\n'
+        body = insert_into_body(stored.body, link.encode())
         self.w.add(page, 200, stored.headers, body, replace=True)
 
     # -- resolution as the server answers, with robots.txt ------------------------------------

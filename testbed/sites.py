@@ -23,189 +23,46 @@ import re
 from testbed.texts import Text
 
 _UNIVERSITY_TLDS = re.compile(r"(^|\.)(edu|ac\.[a-z]{2}|edu\.[a-z]{2}|ac)$")
+
+
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(text.split())
+
+
 # keyword -> category; matched against the domain's labels without the public suffix:
 # a keyword of four letters or fewer must equal a label, a longer one may be a substring.
 _KEYWORDS: dict[str, tuple[str, ...]] = {
-    "search": (
-        "yahoo",
-        "altavista",
-        "lycos",
-        "excite",
-        "infoseek",
-        "webcrawler",
-        "metacrawler",
-        "hotbot",
-        "dejanews",
-        "magellan",
-        "opentext",
-        "google",
-        "yandex",
-        "rambler",
-        "aport",
-        "search",
-        "inktomi",
-        "looksmart",
-        "northernlight",
-        "savvysearch",
-        "euroseek",
+    "search": _words(
+        "yahoo altavista lycos excite infoseek webcrawler metacrawler hotbot dejanews "
+        "magellan opentext google yandex rambler aport search inktomi looksmart northernlight "
+        "savvysearch euroseek"
     ),
-    "social": (
-        "geocities",
-        "tripod",
-        "angelfire",
-        "xoom",
-        "blog",
-        "livejournal",
-        "facebook",
-        "twitter",
-        "myspace",
-        "vk",
-        "forum",
-        "reddit",
-        "wordpress",
-        "blogspot",
-        "community",
-        "homepages",
-        "well",
-        "usenet",
-        "friends",
-        "club",
+    "social": _words(
+        "geocities tripod angelfire xoom blog livejournal facebook twitter myspace vk forum "
+        "reddit wordpress blogspot community homepages well usenet friends club"
     ),
-    "media": (
-        "imdb",
-        "pathfinder",
-        "unitedmedia",
-        "sportszone",
-        "espn",
-        "mtv",
-        "hollywood",
-        "film",
-        "movie",
-        "music",
-        "tv",
-        "radio",
-        "magazine",
-        "wired",
-        "hotwired",
-        "disney",
-        "warner",
-        "sony",
-        "paramount",
-        "entertainment",
-        "comics",
-        "dilbert",
-        "playboy",
-        "npr",
-        "pbs",
-        "discovery",
-        "cinema",
-        "games",
-        "channel",
+    "media": _words(
+        "imdb pathfinder unitedmedia sportszone espn mtv hollywood film movie music tv radio "
+        "magazine wired hotwired disney warner sony paramount entertainment comics dilbert "
+        "playboy npr pbs discovery cinema games channel"
     ),
-    "news": (
-        "cnn",
-        "usatoday",
-        "nytimes",
-        "news",
-        "washingtonpost",
-        "msnbc",
-        "bbc",
-        "reuters",
-        "latimes",
-        "tribune",
-        "herald",
-        "times",
-        "post",
-        "gazette",
-        "daily",
-        "lenta",
-        "ria",
-        "wsj",
-        "economist",
-        "journal",
-        "chronicle",
-        "sfgate",
-        "gazeta",
-        "vesti",
-        "izvestia",
+    "news": _words(
+        "cnn usatoday nytimes news washingtonpost msnbc bbc reuters latimes tribune herald "
+        "times post gazette daily lenta ria wsj economist journal chronicle sfgate gazeta "
+        "vesti izvestia gnn nando"
     ),
-    "scientific": (
-        "acm",
-        "ieee",
-        "siam",
-        "ams",
-        "aaai",
-        "cra",
-        "ncstrl",
-        "w3",
-        "ietf",
-        "arxiv",
-        "springer",
-        "elsevier",
-        "computer",
-        "usenix",
-        "research",
-        "science",
-        "scientific",
-        "society",
-        "math",
-        "physics",
-        "nasa",
-        "nsf",
-        "anl",
-        "lanl",
-        "llnl",
-        "nih",
-        "cern",
-        "sigplan",
-        "sigmod",
-        "genome",
-        "gdb",
-        "netlib",
-        "ras",
-        "conference",
+    "scientific": _words(
+        "acm ieee siam ams aaai cra ncstrl w3 ietf arxiv springer elsevier computer usenix "
+        "research science scientific society math physics nasa nsf anl lanl llnl nih cern "
+        "sigplan sigmod genome gdb netlib ras conference cwi inria gmd mpg nist sri ercim darpa"
+    ),
+    "other": _words(
+        "digital sun ibm apple microsoft intel sgi att xerox netscape hp oracle novell adobe "
+        "motorola compaq dec cisco lucent bell bellcore dell cray unisys amazon sybase "
+        "informix symantec borland java tandem nec fujitsu hitachi siemens philips nortel "
+        "3com"
     ),
 }
-_KEYWORDS["other"] = (
-    "digital",
-    "sun",
-    "ibm",
-    "apple",
-    "microsoft",
-    "intel",
-    "sgi",
-    "att",
-    "xerox",
-    "netscape",
-    "hp",
-    "oracle",
-    "novell",
-    "adobe",
-    "motorola",
-    "compaq",
-    "dec",
-    "cisco",
-    "lucent",
-    "bell",
-    "bellcore",
-    "dell",
-    "cray",
-    "unisys",
-    "amazon",
-    "sybase",
-    "informix",
-    "symantec",
-    "borland",
-    "java",
-    "tandem",
-    "nec",
-    "fujitsu",
-    "hitachi",
-    "siemens",
-    "philips",
-    "nortel",
-    "3com",
-)
 # the fallback by hash, by top-level domain: (category, weight)
 _FALLBACK: dict[str, tuple[tuple[str, int], ...]] = {
     "org": (("scientific", 3), ("other", 4), ("social", 2), ("media", 1)),
@@ -300,16 +157,38 @@ _BODY = re.compile(rb"<body[^>]*>", re.I)
 _BASE = re.compile(rb"<base\s[^>]*>", re.I)
 
 
+def insert_into_body(page: bytes, block: bytes) -> bytes:
+    """``page`` with ``block`` right after its ``<body>`` tag. The tag is found where the
+    HTML parser puts the body (its source line), not in a script's string; a page
+    without a body tag gets the block first."""
+    import lxml.html
+
+    try:
+        body = lxml.html.document_fromstring(page).body
+        line = body.sourceline if body is not None else None
+    except (ValueError, lxml.etree.ParserError):
+        line = None
+    start = 0
+    if line:
+        for _ in range(line - 1):
+            nl = page.find(b"\n", start)
+            if nl < 0:
+                break
+            start = nl + 1
+    m = _BODY.search(page, start) if line else None
+    if m is None:
+        m = _BODY.search(page)
+    if m is None:
+        return block + page
+    return page[: m.end()] + block + page[m.end() :]
+
+
 def render_real_page(text: Text, nav: list[tuple[str, str]], extra: list[tuple[str, str]]) -> bytes:
     """A real HTML page with a navigation block (and any extra links) right after
     ``<body>``; ``<base>`` tags are removed so relative links stay on the site."""
     assert text.html is not None
     block = f'<nav class="site-nav">{links_html(nav + extra)}</nav>\n'.encode()
-    page = _BASE.sub(b"", text.html)
-    m = _BODY.search(page)
-    if m:
-        return page[: m.end()] + block + page[m.end() :]
-    return block + page
+    return insert_into_body(_BASE.sub(b"", text.html), block)
 
 
 def binary_body(kind: str, key: str) -> tuple[str, bytes]:

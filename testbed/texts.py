@@ -6,20 +6,23 @@ project), so clustering the external sites by kind of activity has a ground trut
 ==============  =========================================================================
 category        sources (language)
 ==============  =========================================================================
-universities    WebKB misc pages of other universities, real HTML (en)
+universities    WebKB misc pages of other universities (faculty, course, department,
+                staff, other), real HTML (en)
 scientific      WebKB misc research-project pages, real HTML; BBC tech (en); Lenta.ru
                 "Science and technology"; tgcontest "science", "technology" (ru, en)
 search          result lists of real BBC / Lenta.ru headlines with their lead sentence
-social          blog and forum pages of trafilatura-eval in English, real HTML; forum
+social          WebKB misc students' personal home pages (the social web of 1997), real
+                HTML; blog and forum pages of trafilatura-eval in English, real HTML; forum
                 threads of the Clough-Stevenson short answers (en); tgcontest "not_news"
                 and "other" posts (ru, en)
 media           BBC entertainment (en); tgcontest "entertainment" (ru, en)
-news            scrapinghub-aeb article pages, real HTML; BBC politics and business (en);
-                Lenta.ru society, economy, security, former USSR; tgcontest society and
-                economy (ru)
-other           BBC sport; trafilatura-eval English pages that are neither blogs nor
-                news (companies, shops, government), real HTML (en); tgcontest "sports";
-                Lenta.ru self-care, construction, travel (ru)
+news            scrapinghub-aeb article pages, real HTML; BBC politics and sport (en);
+                Lenta.ru society, security, former USSR, sport; tgcontest society and
+                sports (ru, en)
+other           companies and organisations: BBC business; trafilatura-eval English pages
+                that are neither blogs nor news (companies, shops, government), real
+                HTML (en); tgcontest economy; Lenta.ru economy, self-care, construction,
+                travel (ru)
 ==============  =========================================================================
 
 Loading reads each corpus once: O(total size), a few seconds; the texts stay in memory
@@ -56,7 +59,8 @@ class Text:
 
 @dataclass
 class TextPools:
-    """Texts by (category, language), each list in a seeded random order."""
+    """Texts by (category, language): each source in a seeded random order, the sources
+    of a pool taken in turn."""
 
     pools: dict[tuple[str, str], list[Text]] = field(default_factory=dict)
     headlines: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict)
@@ -236,18 +240,18 @@ def _webkb_text(page: WebkbPage) -> Text:
 
 
 #: Lenta.ru rubric codes per category (see lenta-rubrics-asryan/SOURCE.txt).
-LENTA = {"scientific": (8,), "news": (0, 1, 2, 3), "other": (5, 6, 7)}
+LENTA = {"scientific": (8,), "news": (0, 2, 3, 4), "other": (1, 5, 6, 7)}
 #: tgcontest labels per category.
 TGCONTEST = {
     "scientific": ("science", "technology"),
     "social": ("not_news", "other"),
     "media": ("entertainment",),
-    "news": ("society", "economy"),
-    "other": ("sports",),
+    "news": ("society", "sports"),
+    "other": ("economy",),
 }
 #: BBC topics per category.
-BBC = {"scientific": ("tech",), "media": ("entertainment",), "news": ("politics", "business"),
-       "other": ("sport",)}  # fmt: skip
+BBC = {"scientific": ("tech",), "media": ("entertainment",), "news": ("politics", "sport"),
+       "other": ("business",)}  # fmt: skip
 
 
 def load_pools(root: Path, misc_pages: list[WebkbPage], seed: int) -> TextPools:
@@ -279,7 +283,9 @@ def load_pools(root: Path, misc_pages: list[WebkbPage], seed: int) -> TextPools:
     for page in misc_pages:
         if len(page.body) < 400:
             continue
-        cat = "scientific" if page.label == "project" else "universities"
+        # research projects are scientific communities; students' personal home pages
+        # are the social web of 1997 (as GeoCities and Tripod pages were)
+        cat = {"project": "scientific", "student": "social"}.get(page.label, "universities")
         pools[(cat, "en")].append(_webkb_text(page))
     pools[("social", "en")].extend(_clough_threads(root))
     for text in _aeb(root):
@@ -291,8 +297,19 @@ def load_pools(root: Path, misc_pages: list[WebkbPage], seed: int) -> TextPools:
     rng = random.Random(seed)
     ordered = {}
     for key in sorted(pools):
-        pool = sorted(pools[key], key=lambda t: t.source)
-        rng.shuffle(pool)
+        # each source shuffled, then taken in turn, so a category's sites draw on all of
+        # its sources evenly (not mostly on the largest one)
+        by_source: dict[str, list[Text]] = defaultdict(list)
+        for text in sorted(pools[key], key=lambda t: t.source):
+            by_source[text.source.split("/", 1)[0]].append(text)
+        queues = []
+        for name in sorted(by_source):
+            texts = by_source[name]
+            rng.shuffle(texts)
+            queues.append(texts)
+        pool = []
+        for i in range(max(len(q) for q in queues)):
+            pool.extend(q[i] for q in queues if i < len(q))
         ordered[key] = pool
     headlines: dict[str, list[tuple[str, str, str]]] = {"en": [], "ru": []}
     for source, _topic, title, paras in bbc:
