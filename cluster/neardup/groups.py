@@ -136,7 +136,7 @@ def _greedy_cliques(
     unassigned = set(members.tolist())
     out: list[list[int]] = []
     while len(unassigned) > 1:
-        seed = min(unassigned, key=lambda v: (-len(adj.get(v, ()) & unassigned), v))
+        seed = min(unassigned, key=lambda v: (-len(adj.get(v, set()) & unassigned), v))
         clique = [seed]
         candidates = sorted(
             adj.get(seed, set()) & unassigned, key=lambda v: (-len(adj[v] & unassigned), v)

@@ -73,7 +73,7 @@ def spots(
     for i, t in enumerate(tokens):
         if t not in antecedents:
             continue
-        words = []
+        words: list[str] = []
         j = i + 1
         while j < n and len(words) < chain:
             if tokens[j] not in stop:
