@@ -73,6 +73,8 @@ class ExtractSettings(_Section):
     favor: Literal["precision", "recall", "balanced"] = D.EXTRACT_FAVOR  # type: ignore[assignment]
     include_tables: bool = D.EXTRACT_INCLUDE_TABLES
     include_comments: bool = D.EXTRACT_INCLUDE_COMMENTS
+    fallback: bool = D.EXTRACT_FALLBACK
+    extensive_date: bool = D.EXTRACT_EXTENSIVE_DATE
     languages: tuple[str, ...] = D.EXTRACT_LANGUAGES
     timeout_seconds: float = Field(D.EXTRACT_TIMEOUT_SECONDS, gt=0)
     max_html_bytes: int = Field(D.EXTRACT_MAX_HTML_BYTES, ge=1024)
