@@ -63,7 +63,9 @@ def test_majestic_api_column_names(tmp_path: Path) -> None:
         "SourceURL;TargetURL;AnchorText;FlagNoFollow\nhttp://a.org/;http://cs.utexas.edu/;UT;0\n",
         encoding="utf-8",
     )
-    assert read_backlinks(path, UNIS).candidates == [CitingCandidate("http://a.org/", 2, "majestic")]
+    assert read_backlinks(path, UNIS).candidates == [
+        CitingCandidate("http://a.org/", 2, "majestic")
+    ]
 
 
 def test_unknown_columns_are_an_error_naming_the_accepted_ones(tmp_path: Path) -> None:
@@ -90,9 +92,11 @@ def test_url_lists(tmp_path: Path) -> None:
         ("http://c.org/three", 1),
     ]
     assert report.skipped == {"target outside the crawled universities": 1}
-    assert [c.university_id for c in read_url_list(path, UNIS, university_id=2).candidates][
-        :4
-    ] == [2, 3, 1]
+    assert [c.university_id for c in read_url_list(path, UNIS, university_id=2).candidates][:4] == [
+        2,
+        3,
+        1,
+    ]
     bad = tmp_path / "bad.txt"
     bad.write_text("www.no-scheme.org\n", encoding="utf-8")
     with pytest.raises(ConfigError, match="bad.txt:1"):

@@ -89,7 +89,9 @@ def test_store_batch_is_idempotent_and_keeps_extraction(db_url: str) -> None:
     with session_scope(engine) as s:
         assert s.scalar(select(func.count()).select_from(Page)) == 4
         assert s.scalar(select(func.count()).select_from(Link)) == 3
-        home = s.scalars(select(Page).where(Page.url == "http://www.cs.cornell.edu/index.html")).one()
+        home = s.scalars(
+            select(Page).where(Page.url == "http://www.cs.cornell.edu/index.html")
+        ).one()
         assert zlib.decompress(home.body) == BODY
         assert home.registered_domain == "cornell.edu" and home.university_id == 1
         assert home.extraction_status == "pending" and home.first_run_id == run_id

@@ -81,11 +81,13 @@ def test_import_warc_stores_pages_with_offsets(tmp_path: Path, samples: Path) ->
     with session_scope(engine) as s:
         assert len(s.scalars(select(Page)).all()) == len(pages)
         clueweb = "http://00000-nrt-realestate.homepagestartup.com/"  # in the first file
-        assert s.scalars(select(Page.last_run_id).where(Page.url == clueweb)).one() == (
-            again["run_id"]
+        assert (
+            s.scalars(select(Page.last_run_id).where(Page.url == clueweb)).one()
+            == (again["run_id"])
         )
-        assert s.scalars(select(Page.last_run_id).where(Page.url == ru.url)).one() == (
-            result["run_id"]
+        assert (
+            s.scalars(select(Page.last_run_id).where(Page.url == ru.url)).one()
+            == (result["run_id"])
         )
 
 

@@ -1,0 +1,286 @@
+"""A whole crawl (both directions) of a small local web with every behaviour in view."""
+
+from __future__ import annotations
+
+import collections
+import zlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+
+from store.models import Citation, CrawlRun, Environment, Link, Page
+from store.session import session_scope
+from webometrics.domains import normalize_url
+from webometrics.stages import crawl
+
+from .conftest import Answer, fast_settings, html, migrated_engine, write_universities
+
+A = "http://www.alpha-university.edu"
+LABS = "http://labs.alpha-university.edu"
+NEWS = "http://www.news-site.com"
+
+
+def site() -> dict[str, Answer]:
+    text = {"Content-Type": "text/plain"}
+    sitemap = (
+        '<?xml version="1.0" encoding="UTF-8"?>'
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        f"<url><loc>{A}/from-sitemap.html</loc></url>"
+        "<url><loc>http://elsewhere.org/not-ours.html</loc></url></urlset>"
+    )
+    return {
+        f"{A}/robots.txt": Answer(
+            body=f"User-agent: *\nDisallow: /private/\nSitemap: {A}/sitemap.xml\n".encode(),
+            headers=text,
+        ),
+        f"{A}/sitemap.xml": Answer(body=sitemap.encode(), headers={"Content-Type": "text/xml"}),
+        f"{A}/": html(
+            "Alpha University",
+            ("/a.html", "About"),
+            (f"{LABS}/", "Labs"),
+            ("/private/secret.html", "Secret"),
+            (f"{NEWS}/story.html", "Story", "nofollow"),
+            (f"{NEWS}/story.html#comments", "Comments"),
+            ("http://169.254.169.254/latest/meta-data/", "Metadata"),
+            ("ftp://ftp.alpha-university.edu/pub/", "FTP"),
+            ("mailto:dean@alpha-university.edu", "Mail"),
+            (f"{NEWS}/moved", "Moved story"),
+            ("/slow.html", "Slow"),
+            ("/big.html", "Big"),
+            ("/missing.html", "Missing"),
+            ("/to-metadata", "Cloud"),
+        ),
+        f"{A}/a.html": html("About", ("/b.html", "B"), ("http://blog-host.net/post", "Blog post")),
+        f"{A}/b.html": html("B", ("/c.html", "C"), ("http://beyond.org/", "Beyond")),
+        f"{A}/c.html": html("C", ("http://too-deep.org/", "Too deep")),
+        f"{LABS}/": html("Labs", (f"{NEWS}/story.html", "Lab story"), ("/lab2.html", "Lab 2")),
+        f"{LABS}/lab2.html": html("Lab 2"),
+        f"{A}/from-sitemap.html": html("Sitemap only", ("http://sitemap-only.org/", "Partner")),
+        f"{A}/slow.html": Answer(body=b"<html>slow</html>", delay=3.0),
+        f"{A}/big.html": Answer(body=b"<html>" + b"x" * 5000 + b"</html>"),
+        f"{A}/to-metadata": Answer(302, headers={"Location": "http://169.254.169.254/"}),
+        f"{A}/private/secret.html": html("Secret"),
+        f"{NEWS}/story.html": html(
+            "Story",
+            ("/more1.html", "More 1"),
+            ("/more2.html", "More 2"),
+            ("/more3.html", "More 3"),
+            (f"{A}/", "Alpha University"),
+        ),
+        f"{NEWS}/moved": Answer(301, headers={"Location": "/story-new.html"}),
+        f"{NEWS}/story-new.html": html("New story"),
+        f"{NEWS}/more1.html": html("More 1"),
+        f"{NEWS}/more2.html": html("More 2"),
+        f"{NEWS}/more3.html": html("More 3"),
+        "http://blog-host.net/post": html("Post"),
+        "http://beyond.org/": html("Beyond"),
+        "http://sitemap-only.org/": html("Partner"),
+        "http://citing-only.org/page": html("Citing", (f"{A}/a.html", "Alpha about page")),
+        "http://gone.org/": Answer(404, b"gone"),
+    }
+
+
+@pytest.fixture(scope="module")
+def crawled(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    from tests.crawler.conftest import LocalWeb
+
+    tmp = tmp_path_factory.mktemp("local")
+    unis = write_universities(
+        tmp / "u.toml",
+        {"name": "Alpha University", "domains": ["alpha-university.edu"], "home": [f"{A}/"]},
+    )
+    urls = tmp / "citing.txt"
+    urls.write_text(
+        f"{NEWS}/story.html\nhttp://blog-host.net/post\nhttp://citing-only.org/page\n"
+        "http://gone.org/\n",
+        encoding="utf-8",
+    )
+    engine = migrated_engine(f"sqlite:///{tmp / 'c.db'}")
+    settings = fast_settings(
+        depth=2,
+        external_pages_per_domain=2,
+        download_timeout=1.5,
+        max_response_bytes=4096,
+        warc_dir=str(tmp / "warc"),
+    )
+    with LocalWeb(site()) as web:
+        stats = crawl.run(
+            engine,
+            settings,
+            universities_file=str(unis),
+            direction="both",
+            proxy=web.proxy_url,
+            urls=[str(urls)],
+            jobdir=str(tmp / "job"),
+        )
+        log = web.requests
+    return {"engine": engine, "stats": stats, "log": log, "tmp": tmp}
+
+
+def _pages(engine) -> dict[str, Page]:
+    with session_scope(engine) as s:
+        return {p.url: p for p in s.scalars(select(Page))}
+
+
+def test_what_was_fetched(crawled: dict[str, Any]) -> None:
+    counts = collections.Counter(r["url"] for r in crawled["log"])
+    fetched = set(counts)
+    for url in (
+        f"{A}/",
+        f"{A}/a.html",
+        f"{A}/b.html",  # depth 2
+        f"{LABS}/",  # a subdomain belongs to the university
+        f"{LABS}/lab2.html",
+        f"{A}/sitemap.xml",
+        f"{A}/from-sitemap.html",  # only in the sitemap robots.txt names
+        f"{NEWS}/story.html",
+        f"{NEWS}/moved",
+        f"{NEWS}/story-new.html",  # the redirect is followed
+        "http://blog-host.net/post",
+        "http://beyond.org/",  # linked from a depth-2 page
+        "http://sitemap-only.org/",
+        "http://citing-only.org/page",  # citing phase
+        "http://gone.org/",
+    ):
+        assert url in fetched, url
+    for url in (
+        f"{A}/c.html",  # depth 3
+        "http://too-deep.org/",
+        f"{A}/private/secret.html",  # robots.txt
+        "http://169.254.169.254/latest/meta-data/",
+        "http://169.254.169.254/",
+        "http://elsewhere.org/not-ours.html",  # in the sitemap, not the university's
+    ):
+        assert url not in fetched, url
+    more = [u for u in fetched if u.startswith(f"{NEWS}/more")]
+    assert len(more) == 2  # external_pages_per_domain
+    retried = {u for u, n in counts.items() if n > 1}
+    assert retried == {f"{A}/slow.html"}  # the timeout, retried once; nothing else twice
+    assert counts[f"{A}/robots.txt"] == 1
+
+
+def test_pages_depths_and_errors_with_reasons(crawled: dict[str, Any]) -> None:
+    pages = _pages(crawled["engine"])
+    assert pages[f"{A}/"].depth == 0 and pages[f"{A}/a.html"].depth == 1
+    assert pages[f"{LABS}/lab2.html"].depth == 2
+    assert pages[f"{A}/from-sitemap.html"].depth == 1
+    assert pages[f"{A}/"].role == "university" and pages[f"{NEWS}/story.html"].role == "external"
+    assert pages["http://citing-only.org/page"].role == "citing"
+    home = pages[f"{A}/"]
+    assert b"Alpha University" in zlib.decompress(home.body)
+    assert home.extraction_status == "pending" and home.charset == "utf-8"
+    errors = {
+        f"{A}/slow.html": "timeout: ",
+        f"{A}/big.html": "too_large: ",
+        f"{A}/missing.html": "http_404: Not Found",
+        f"{A}/private/secret.html": "robots: disallowed by robots.txt",
+        "http://169.254.169.254/latest/meta-data/": "unsafe: host 169.254.169.254 is an IP "
+        "address (link-local)",
+        "http://169.254.169.254/": "unsafe: ",  # the redirect's hop
+    }
+    for url, start in errors.items():
+        assert pages[url].fetch_error is not None and pages[url].fetch_error.startswith(start), (
+            url,
+            pages[url].fetch_error,
+        )
+    assert pages[f"{A}/to-metadata"].http_status == 302
+    assert pages[f"{NEWS}/moved"].http_status == 301 and pages[f"{NEWS}/moved"].fetch_error is None
+    assert "ftp://ftp.alpha-university.edu/pub/" not in pages
+
+
+def test_links_with_anchor_nofollow_and_source(crawled: dict[str, Any]) -> None:
+    with session_scope(crawled["engine"]) as s:
+        rows = s.execute(
+            select(Page.url, Link.target_url, Link.anchor, Link.nofollow, Link.external).join(
+                Page, Page.id == Link.source_page_id
+            )
+        ).all()
+    links = {(src, tgt): (anchor, nofollow) for src, tgt, anchor, nofollow, _ in rows}
+    assert links[(f"{A}/", f"{NEWS}/story.html")] == ("Story", True)  # the first one wins
+    assert links[(f"{A}/b.html", "http://beyond.org/")] == ("Beyond", False)
+    assert links[(f"{A}/", "http://169.254.169.254/latest/meta-data/")] == ("Metadata", False)
+    assert links[(f"{LABS}/", f"{NEWS}/story.html")] == ("Lab story", False)
+    # an external page keeps only its links into the university (citing evidence)
+    assert links[(f"{NEWS}/story.html", f"{A}/")] == ("Alpha University", False)
+    assert not any(src == f"{NEWS}/story.html" and "more" in tgt for src, tgt in links)
+    assert not any(tgt.startswith(("mailto:", "ftp:")) for _, tgt in links)
+    internal = [(s_, t) for s_, t in links if s_.startswith(A) and t.startswith(A)]
+    assert internal == []  # links inside the university are followed, not stored
+
+
+def test_citations_environment_and_run_stats(crawled: dict[str, Any]) -> None:
+    engine = crawled["engine"]
+    with session_scope(engine) as s:
+        cites = {c.citing_url: c for c in s.scalars(select(Citation))}
+        env = {(e.domain, e.direction): e for e in s.scalars(select(Environment))}
+        run = s.scalars(select(CrawlRun)).one()
+    assert cites[f"{NEWS}/story.html"].status == "verified"
+    assert cites[f"{NEWS}/story.html"].anchor == "Alpha University"
+    assert cites["http://citing-only.org/page"].status == "verified"
+    assert cites["http://citing-only.org/page"].target_url == f"{A}/a.html"
+    assert cites["http://blog-host.net/post"].status == "missing"
+    assert cites["http://gone.org/"].status == "error"
+    # the story was fetched by the outgoing phase and not again by the citing phase
+    assert sum(r["url"] == f"{NEWS}/story.html" for r in crawled["log"]) == 1
+    assert env[("news-site.com", "outgoing")].link_count == 3  # home x2 targets, labs
+    assert env[("news-site.com", "outgoing")].page_count == 4  # story, new story, 2 more (200)
+    assert env[("news-site.com", "citing")].page_count == 1
+    assert env[("citing-only.org", "citing")].link_count == 1
+    assert ("alpha-university.edu", "outgoing") not in env
+    stats = crawled["stats"]
+    assert run.status == "finished" and run.kind == "both" and run.stats["pages"] == stats["pages"]
+    assert stats["errors"]["robots"] == 1 and stats["errors"]["too_large"] == 1
+    assert stats["errors"]["unsafe"] == 2 and stats["errors"]["timeout"] == 1
+    assert stats["citations"] == {"error": 1, "missing": 1, "verified": 2}
+    assert stats["bytes"] > 0 and stats["scrapy"]["outgoing"]["downloader/request_count"] > 20
+
+
+def test_warc_output_reimports_as_the_same_pages(crawled: dict[str, Any], tmp_path: Path) -> None:
+    from crawler.warc import import_warc, iter_records
+
+    files = sorted((crawled["tmp"] / "warc").glob("*.warc.gz"))
+    assert files
+    records = [r for f in files for r in iter_records(f)]
+    urls = {normalize_url(r["url"]) for r in records}
+    pages = _pages(crawled["engine"])
+    answered = {u for u, p in pages.items() if p.http_status is not None}
+    assert answered <= urls  # every answer is in the archive (and robots.txt files too)
+    home = pages[f"{A}/"]
+    with open(home.warc_file, "rb") as fh:
+        fh.seek(home.warc_offset)
+        from warcio.archiveiterator import ArchiveIterator
+
+        record = next(iter(ArchiveIterator(fh)))
+        assert record.rec_headers.get_header("WARC-Target-URI") == f"{A}/"
+        assert record.content_stream().read() == zlib.decompress(home.body)
+    engine = migrated_engine(f"sqlite:///{tmp_path / 'again.db'}")
+    import_warc(engine, files)
+    again = _pages(engine)
+    reimported = {u for u, p in again.items() if p.http_status == 200}
+    original = {u for u, p in pages.items() if p.http_status == 200}
+    assert reimported == original | {f"{A}/robots.txt"}  # robots.txt answers are archived too
+
+
+def test_page_budget_per_university(postgres_url: str, tmp_path: Path, local_web) -> None:
+    """On PostgreSQL: at most max_pages_per_university requests inside the university."""
+    pages = {f"{A}/": html("Home", *[f"/p{i}.html" for i in range(10)])}
+    pages.update({f"{A}/p{i}.html": html(f"P{i}") for i in range(10)})
+    unis = write_universities(
+        tmp_path / "u.toml",
+        {"name": "Alpha University", "domains": ["alpha-university.edu"], "home": [f"{A}/"]},
+    )
+    engine = migrated_engine(postgres_url)
+    with local_web(pages) as web:
+        stats = crawl.run(
+            engine,
+            fast_settings(max_pages_per_university=4, depth=5),
+            universities_file=str(unis),
+            direction="outgoing",
+            proxy=web.proxy_url,
+        )
+        fetched = [u for u in web.fetched() if not u.endswith("/robots.txt")]
+    assert len(fetched) == 4 and fetched[0] == f"{A}/"
+    assert stats["pages"] == 4 and stats["roles"] == {"university": 4}
+    engine.dispose()
