@@ -71,7 +71,7 @@ def test_majestic_api_column_names(tmp_path: Path) -> None:
 def test_unknown_columns_are_an_error_naming_the_accepted_ones(tmp_path: Path) -> None:
     path = tmp_path / "x.csv"
     path.write_text("url,anchor\nhttp://a.org/,x\n", encoding="utf-8")
-    with pytest.raises(ConfigError, match="Source URL.*Referring page URL"):
+    with pytest.raises(ConfigError, match=r"Source URL.*Referring page URL"):
         read_backlinks(path, UNIS)
     with pytest.raises(ConfigError, match="not found"):
         read_backlinks(tmp_path / "missing.csv", UNIS)
@@ -99,7 +99,7 @@ def test_url_lists(tmp_path: Path) -> None:
     ]
     bad = tmp_path / "bad.txt"
     bad.write_text("www.no-scheme.org\n", encoding="utf-8")
-    with pytest.raises(ConfigError, match="bad.txt:1"):
+    with pytest.raises(ConfigError, match=r"bad\.txt:1"):
         read_url_list(bad, UNIS)
 
 
@@ -120,10 +120,9 @@ def test_stored_pages_that_link_into_a_university(tmp_path: Path) -> None:
     from crawler.storage import store_batch
     from store.models import CrawlRun
     from store.session import session_scope
+    from webometrics.universities import import_universities, parse_universities
 
     from .conftest import migrated_engine
-
-    from webometrics.universities import import_universities, parse_universities
 
     engine = migrated_engine(f"sqlite:///{tmp_path / 's.db'}")
     import_universities(engine, parse_universities(REPO / "testbed" / "universities.toml"))
