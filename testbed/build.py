@@ -8,8 +8,9 @@ extract the links of every university page with the crawler's rules
 server will answer it (:class:`testbed.siteindex.IndexWriter` shares the server's answer
 logic) and write the site index, the manifest and the backlink files.
 
-Time: O(corpus + generated pages); about 10-15 s on one core, dominated by parsing the
-4,000 university pages. Memory: the corpus and the texts (about 150 MB peak).
+Time: O(corpus + generated pages); 20-40 s on the project's shared 2-core machine
+(``bench/testbed.py``), a third of it Scrapy's link extractor on the 4,300 university
+pages. Memory: the corpus and the texts (about 150 MB peak).
 """
 
 from __future__ import annotations

@@ -144,3 +144,31 @@ def test_concurrent_keep_alive_clients(server: TestbedServer, manifest: Manifest
     print(f"{len(urls)} pages in {seconds:.2f} s: {len(urls) / seconds:.0f} pages/s")
     assert errors == [] and done[0] == len(urls)
     assert len(urls) / seconds > 150  # far below what it does; fails only when broken
+
+
+def test_serve_command(testbed_dir: Path, tmp_path: Path, make_fetch):
+    """``webometrics testbed serve`` in its own process: proxy, fetch log file, Ctrl-C."""
+    import signal
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    log_file = tmp_path / "log.jsonl"
+    cmd = [sys.executable, "-m", "webometrics", "testbed", "serve", "--dir", str(testbed_dir),
+           "--port", str(port), "--log-file", str(log_file)]  # fmt: skip
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        banner = proc.stdout.readline()
+        assert f"http://127.0.0.1:{port}" in banner, proc.stderr.read()
+        fetch = make_fetch(f"http://127.0.0.1:{port}")
+        got = fetch("http://www.cs.washington.edu/")
+        assert got.status == 200 and b"<!-- testbed: injected links -->" in got.body
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(20)
+    assert proc.returncode == 130
+    entries = [json.loads(line) for line in log_file.read_text().splitlines()]
+    assert [e["url"] for e in entries] == ["http://www.cs.washington.edu/"]
