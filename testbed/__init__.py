@@ -12,7 +12,9 @@ What the test web holds
   HTML, ``Content-Type`` and ``Last-Modified``; WebKB's recorded redirects are served as
   301. The start page of each university gets one injected block of links (marked
   ``<!-- testbed: injected links -->``) to the trouble cases below. Every university host
-  serves a generated ``robots.txt`` that disallows one real directory and ``/testbed/private/``.
+  serves a generated ``robots.txt``; the main host's disallows one real directory and
+  ``/testbed/private/`` and names a ``sitemap.xml`` that lists the start pages only (so a
+  crawl seeded from sitemaps meets the same depths).
 * **Other universities**: WebKB's *misc* pages, served at their original URLs.
 * **Generated external sites**: the registered domains the four universities link to and
   the corpus lacks, most-linked first, up to ``[testbed] max_sites``. Each gets a category
@@ -88,6 +90,7 @@ Top level::
     {"key": "cornell", "name": "Cornell University", "country": "USA", "rank": int,
      "domains": ["cornell.edu"], "start_urls": ["http://www.cs.cornell.edu/"],
      "robots_disallowed_dirs": ["/testbed/private/", "/Info/Projects/SimLab/"],
+     "sitemaps": ["http://www.cs.cornell.edu/sitemap.xml"],
      "pages": [{"url", "status", "depth", "robots_allowed", "content_type"}, ...],
      "external_links": [{"source", "target", "anchor", "nofollow", "source_depth"}, ...],
      "citing": [{"url", "target", "anchor", "expected"}, ...]}

@@ -218,7 +218,16 @@ class _Builder:
             for netloc in hosts:
                 rules = ["User-agent: *"]
                 if netloc == main_host:
-                    rules += ["Disallow: /testbed/private/", f"Disallow: {real_dir}"]
+                    sitemap = f"http://{netloc}/sitemap.xml"
+                    rules += ["Disallow: /testbed/private/", f"Disallow: {real_dir}", "",
+                              f"Sitemap: {sitemap}"]  # fmt: skip
+                    locs = "".join(f"<url><loc>{u}</loc></url>" for u in uni["start_urls"])
+                    xml = (
+                        '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns='
+                        f'"http://www.sitemaps.org/schemas/sitemap/0.9">{locs}</urlset>\n'
+                    )
+                    self.w.add(sitemap, 200, [("Content-Type", "application/xml")], xml.encode())
+                    uni["sitemaps"] = [sitemap]
                 else:
                     rules += ["Disallow: /cgi-bin/"]
                 self.w.add(

@@ -6,6 +6,7 @@ import csv
 import hashlib
 import html
 import random
+import re
 import tarfile
 from collections import Counter
 from pathlib import Path
@@ -72,6 +73,11 @@ def test_universities_and_their_pages(manifest: Manifest, testbed_dir: Path):
         for p in uni["pages"]:
             assert in_domains(urlsplit(p["url"]).hostname or "", domains)
             assert index.get(p["url"]).status == p["status"]
+        (sitemap,) = uni["sitemaps"]
+        robots = index.get(urlsplit(sitemap)._replace(path="/robots.txt").geturl()).body
+        assert f"Sitemap: {sitemap}".encode() in robots
+        listed = re.findall(rb"<loc>(.*?)</loc>", index.get(sitemap).body)
+        assert [u.decode() for u in listed] == uni["start_urls"]
     index.close()
 
 
