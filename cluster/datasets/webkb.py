@@ -9,9 +9,10 @@ private-use character U+F03A. A file is the HTTP response headers (``Date:``,
 the raw HTML of 1996-97.
 
 :func:`load_webkb` strips the headers (the leading lines up to the first blank line,
-when every one of them looks like a header), takes the charset of ``Content-type``
+when the first looks like a header and none holds markup), takes the charset of ``Content-type``
 (Latin-1 otherwise, the web's default then) and turns the HTML into text with lxml
-(title, then the text of the body without scripts, styles and comments) or, with
+(title, then the text of the body without scripts, styles and comments; the content
+of ``<noframes>`` is kept as ordinary HTML) or, with
 ``extractor="trafilatura"``, with trafilatura's main-text extraction (falling back to
 lxml when trafilatura finds no main text, as it often does on short 1997 pages).
 The archive is read in memory, never unpacked. Time O(size of the archive): about 4 s
@@ -60,6 +61,7 @@ _SPACE = re.compile(r"[ \t\r\f\v]+")
 _BLANK_LINES = re.compile(r"\n\s*\n+")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*>")
+_FRAMES = re.compile(r"</?(?:noframes|frameset)\b[^>]*>", re.I)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,9 +100,10 @@ def url_from_filename(name: str) -> str:
 def split_http(raw: bytes) -> tuple[dict[str, str], bytes]:
     """Split a stored response into its headers (lower-case names) and its body.
 
-    The leading lines up to the first blank line are taken for headers only when every
-    one of them looks like one (``Name: value``, ``HTTP/1.0 ...`` or a ``WWW Alert``
-    line); otherwise the whole file is the body.
+    The leading lines up to the first blank line are taken for headers when the first
+    one looks like a header (``Name: value``, ``HTTP/1.0 ...`` or a ``WWW Alert`` line)
+    and no line that does not look like one holds a ``<`` (some later header lines are
+    mangled in the collection, as ``: text/html``); otherwise the whole file is the body.
 
     Parameters
     ----------
@@ -115,7 +118,11 @@ def split_http(raw: bytes) -> tuple[dict[str, str], bytes]:
     if m is None or raw[:1] == b"<":
         return {}, raw
     lines = raw[: m.start()].splitlines()
-    if not lines or not all(_HEADER_LINE.match(line.strip()) for line in lines):
+    # the first line must be a header; later ones may be mangled (": text/html" happens)
+    # but hold no markup
+    if not lines or not _HEADER_LINE.match(lines[0].strip()):
+        return {}, raw
+    if any(b"<" in line and not _HEADER_LINE.match(line.strip()) for line in lines):
         return {}, raw
     headers: dict[str, str] = {}
     for line in lines:
@@ -159,7 +166,8 @@ def html_to_text(html: str) -> tuple[str, str]:
     import lxml.etree
     import lxml.html
 
-    html = _XML_DECL.sub("", _CONTROL.sub(" ", html))
+    # libxml2 keeps the content of <noframes> as raw text: drop the frame set tags
+    html = _FRAMES.sub(" ", _XML_DECL.sub("", _CONTROL.sub(" ", html)))
     if not html.strip():
         return "", ""
     try:
