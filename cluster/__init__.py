@@ -10,6 +10,8 @@ neither the database nor Scrapy.
 - :class:`LSHLink` (``cluster.lsh_link``): the modified LSH single-link agglomeration of
   seed 000 (Korelin, Blekanov, Sergeev 2015).
 - :class:`ExactSingleLink` (``cluster.single_link``): exact Jaccard single linkage.
+- :class:`LSHLeiden` (``cluster.lsh_leiden``), :class:`ExactLeiden`
+  (``cluster.graph_leiden``): Leiden communities of the LSH candidate / exact graph.
 - :func:`score_clustering`, :func:`hierarchical_f_measure` (``cluster.evaluate``).
 """
 
@@ -19,7 +21,9 @@ import importlib
 from typing import Any
 
 _EXPORTS = {
+    "ExactLeiden": "cluster.graph_leiden",
     "ExactSingleLink": "cluster.single_link",
+    "LSHLeiden": "cluster.lsh_leiden",
     "LSHLevel": "cluster.lsh_link",
     "LSHLink": "cluster.lsh_link",
     "MinHasher": "cluster.minhash",
