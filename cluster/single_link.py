@@ -229,7 +229,10 @@ def choose_dense_columns(df_sorted_desc: np.ndarray, n: int) -> int:
 
 
 def threshold_edges(
-    matrix: ShingleMatrix, threshold: float, block_entries: int = 1 << 24
+    matrix: ShingleMatrix,
+    threshold: float,
+    block_entries: int = 1 << 24,
+    dense_columns: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """All pairs ``i < j`` with Jaccard similarity above ``threshold``, exactly.
 
@@ -240,6 +243,9 @@ def threshold_edges(
         In [0, 1); pairs with ``J > threshold`` are returned.
     block_entries : int
         Size of one dense block of intersections (rows x columns).
+    dense_columns : int, optional
+        How many of the most frequent columns to multiply densely; default
+        :func:`choose_dense_columns`.
 
     Returns
     -------
@@ -253,7 +259,8 @@ def threshold_edges(
         return empty, empty, np.empty(0, dtype=np.float64)
     df = np.diff(X.tocsc().indptr)
     order = np.argsort(-df, kind="stable")
-    h = choose_dense_columns(df[order], n)
+    h = choose_dense_columns(df[order], n) if dense_columns is None else int(dense_columns)
+    h = max(0, min(h, X.shape[1]))
     heavy, light = order[:h], order[h:]
     D = X[:, heavy].toarray() if h else None  # n x h float32
     XL = X[:, light].tocsr() if light.shape[0] else None

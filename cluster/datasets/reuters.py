@@ -75,8 +75,8 @@ class ReutersDocument:
 
     @property
     def text(self) -> str:
-        """Title and body, separated by a blank line."""
-        return f"{self.title}\n\n{self.body}" if self.title else self.body
+        """Title and body, separated by a blank line (either may be empty)."""
+        return "\n\n".join(part for part in (self.title, self.body) if part)
 
     @property
     def label(self) -> str | None:
