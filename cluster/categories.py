@@ -10,11 +10,12 @@ host patterns, parts of domain names, and English and Russian keywords, and a do
 scored against every category:
 
 ``score(c) = known_domain·[domain listed] + domain_pattern·[a pattern matches]
-+ name_part·[a name part occurs] + title_keyword·mean_t sat(k_t(c)) + text_keyword·mean_p
++ name_part·w·[a name part occurs] + title_keyword·mean_t sat(k_t(c)) + text_keyword·mean_p
 sat(k_p(c))``
 
-where ``k_t(c)`` / ``k_p(c)`` are the numbers of distinct keywords of ``c`` found in title
-``t`` / page ``p`` and ``sat(k) = cap·(1 - exp(-k / cap))`` saturates, so that one long
+where ``k_t(c)`` / ``k_p(c)`` are the weighted numbers of distinct keywords of ``c`` found
+in title ``t`` / page ``p`` (a keyword or name part written ``"search results^4"`` weighs
+4, others 1), and ``sat(k) = cap·(1 - exp(-k / cap))`` saturates, so that one long
 page cannot outweigh the domain facts. The best category wins; its *score* is its share
 of the sum over categories (``1.0``: no other category has any evidence; ``0.0``: no
 evidence at all, the taxonomy's ``default`` is assigned). The *evidence* says what
@@ -71,6 +72,7 @@ __all__ = [
     "categorize_domain",
     "default_taxonomy_path",
     "load_taxonomy",
+    "split_weight",
 ]
 
 _KEY = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
@@ -118,18 +120,45 @@ class Scoring:
         return self.cap * (1.0 - math.exp(-k / self.cap)) if k > 0 else 0.0
 
 
+def split_weight(entry: str) -> tuple[str, float]:
+    """``"search results^4"`` -> ``("search results", 4.0)``; no suffix: weight 1.
+
+    Raises
+    ------
+    ValueError
+        The weight is not a positive number.
+
+    Examples
+    --------
+    >>> split_weight("univ^2"), split_weight("news")
+    (('univ', 2.0), ('news', 1.0))
+    """
+    if "^" not in entry:
+        return entry, 1.0
+    text, _, raw = entry.rpartition("^")
+    weight = float(raw)
+    if not weight > 0 or math.isinf(weight):
+        raise ValueError(f"weight {raw!r} must be a positive number")
+    return text.strip(), weight
+
+
 @dataclass(frozen=True)
 class _Keywords:
     exact: frozenset[str]
     prefixes: frozenset[str]
     phrases: tuple[tuple[str, re.Pattern[str]], ...]
+    weights: Mapping[str, float]
 
     @classmethod
     def compile(cls, keywords: Iterable[str]) -> _Keywords:
         exact: set[str] = set()
         prefixes: set[str] = set()
         phrases: list[tuple[str, re.Pattern[str]]] = []
-        for kw in keywords:
+        weights: dict[str, float] = {}
+        for entry in keywords:
+            kw, weight = split_weight(entry)
+            if weight != 1.0:
+                weights[kw] = weight
             parts = kw.split()
             if len(parts) == 1:
                 (prefixes if kw.endswith("*") else exact).add(kw.rstrip("*"))
@@ -138,7 +167,11 @@ class _Keywords:
                 re.escape(p.rstrip("*")) + (r"\S*" if p.endswith("*") else "") for p in parts
             )
             phrases.append((kw, re.compile(rf"(?<!\S){body}(?!\S)")))
-        return cls(frozenset(exact), frozenset(prefixes), tuple(phrases))
+        return cls(frozenset(exact), frozenset(prefixes), tuple(phrases), weights)
+
+    def weight(self, found: Iterable[str]) -> float:
+        """The weighted number of distinct keywords found."""
+        return sum(self.weights.get(kw, 1.0) for kw in found)
 
     def find(self, distinct: set[str], joined: str) -> set[str]:
         """The keywords (as written in the taxonomy) found among the words."""
@@ -172,6 +205,11 @@ class Category:
         object.__setattr__(
             self, "_keywords", _Keywords.compile((*self.keywords_en, *self.keywords_ru))
         )
+
+    @property
+    def weighted_name_parts(self) -> tuple[tuple[str, float], ...]:
+        """``(part, weight)`` of every name part (``"univ^2"`` weighs 2)."""
+        return tuple(split_weight(x) for x in self.name_parts)
 
     @property
     def exact_domains(self) -> tuple[str, ...]:
@@ -399,16 +437,29 @@ def taxonomy_from_dict(
                     "domains",
                 )
         name_parts = chk.strings(raw.get("name_parts", []), "name_parts", i)
+        for part in name_parts:
+            try:
+                text, _w = split_weight(part)
+            except ValueError as exc:
+                raise chk.fail(f"name part {part!r}: {exc}", i, "name_parts") from exc
+            if not re.fullmatch(r"[a-z0-9-]+", text):
+                raise chk.fail(
+                    f"name part {part!r} is invalid: letters, digits and '-' only", i, "name_parts"
+                )
         kws = {}
         for lang in ("keywords_en", "keywords_ru"):
             kws[lang] = chk.strings(raw.get(lang, []), lang, i)
-            for kw in kws[lang]:
+            for entry in kws[lang]:
+                try:
+                    kw, _w = split_weight(entry)
+                except ValueError as exc:
+                    raise chk.fail(f"keyword {entry!r}: {exc}", i, lang) from exc
                 parts = kw.split()
                 if any("*" in p.rstrip("*") or p == "*" for p in parts) or any(
                     words(p.rstrip("*")) != [p.rstrip("*")] for p in parts
                 ):
                     raise chk.fail(
-                        f"keyword {kw!r} is invalid: words of letters (2 or more), '*' only "
+                        f"keyword {entry!r} is invalid: words of letters (2 or more), '*' only "
                         "at the end of a word",
                         i,
                         lang,
@@ -472,7 +523,7 @@ def _keyword_evidence(
         for c in taxonomy.categories:
             found = c._keywords.find(distinct, joined)
             if found:
-                sat[c.key] += taxonomy.scoring.saturate(len(found))
+                sat[c.key] += taxonomy.scoring.saturate(c._keywords.weight(found))
                 hits[c.key].update(found)
     if n:
         sat = {k: v / n for k, v in sat.items()}
@@ -541,7 +592,7 @@ def categorize_domain(
     for c in taxonomy.categories:
         k = [d for d in (*c.exact_domains, *extra[c.key]) if _domain_matches(d, forms)]
         p = [d for d in c.patterns if _domain_matches(d, forms)]
-        n = [x for x in c.name_parts if x in label]
+        n = [x for x, _w in c.weighted_name_parts if x in label]
         if k:
             # the most specific listing wins: a longer listed domain adds its length share
             scores[c.key] += sc.known_domain + 0.01 * max(len(d) for d in k)
@@ -550,7 +601,8 @@ def categorize_domain(
             scores[c.key] += sc.domain_pattern
             patterns[c.key] = p
         if n:
-            scores[c.key] += sc.name_part
+            weights = dict(c.weighted_name_parts)
+            scores[c.key] += sc.name_part * max(weights[x] for x in n)
             parts[c.key] = n
     title_sat, title_hits = _keyword_evidence(taxonomy, titles, max_words)
     text_sat, text_hits = _keyword_evidence(taxonomy, texts, max_words)

@@ -83,17 +83,20 @@ def test_batch_migration_after_the_views_and_downgrade(tmp_path: Path) -> None:
     views (alembic issue #1207); downgrading removes the views."""
     scripts = tmp_path / "migrations"
     shutil.copytree(REPO / "migrations", scripts, ignore=shutil.ignore_patterns("__pycache__"))
+    url = f"sqlite:///{tmp_path / 'batch.db'}"
+    engine = make_engine(url)
+    head = schema.head_revision(engine)  # chain after whatever the newest revision is
     (scripts / "versions" / "9999_recreate_page.py").write_text(
-        '''"""recreate page in batch mode
+        f'''"""recreate page in batch mode
 
 Revision ID: 9999
-Revises: 0002
+Revises: {head}
 """
 import sqlalchemy as sa
 from alembic import op
 
 revision = "9999"
-down_revision = "0002"
+down_revision = "{head}"
 branch_labels = None
 depends_on = None
 
@@ -111,8 +114,6 @@ def downgrade() -> None:
     )
     from alembic import command
 
-    url = f"sqlite:///{tmp_path / 'batch.db'}"
-    engine = make_engine(url)
     try:
         cfg = schema.alembic_config(engine)
         cfg.set_main_option("script_location", str(scripts))
