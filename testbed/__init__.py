@@ -30,7 +30,9 @@ What the test web holds
   ``http://trouble.testbed.example/``): robots-disallowed pages, 301/302 chains, a redirect
   loop, 404, 500, slow responses, an endless calendar (crawler trap), windows-1251 and koi8-r
   pages, a broken charset (declares utf-8, sends cp1251), PDF and JPEG files, an oversized
-  page, and links to private, loopback and link-local addresses that must never be fetched.
+  page, and links to private, loopback and link-local addresses, internal names and
+  single-label hosts that must never be fetched (see
+  :func:`testbed.siteindex.is_forbidden_host`; the server answers them ``403``).
 
 Categories (the paper's groups, Korelin et al. 2015): ``universities``, ``scientific``
 (scientific communities), ``search`` (search engines), ``social`` (social networks,
@@ -83,7 +85,7 @@ Top level::
      "sites": {registered_domain: Site, ...},
      "trouble": [Trouble, ...],
      "robots_disallowed": [url, ...],     # every linked or served URL robots.txt disallows
-     "forbidden": [url, ...]}             # private/loopback/link-local targets: never fetch
+     "forbidden": [url, ...]}             # internal addresses and names: never fetch
 
 ``University``::
 

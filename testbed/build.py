@@ -58,6 +58,9 @@ FORBIDDEN_URLS = (
     "http://192.168.1.1/",
     "http://localhost/server-status",
     "http://[::1]/",
+    "http://2130706433/",
+    "http://intranet/",
+    "http://metadata.google.internal/computeMetadata/v1/",
 )
 _REDIRECT = (301, 302, 303, 307, 308)
 _SECTIONS = {
@@ -1027,7 +1030,7 @@ def shared_build(options: BuildOptions | None = None, data_dir: str | Path | Non
     return folder
 
 
-def _prune_shared_builds(keep: Path, max_age_seconds: float = 6 * 3600) -> None:
+def _prune_shared_builds(keep: Path, max_age_seconds: float = 3600) -> None:
     """Remove other cached builds (about 100 MB each) unused for ``max_age_seconds``."""
     import time
 

@@ -22,6 +22,7 @@ import ipaddress
 import json
 import mmap
 import re
+import socket
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -139,21 +140,39 @@ def _prefixed(prefixes: list[dict], key: str) -> StoredResponse | None:
     return None
 
 
+#: Name suffixes that never name a public host (RFC 6761, RFC 6762, RFC 8375, common use).
+INTERNAL_SUFFIXES = (".localhost", ".local", ".internal", ".intranet", ".home.arpa", ".lan",
+                     ".corp", ".localdomain")  # fmt: skip
+
+
 def is_forbidden_host(host: str) -> bool:
-    """True for hosts a crawler must never fetch: IP literals in the loopback, private,
-    link-local, reserved or unspecified ranges, and ``localhost`` names.
+    """True for hosts a crawler must never fetch: IP literals (in any spelling the C
+    resolver accepts, such as ``127.1`` or ``2130706433``) that are not global addresses,
+    ``localhost``, internal name suffixes (``.local``, ``.internal`` ...) and single-label
+    names (``intranet``, ``www``), which resolve through DNS search domains to internal
+    machines.
 
     >>> is_forbidden_host("169.254.169.254"), is_forbidden_host("www.cs.cornell.edu")
     (True, False)
+    >>> is_forbidden_host("2130706433"), is_forbidden_host("intranet")
+    (True, True)
     """
     host = host.strip("[]").rstrip(".").lower()
-    if host == "localhost" or host.endswith(".localhost"):
+    if not host:
         return True
     try:
-        ip = ipaddress.ip_address(host)
+        return not ipaddress.ip_address(host.split("%", 1)[0]).is_global
     except ValueError:
-        return False
-    return not ip.is_global
+        pass
+    parts = host.split(".")
+    if all(p and (p.isdigit() or p.startswith("0x")) for p in parts):
+        try:
+            return not ipaddress.IPv4Address(socket.inet_aton(host)).is_global
+        except OSError:
+            return True  # not an address, not a name
+    if host == "localhost" or host.endswith(INTERNAL_SUFFIXES):
+        return True
+    return len(parts) < 2
 
 
 class _Answers:
