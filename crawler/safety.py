@@ -5,8 +5,10 @@ A page can link to an internal admin panel (``http://10.0.0.1/admin``), a router
 redirect can point there too. The crawler refuses, before any connection:
 
 * any scheme but ``http`` and ``https``;
-* a host that is an IP literal in any spelling the C resolver accepts (``10.0.0.1``,
-  ``[::1]``, ``2130706433``, ``0x7f.1``, ``127.1``);
+* a host that is an IP literal of a loopback, private, link-local, shared, multicast,
+  reserved or unspecified address, in any spelling the C resolver accepts (``10.0.0.1``,
+  ``[::1]``, ``2130706433``, ``0x7f.1``, ``127.1``); public IP literals are fetched
+  (old pages often link to servers by address);
 * names that are internal by definition (``localhost`` and ``*.localhost``, ``*.local``,
   ``*.internal``, ``*.home.arpa``, ``*.lan``, single-label names such as ``intranet``);
 
@@ -28,6 +30,7 @@ Examples
 'host 2130706433 is an IP address (loopback)'
 >>> unsafe_reason("http://metadata.google.internal/")
 'host metadata.google.internal is an internal name'
+>>> unsafe_reason("http://132.236.125.30/")
 >>> unsafe_reason("http://10.0.0.1/admin", allow_private=True)
 """
 
@@ -147,7 +150,8 @@ def unsafe_reason(url: str, *, allow_private: bool = False) -> str | None:
         return None
     addr = ip_literal(host)
     if addr is not None:
-        return f"host {host} is an IP address ({address_kind(addr) or 'public'})"
+        kind = address_kind(addr)
+        return None if kind is None else f"host {host} is an IP address ({kind})"
     if internal_name(host):
         return f"host {host} is an internal name"
     return None

@@ -1,8 +1,9 @@
 """The outgoing spider: a university's own site and the external pages it links to.
 
-From each university's start pages (and the sitemaps its robots.txt names) the spider
-crawls within the university's registered domains, subdomains included, breadth-first to
-``[crawl] depth`` and at most ``[crawl] max_pages_per_university`` requests. Every link
+From each university's start pages and the pages of the sitemaps its hosts' robots.txt
+files name (seeds at depth 0, like the start pages) the spider crawls within the
+university's registered domains, subdomains included, breadth-first to ``[crawl] depth``
+and at most ``[crawl] max_pages_per_university`` requests. Every link
 of a crawled page that leaves the university is stored (source, target, anchor,
 nofollow); each distinct target is fetched once, and up to ``[crawl]
 external_pages_per_domain`` more pages of each external domain (linked from its fetched
@@ -146,7 +147,6 @@ class OutgoingSpider(BaseSpider):
         for url in nested:
             if uni.owns(url):
                 yield self.make_request(url, {"kind": "sitemap", "uni": uni.id, "depth": 0})
-        if self.max_depth >= 1:
-            for url in pages:
-                if uni.owns(url):
-                    yield self.internal(url, uni, 1)
+        for url in pages:  # sitemap pages are seeds, like the start pages
+            if uni.owns(url):
+                yield self.internal(url, uni, 0)

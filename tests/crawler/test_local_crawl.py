@@ -165,7 +165,7 @@ def test_pages_depths_and_errors_with_reasons(crawled: dict[str, Any]) -> None:
     pages = _pages(crawled["engine"])
     assert pages[f"{A}/"].depth == 0 and pages[f"{A}/a.html"].depth == 1
     assert pages[f"{LABS}/lab2.html"].depth == 2
-    assert pages[f"{A}/from-sitemap.html"].depth == 1
+    assert pages[f"{A}/from-sitemap.html"].depth == 0  # a seed, like the start pages
     assert pages[f"{A}/"].role == "university" and pages[f"{NEWS}/story.html"].role == "external"
     assert pages["http://citing-only.org/page"].role == "citing"
     home = pages[f"{A}/"]
