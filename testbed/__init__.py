@@ -86,6 +86,7 @@ Top level::
      "trouble": [Trouble, ...],
      "robots_disallowed": [url, ...],     # every linked or served URL robots.txt disallows
      "forbidden": [url, ...]}             # internal addresses and names: never fetch
+                                          # (the injected ones first, then linked ones)
 
 ``University``::
 

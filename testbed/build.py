@@ -896,7 +896,12 @@ def build(
         "sites": dict(sorted(b.sites.items())),
         "trouble": b.trouble,
         "robots_disallowed": sorted(disallowed),
-        "forbidden": list(FORBIDDEN_URLS),
+        "forbidden": list(FORBIDDEN_URLS)
+        + sorted(
+            t
+            for t, info in targets.items()
+            if info["error"] == "forbidden_address" and t not in FORBIDDEN_URLS
+        ),
     }
     out.mkdir(parents=True, exist_ok=True)
     for sub in ("site", "citing"):
