@@ -122,8 +122,22 @@ def normalize_charset(name: str | None) -> str | None:
 
 
 def label(codec: str) -> str:
-    """The WHATWG-style label of a Python codec name."""
-    return _LABELS.get(codec, codec)
+    """The WHATWG-style label of a Python codec name.
+
+    Examples
+    --------
+    >>> [label(c) for c in ("cp1251", "cp1250", "euc_jp", "iso8859-2", "shift_jis", "gbk")]
+    ['windows-1251', 'windows-1250', 'euc-jp', 'iso-8859-2', 'shift_jis', 'gbk']
+    """
+    if codec in _LABELS:
+        return _LABELS[codec]
+    if m := re.fullmatch(r"cp(125\d)", codec):
+        return f"windows-{m.group(1)}"
+    if m := re.fullmatch(r"iso8859-(\d+)", codec):
+        return f"iso-8859-{m.group(1)}"
+    if codec == "shift_jis":
+        return codec
+    return codec.replace("_", "-")
 
 
 def find_meta_charset(data: bytes) -> str | None:
