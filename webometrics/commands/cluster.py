@@ -1,0 +1,86 @@
+"""``webometrics cluster``: group the stored documents by kind of activity (LSH single link)."""
+
+from __future__ import annotations
+
+import argparse
+
+ORDER = 50
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "cluster",
+        help="cluster the stored page or domain documents (the paper's LSH single link)",
+        description="Sign the stored documents' shingles with MinHash and run the paper's "
+        "modified LSH single-link agglomeration: level by level, r rows per band from r0 "
+        "down to r_min by step, clusters merge when two of their documents share a bucket "
+        "and their Jaccard similarity exceeds the threshold. Stores the signatures, the "
+        "clustering, its levels and its clusters. Non-canonical members of the latest "
+        "`webometrics dedup` run are left out. Defaults come from [cluster] and [minhash]; "
+        "the same parameters and seed give the same clusters.",
+    )
+    p.add_argument("--unit", choices=("page", "domain"), help="default: [cluster] unit")
+    p.add_argument(
+        "--university",
+        metavar="NAME",
+        help="only the documents of this university's environment (default: all)",
+    )
+    p.add_argument(
+        "--direction",
+        choices=("outgoing", "citing", "both"),
+        default="both",
+        help="domains the university links to, that link to it, or both (default both)",
+    )
+    p.add_argument("--threshold", type=float, metavar="T", help="similarity threshold t in (0, 1)")
+    p.add_argument("--r0", type=int, help="rows per band at the first level")
+    p.add_argument("--r-min", type=int, dest="r_min", help="rows per band at the last level")
+    p.add_argument("--step", type=int, help="decrease of r per level (Δ)")
+    p.add_argument("--num-perm", type=int, dest="num_perm", help="MinHash permutations")
+    p.add_argument("--seed", type=int, help="seed of the permutations and bucket choices")
+    p.add_argument(
+        "--similarity",
+        choices=("jaccard", "signature"),
+        help="exact Jaccard of the shingle sets, or the share of equal MinHash rows",
+    )
+    p.add_argument(
+        "--keep-duplicates",
+        action="store_true",
+        help="also cluster the non-canonical members of the latest dedup run's groups",
+    )
+    p.set_defaults(func=_cluster)
+
+
+def _cluster(ctx) -> int:
+    from webometrics.stages.cluster import run
+
+    a = ctx.args
+    stats = run(
+        ctx.engine(),
+        ctx.settings,
+        unit=a.unit,
+        university=a.university,
+        direction=a.direction,
+        threshold=a.threshold,
+        r0=a.r0,
+        r_min=a.r_min,
+        step=a.step,
+        num_perm=a.num_perm,
+        seed=a.seed,
+        similarity=a.similarity,
+        keep_duplicates=a.keep_duplicates,
+        progress=not a.quiet,
+    )
+    dup = stats["n_excluded_duplicates"]
+    if stats["dedup_run_id"] is None:
+        dup_note = "no dedup run yet (run `webometrics dedup` to leave out fuzzy duplicates)"
+    elif a.keep_duplicates:
+        dup_note = f"duplicates of dedup run {stats['dedup_run_id']} kept"
+    else:
+        dup_note = f"{dup} duplicates of dedup run {stats['dedup_run_id']} left out"
+    print(
+        f"clustering {stats['clustering_id']}: {stats['n_documents']} {stats['unit']} "
+        f"documents -> {stats['n_clusters']} clusters ({stats['n_multi']} with 2+ documents, "
+        f"largest {stats['largest']}) over {stats['n_levels']} levels; {dup_note}; "
+        f"{stats['signatures_written']} signatures stored ({stats['seconds']:.1f} s)"
+    )
+    return 0

@@ -1,0 +1,366 @@
+"""The cluster stage: the paper's LSH single link over the stored documents.
+
+Reads the :class:`~store.models.Document` rows of one unit (``page`` or ``domain``),
+optionally those of one university's environment and one direction (the documents whose
+registered domain has an :class:`~store.models.Environment` row of that university and
+direction), leaves out the non-canonical members of the latest
+:class:`~store.models.DedupRun` of that unit (unless asked to keep them), signs the
+shingles with MinHash, runs :class:`cluster.LSHLink` and writes:
+
+- one :class:`~store.models.Signature` row per document and MinHash parameters (num_perm,
+  seed, scheme and hash function travel with it; an existing row is updated when the
+  document's shingles changed);
+- one :class:`~store.models.Clustering` (algorithm ``lsh-link``, linkage ``single``) with
+  its parameters, the filter it ran on and its levels (r, b, S-curve similarity, candidate
+  pairs, clusters after the level);
+- :class:`~store.models.Cluster` rows for the final clusters (level ``-1``) and for every
+  level (``0`` = the first, largest r), each with its :class:`~store.models.ClusterMember`
+  rows.
+
+The documents are read in id order and every random choice comes from the seed, so the
+same documents, parameters and seed give the same clusters.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from sqlalchemy import Engine, insert, select, update
+from tqdm import tqdm
+
+from store.models import (
+    Cluster,
+    Clustering,
+    ClusterMember,
+    DedupRun,
+    Document,
+    DuplicateGroup,
+    DuplicateMember,
+    Environment,
+    Signature,
+    University,
+)
+from store.session import session_scope
+from webometrics.exceptions import ParameterError, StageError
+from webometrics.settings import Settings
+
+log = logging.getLogger(__name__)
+
+DIRECTIONS = ("outgoing", "citing", "both")
+
+
+def _university_id(s: Any, name: str) -> int:
+    uid = s.scalar(select(University.id).where(University.name == name))
+    if uid is None:
+        known = s.scalars(select(University.name).order_by(University.name).limit(8)).all()
+        hint = f" (stored: {', '.join(known)}{' ...' if len(known) == 8 else ''})" if known else ""
+        raise ParameterError(
+            f"no university named {name!r}{hint}: see `webometrics universities list`"
+        )
+    return int(uid)
+
+
+def _load(
+    engine: Engine,
+    unit: str,
+    university: str | None,
+    direction: str,
+    keep_duplicates: bool,
+) -> dict[str, Any]:
+    """Ids, domains and shingles of the documents to cluster, and what was left out."""
+    with session_scope(engine) as s:
+        uid = _university_id(s, university) if university else None
+        stmt = select(Document.id, Document.domain, Document.shingles, Document.shingle_k).where(
+            Document.unit == unit
+        )
+        if uid is not None or direction != "both":
+            env = select(Environment.domain).distinct()
+            if uid is not None:
+                env = env.where(Environment.university_id == uid)
+            if direction != "both":
+                env = env.where(Environment.direction == direction)
+            stmt = stmt.where(Document.domain.in_(env.scalar_subquery()))
+        rows = s.execute(stmt.order_by(Document.id)).all()
+        dedup_run_id = s.scalar(
+            select(DedupRun.id)
+            .where(DedupRun.unit == unit)
+            .order_by(DedupRun.created_at.desc(), DedupRun.id.desc())
+            .limit(1)
+        )
+        duplicates: set[int] = set()
+        if dedup_run_id is not None and not keep_duplicates:
+            duplicates = set(
+                s.scalars(
+                    select(DuplicateMember.document_id)
+                    .join(DuplicateGroup, DuplicateMember.group_id == DuplicateGroup.id)
+                    .where(
+                        DuplicateGroup.dedup_run_id == dedup_run_id,
+                        DuplicateMember.document_id != DuplicateGroup.canonical_document_id,
+                    )
+                )
+            )
+    kept = [r for r in rows if r.id not in duplicates]
+    ks = sorted({r.shingle_k for r in kept if r.shingle_k})
+    return {
+        "university_id": uid,
+        "dedup_run_id": dedup_run_id,
+        "n_excluded": len(rows) - len(kept),
+        "ids": [int(r.id) for r in kept],
+        "domains": [r.domain for r in kept],
+        "shingles": [
+            np.frombuffer(r.shingles, dtype="<u8").astype(np.uint64)
+            if r.shingles
+            else np.empty(0, dtype=np.uint64)
+            for r in kept
+        ],
+        "shingle_k": ks,
+    }
+
+
+def _store_signatures(engine: Engine, ids: Sequence[int], signatures: Any, hash_name: str) -> int:
+    """Insert or refresh the signature rows; return how many were written."""
+    params = signatures.params
+    written = 0
+    with session_scope(engine) as s:
+        existing = dict(
+            s.execute(
+                select(Signature.document_id, Signature.hashvalues).where(
+                    Signature.num_perm == params["num_perm"],
+                    Signature.seed == params["seed"],
+                    Signature.scheme == params["scheme"],
+                    Signature.hash_func == hash_name,
+                )
+            )
+            .tuples()
+            .all()
+        )
+        new_rows, changed = [], []
+        for k, doc_id in enumerate(ids):
+            value = signatures.row_bytes(k)
+            old = existing.get(doc_id)
+            if old is None:
+                new_rows.append(
+                    {
+                        "document_id": doc_id,
+                        "num_perm": params["num_perm"],
+                        "seed": params["seed"],
+                        "scheme": params["scheme"],
+                        "hash_func": hash_name,
+                        "hashvalues": value,
+                    }
+                )
+            elif bytes(old) != value:
+                changed.append((doc_id, value))
+        for start in range(0, len(new_rows), 5000):
+            s.execute(insert(Signature), new_rows[start : start + 5000])
+        for doc_id, value in changed:
+            s.execute(
+                update(Signature)
+                .where(
+                    Signature.document_id == doc_id,
+                    Signature.num_perm == params["num_perm"],
+                    Signature.seed == params["seed"],
+                    Signature.scheme == params["scheme"],
+                    Signature.hash_func == hash_name,
+                )
+                .values(hashvalues=value)
+            )
+        written = len(new_rows) + len(changed)
+    return written
+
+
+def _write_level(
+    s: Any, clustering_id: int, level: int, ids: Sequence[int], labels: np.ndarray
+) -> None:
+    """One Cluster row per label of a level and one ClusterMember row per document."""
+    if len(ids) == 0:
+        return
+    sizes = np.bincount(labels)
+    rows = [
+        {"clustering_id": clustering_id, "level": level, "label": int(lab), "size": int(size)}
+        for lab, size in enumerate(sizes.tolist())
+    ]
+    cluster_ids = s.scalars(
+        insert(Cluster).returning(Cluster.id, sort_by_parameter_order=True), rows
+    ).all()
+    members = [
+        {"cluster_id": int(cluster_ids[lab]), "document_id": int(doc)}
+        for doc, lab in zip(ids, labels.tolist(), strict=True)
+    ]
+    for start in range(0, len(members), 20000):
+        s.execute(insert(ClusterMember), members[start : start + 20000])
+
+
+def run(
+    engine: Engine,
+    settings: Settings,
+    *,
+    unit: str | None = None,
+    university: str | None = None,
+    direction: str = "both",
+    threshold: float | None = None,
+    r0: int | None = None,
+    r_min: int | None = None,
+    step: int | None = None,
+    num_perm: int | None = None,
+    seed: int | None = None,
+    similarity: str | None = None,
+    keep_duplicates: bool = False,
+    progress: bool = False,
+) -> dict[str, Any]:
+    """Cluster the stored documents with the paper's LSH single link and store the result.
+
+    Parameters
+    ----------
+    engine : Engine
+    settings : Settings
+        ``[cluster]`` and ``[minhash]`` give the default of every option.
+    unit : {"page", "domain"}, optional
+        Which documents; default ``[cluster] unit``.
+    university : str, optional
+        Only the documents of this university's environment (its name); default all.
+    direction : {"outgoing", "citing", "both"}
+        Only the domains the university links to, that link to it, or both.
+    threshold, r0, r_min, step : optional
+        Overrides of ``[cluster]`` (see :class:`cluster.LSHLink`).
+    num_perm, seed : int, optional
+        Overrides of ``[minhash]``.
+    similarity : {"jaccard", "signature"}, optional
+        Override of ``[cluster] similarity``.
+    keep_duplicates : bool
+        Keep the non-canonical members of the latest dedup run's groups.
+    progress : bool
+        Show progress bars.
+
+    Returns
+    -------
+    dict
+        ``clustering_id``, ``unit``, ``n_documents``, ``n_excluded_duplicates``,
+        ``dedup_run_id``, ``n_clusters``, ``n_multi`` (clusters of two or more documents),
+        ``largest``, ``n_levels``, ``signatures_written``, ``seconds``.
+
+    Raises
+    ------
+    ParameterError
+        A parameter is outside what is allowed, or the university is unknown.
+    StageError
+        No document to cluster (run ``webometrics extract`` first), or documents shingled
+        with different k.
+    """
+    from cluster.lsh_link import LSHLink
+    from extract.shingles import HASH_NAME
+
+    cfg, mh = settings.cluster, settings.minhash
+    unit = unit or cfg.unit
+    if unit not in ("page", "domain"):
+        raise ParameterError(f"unit must be page or domain, got {unit!r}")
+    if direction not in DIRECTIONS:
+        raise ParameterError(f"direction must be one of {', '.join(DIRECTIONS)}, got {direction!r}")
+    model = LSHLink(
+        threshold=cfg.threshold if threshold is None else threshold,
+        r0=cfg.r0 if r0 is None else r0,
+        r_min=cfg.r_min if r_min is None else r_min,
+        step=cfg.step if step is None else step,
+        num_perm=mh.num_perm if num_perm is None else num_perm,
+        seed=mh.seed if seed is None else seed,
+        similarity=similarity or cfg.similarity,
+        scheme=mh.scheme,
+    )
+    model.rows_per_level()  # validates the parameters before any work
+    started = time.perf_counter()
+    data = _load(engine, unit, university, direction, keep_duplicates)
+    ids = data["ids"]
+    scope = f" of {university}" if university else ""
+    if not ids:
+        raise StageError(
+            f"no {unit} documents{scope} to cluster (direction {direction}, "
+            f"{data['n_excluded']} left out as duplicates): run `webometrics extract` first, "
+            f"or choose another --unit/--university/--direction"
+        )
+    if len(data["shingle_k"]) > 1:
+        raise StageError(
+            f"the {unit} documents were shingled with different k {data['shingle_k']}: run "
+            "`webometrics extract` again so that all use [shingle] k"
+        )
+    log.info(
+        "clustering %d %s documents%s (%d duplicates left out)",
+        len(ids),
+        unit,
+        scope,
+        data["n_excluded"],
+    )
+    bar = tqdm(
+        total=len(model.rows_per_level()),
+        desc=f"LSH levels ({len(ids)} {unit}s)",
+        unit="level",
+        disable=not progress or None,
+    )
+
+    def on_level(level: Any) -> None:
+        bar.set_postfix(r=level.r, clusters=level.n_clusters)
+        bar.update(1)
+
+    try:
+        model.fit(data["shingles"], progress=on_level)
+    finally:
+        bar.close()
+    hash_name = f"{HASH_NAME}|{model.signatures_.hash_func}"
+    written = _store_signatures(engine, ids, model.signatures_, hash_name)
+    labels = model.labels_
+    sizes = np.bincount(labels)
+    seconds = time.perf_counter() - started
+    parameters = {
+        **{k: v for k, v in model.get_params().items() if k != "max_pairs"},
+        "hash_func": hash_name,
+        "shingle_k": data["shingle_k"][0] if data["shingle_k"] else None,
+        "levels_r": model.rows_per_level(),
+    }
+    flt = {
+        "university_id": data["university_id"],
+        "university": university,
+        "direction": direction,
+        "keep_duplicates": keep_duplicates,
+        "dedup_run_id": data["dedup_run_id"],
+    }
+    with session_scope(engine) as s:
+        row = Clustering(
+            algorithm="lsh-link",
+            linkage="single",
+            unit=unit,
+            parameters=parameters,
+            filter=flt,
+            n_documents=len(ids),
+            n_excluded_duplicates=data["n_excluded"],
+            n_clusters=int(sizes.shape[0]),
+            seconds=round(seconds, 3),
+            levels=[{"level": k, **lvl.to_dict()} for k, lvl in enumerate(model.levels_)],
+        )
+        s.add(row)
+        s.flush()
+        levels = [(-1, labels), *((k, lvl.labels) for k, lvl in enumerate(model.levels_))]
+        for level, labs in tqdm(
+            levels, desc="store clusters", unit="level", disable=not progress or None
+        ):
+            _write_level(s, row.id, level, ids, labs)
+        clustering_id = int(row.id)
+    stats = {
+        "clustering_id": clustering_id,
+        "unit": unit,
+        "university": university,
+        "direction": direction,
+        "n_documents": len(ids),
+        "n_excluded_duplicates": data["n_excluded"],
+        "dedup_run_id": data["dedup_run_id"],
+        "n_clusters": int(sizes.shape[0]),
+        "n_multi": int((sizes >= 2).sum()),
+        "largest": int(sizes.max()),
+        "n_levels": len(model.levels_),
+        "signatures_written": written,
+        "seconds": round(time.perf_counter() - started, 3),
+    }
+    log.info("clustering %d: %s", clustering_id, stats)
+    return stats
