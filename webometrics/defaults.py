@@ -56,8 +56,7 @@ DOMAIN_MAX_SHINGLES = 20000
 # --- MinHash / LSH --------------------------------------------------------
 MINHASH_NUM_PERM = 128
 MINHASH_SEED = 1
-MINHASH_SCHEME = "datasketch-mersenne61"
-MINHASH_HASH = "xxh64"
+MINHASH_SCHEME = "affine32"  # datasketch 2.x scheme: affine32 | affine64 | legacy
 
 # --- clustering (the paper's modified LSH single-link) --------------------
 CLUSTER_THRESHOLD = 0.3

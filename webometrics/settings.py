@@ -110,7 +110,8 @@ class MinHashSettings(_Section):
     """MinHash signatures; they travel with every stored signature."""
 
     num_perm: int = Field(D.MINHASH_NUM_PERM, ge=1, le=4096)
-    seed: int = Field(D.MINHASH_SEED, ge=0)
+    seed: int = Field(D.MINHASH_SEED, ge=0, lt=2**32)
+    scheme: Literal["affine32", "affine64", "legacy"] = D.MINHASH_SCHEME  # type: ignore[assignment]
 
 
 class ClusterSettings(_Section):
