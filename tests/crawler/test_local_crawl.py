@@ -284,3 +284,40 @@ def test_page_budget_per_university(postgres_url: str, tmp_path: Path, local_web
     assert len(fetched) == 4 and fetched[0] == f"{A}/"
     assert stats["pages"] == 4 and stats["roles"] == {"university": 4}
     engine.dispose()
+
+
+def test_inline_extraction(tmp_path: Path, local_web, shared_data: Path) -> None:
+    """With extract_inline the pages arrive extracted (text, language, shingles): a real
+    article page of the scrapinghub-aeb corpus, checked against its gold main text."""
+    import gzip
+    import json
+
+    import numpy as np
+
+    aeb = shared_data / "scrapinghub-aeb"
+    key = "042bb7b5fedab6eac7db576522b89b93904c237d344bcbe14a6a5ab7f7335856"
+    body = gzip.decompress((aeb / "html" / f"{key}.html.gz").read_bytes())
+    gold = json.loads((aeb / "ground-truth.json").read_text(encoding="utf-8"))[key]
+    pages = {f"{A}/": Answer(body=body, headers={"Content-Type": "text/html; charset=utf-8"})}
+    unis = write_universities(
+        tmp_path / "u.toml",
+        {"name": "Alpha University", "domains": ["alpha-university.edu"], "home": [f"{A}/"]},
+    )
+    engine = migrated_engine(f"sqlite:///{tmp_path / 'x.db'}")
+    with local_web(pages) as web:
+        crawl.run(
+            engine,
+            fast_settings(extract_inline=True),
+            universities_file=str(unis),
+            direction="outgoing",
+            proxy=web.proxy_url,
+        )
+    page = _pages(engine)[f"{A}/"]
+    assert page.extraction_status == "ok" and page.language == "en"
+    assert "Gaming used to be so simple." in gold["articleBody"]
+    assert "Gaming used to be so simple." in page.text
+    from extract.shingles import shingle_hashes
+
+    stored = np.frombuffer(page.shingles, dtype="<u8")
+    assert len(stored) > 20
+    assert np.array_equal(stored, shingle_hashes(page.text, k=1, language="en"))

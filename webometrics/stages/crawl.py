@@ -90,9 +90,14 @@ def _universities(engine: Engine, names: Sequence[str] | None) -> list[dict[str,
 def _absolute_url(engine: Engine) -> str:
     """The engine's URL for the crawl process (a relative SQLite path made absolute)."""
     url = engine.url
-    if url.get_backend_name() == "sqlite" and url.database and url.database != ":memory:":
-        if not url.database.startswith("file:"):
-            url = url.set(database=str(Path(url.database).resolve()))
+    db = url.database
+    if (
+        url.get_backend_name() == "sqlite"
+        and db
+        and db != ":memory:"
+        and not db.startswith("file:")
+    ):
+        url = url.set(database=str(Path(db).resolve()))
     return url.render_as_string(hide_password=False)
 
 
@@ -218,7 +223,10 @@ def _phase_job(
         "run_id": run_id,
         "db_url": db_url,
         "crawl": settings.crawl.model_dump(),
-        "extract": settings.extract.model_dump(mode="json"),
+        "extract": {
+            "extract": settings.extract.model_dump(mode="json"),
+            "shingle": settings.shingle.model_dump(mode="json"),
+        },
         "proxy": opts.proxy or settings.crawl.proxy,
         "universities": universities,
         "frontier": str(jobdir / FRONTIER_FILE),
