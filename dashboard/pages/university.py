@@ -11,6 +11,7 @@ from dashboard import data, widgets
 from webometrics.exceptions import WebometricsError
 
 PAGES_PER_DOMAIN = 5
+DOMAINS_WITH_PAGES = 20  # per cluster: the domains with most pages list their pages
 
 url = widgets.database_url()
 MAX_EXPANDERS = data.settings().dashboard.expand_clusters
@@ -56,7 +57,7 @@ m[1].metric("clusters", int(chosen["n_clusters"]))
 m[2].metric("near duplicates left out", int(chosen["n_excluded_duplicates"]))
 m[3].metric("seconds", f"{chosen['seconds']:.2f}" if pd.notna(chosen["seconds"]) else "–")
 
-final = data.clusters(url, cid)
+final = data.clusters(url, cid, -1)
 final["category"] = final["category"].fillna("uncategorised")
 chosen_categories = widgets.category_filter("uni-category", set(final["category"]))
 shown = final[final["category"].isin(chosen_categories)]
@@ -93,7 +94,10 @@ if not table.empty:
 
 top = shown.head(MAX_EXPANDERS)
 members = data.cluster_members(url, tuple(int(i) for i in top["id"]))
-domains = tuple(sorted(members.loc[members["unit"] == "domain", "domain"].unique()))
+by_size = members[members["unit"] == "domain"].sort_values(
+    ["cluster_id", "n_pages", "domain"], ascending=[True, False, True]
+)
+domains = tuple(sorted(set(by_size.groupby("cluster_id").head(DOMAINS_WITH_PAGES)["domain"])))
 role = "external" if direction == "outgoing" else "citing"
 pages = data.domain_pages(url, domains, PAGES_PER_DOMAIN, (role,))
 page_docs = data.document_pages(
@@ -124,6 +128,11 @@ for _, cl in top.iterrows():
             key=f"cl-{cl['id']}-docs",
         )
         their = pages[pages["domain"].isin(set(docs["domain"]))]
+        if docs["domain"].nunique() > DOMAINS_WITH_PAGES:
+            st.caption(
+                f"Pages of the {DOMAINS_WITH_PAGES} domains with most pages "
+                f"(up to {PAGES_PER_DOMAIN} each); links open the page."
+            )
         widgets.table(
             their[["domain", "url", "title", "language", "http_status", "role"]],
             f"cluster {cl['label']} pages",
