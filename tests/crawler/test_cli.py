@@ -1,0 +1,79 @@
+"""``webometrics crawl`` and ``webometrics import warc`` as a user runs them."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from .conftest import LocalWeb, html, write_universities
+
+A = "http://www.alpha-university.edu"
+
+
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WEBOMETRICS_")}
+    env.update(
+        WEBOMETRICS_DB_URL="sqlite:///w.db",
+        WEBOMETRICS_CRAWL__DOWNLOAD_DELAY="0",
+        WEBOMETRICS_CRAWL__AUTOTHROTTLE="false",
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "webometrics", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_crawl_command_with_progress(tmp_path: Path) -> None:
+    assert run("db", "upgrade", cwd=tmp_path).returncode == 0
+    unis = write_universities(
+        tmp_path / "u.toml",
+        {"name": "Alpha University", "domains": ["alpha-university.edu"], "home": [f"{A}/"]},
+    )
+    pages = {
+        f"{A}/": html("Home", "/a.html", ("http://news.example.org/x", "News")),
+        f"{A}/a.html": html("A"),
+        "http://news.example.org/x": html("X", (f"{A}/", "Alpha")),
+    }
+    with LocalWeb(pages) as web:
+        out = run(
+            "crawl", "--universities", str(unis), "--proxy", web.proxy_url,
+            "--depth", "1", "--jobdir", "job", cwd=tmp_path,
+        )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert "crawl run 1 finished: 3 pages fetched" in out.stdout
+    assert "1 outgoing and 1 citing domains" in out.stdout  # the news page cites Alpha
+    assert "crawl outgoing" in out.stderr and "crawl citing" in out.stderr  # progress bars
+    assert (tmp_path / "job" / "outgoing.log").is_file()
+
+
+def test_crawl_errors_say_what_to_do(tmp_path: Path) -> None:
+    assert run("db", "upgrade", cwd=tmp_path).returncode == 0
+    none = run("crawl", "--direction", "outgoing", cwd=tmp_path)
+    assert none.returncode == 2
+    assert "no universities to crawl" in none.stderr and "universities import" in none.stderr
+    unis = write_universities(
+        tmp_path / "u.toml", {"name": "Alpha University", "domains": ["alpha-university.edu"]}
+    )
+    missing = run(
+        "crawl", "--universities", str(unis), "--direction", "citing", "--backlinks",
+        "nope.csv", cwd=tmp_path,
+    )  # fmt: skip
+    assert missing.returncode == 2 and "nope.csv: backlink file not found" in missing.stderr
+    bad = run("crawl", "--direction", "sideways", cwd=tmp_path)
+    assert bad.returncode == 2 and "invalid choice" in bad.stderr
+
+
+def test_import_warc_command(tmp_path: Path, shared_data: Path) -> None:
+    assert run("db", "upgrade", cwd=tmp_path).returncode == 0
+    sample = shared_data / "warc-samples" / "resiliparse" / "warcfile.warc.gz"
+    out = run("import", "warc", str(sample), "--no-progress", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "16 records from 1 file(s), 16 pages stored" in out.stdout
+    missing = run("import", "warc", "nothing.warc.gz", cwd=tmp_path)
+    assert missing.returncode == 2 and "nothing.warc.gz: WARC/ARC file not found" in missing.stderr

@@ -1,0 +1,28 @@
+"""The examples in the crawler's docstrings run (crawler/ is outside pytest's doctest
+paths because importing its Scrapy modules needs no reactor, but some need Scrapy)."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+
+import pytest
+
+MODULES = [
+    "crawler.safety",
+    "crawler.frontier",
+    "crawler.settings",
+    "crawler.sources",
+    "crawler.links",
+    "crawler.storage",
+    "crawler.warc",
+]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name: str) -> None:
+    module = importlib.import_module(name)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0
+    if name in ("crawler.safety", "crawler.frontier", "crawler.settings", "crawler.sources"):
+        assert result.attempted > 0
