@@ -1,7 +1,19 @@
-"""Read queries used by the command line, the report and the dashboard.
+"""Read queries used by the command line and the dashboard.
 
-Every function takes an engine (or a session) and plain parameters, and returns plain
-rows; all queries are parameterised.
+Every function takes an engine and plain parameters and returns frozen dataclass rows;
+all queries are parameterised. The webometric tables (Tables 2-3, category shares, WIF,
+run changes, final clusters and their members) live in :mod:`store.analytics`; this
+module holds what else the dashboard reads: crawl, pipeline, near-duplicate and
+clustering runs, the clusters of every level of a clustering, the pages of domains and
+documents, near-duplicate groups and their members.
+
+Examples
+--------
+>>> from store import make_engine, schema
+>>> engine = make_engine("sqlite://")
+>>> schema.upgrade(engine)
+>>> list_crawl_runs(engine), list_clusterings(engine), document_languages(engine)
+([], [], [])
 """
 
 from __future__ import annotations
