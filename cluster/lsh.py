@@ -117,20 +117,22 @@ def band_keys(hashvalues: np.ndarray, r: int, b: int | None = None) -> np.ndarra
     return keys
 
 
-def _pairs_in_groups(members: np.ndarray, starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
-    """All pairs within each contiguous group of ``members``: an (m, 2) array."""
-    # position of every element within its group, and how many later elements it pairs with
-    group_of = np.repeat(np.arange(sizes.shape[0]), sizes)
+def _pair_codes_in_groups(members: np.ndarray, sizes: np.ndarray, n: int) -> np.ndarray:
+    """Codes ``min * n + max`` of all pairs within each contiguous group of ``members``."""
+    starts = np.zeros(sizes.shape[0], dtype=np.int64)
+    np.cumsum(sizes[:-1], out=starts[1:])
+    # every element pairs with the later elements of its group
     pos = np.arange(members.shape[0]) - np.repeat(starts, sizes)
-    counts_per_elem = sizes[group_of] - 1 - pos
-    total = int(counts_per_elem.sum())
+    later = np.repeat(sizes, sizes) - 1 - pos
+    total = int(later.sum())
     if total == 0:
-        return np.empty((0, 2), dtype=np.int64)
-    first = np.repeat(np.arange(members.shape[0]), counts_per_elem)
+        return np.empty(0, dtype=np.int64)
+    first = np.repeat(np.arange(members.shape[0]), later)
     offs = np.zeros(members.shape[0], dtype=np.int64)
-    np.cumsum(counts_per_elem[:-1], out=offs[1:])
-    second = first + 1 + (np.arange(total) - np.repeat(offs, counts_per_elem))
-    return np.stack([members[first], members[second]], axis=1)
+    np.cumsum(later[:-1], out=offs[1:])
+    second = first + 1 + (np.arange(total) - np.repeat(offs, later))
+    a, b = members[first], members[second]
+    return np.minimum(a, b) * np.int64(n) + np.maximum(a, b)
 
 
 def bucket_pairs(
@@ -181,53 +183,73 @@ def bucket_pairs(
     [[0, 1]]
     """
     n, b = keys.shape
-    doc = np.repeat(np.arange(n, dtype=np.int64), b)
-    band = np.tile(np.arange(b, dtype=np.uint64), n)
-    flat = fmix(keys.reshape(-1) ^ ((band + np.uint64(1)) * _GOLDEN), 64)
+    empty = np.empty((0, 2), dtype=np.int64)
+    if n < 2 or b == 0:
+        return empty
+    # sort (bucket key, document) packed in one uint64: the key's high bits, the document
+    # in the low ones (buckets whose keys agree on the high bits would merge, with
+    # probability ~2^-40 per pair of entries: a few extra pairs, never a lost one)
+    dbits = int(n - 1).bit_length()
+    low = np.uint64((1 << dbits) - 1)
+    band = np.tile(np.arange(1, b + 1, dtype=np.uint64), n)
+    flat = fmix(keys.reshape(-1) ^ (band * _GOLDEN), 64)
+    packed = (flat & ~low) | np.repeat(np.arange(n, dtype=np.uint64), b)
     if active is not None:
-        keep = np.repeat(np.asarray(active, dtype=bool), b)
-        doc, flat = doc[keep], flat[keep]
-    order = np.argsort(flat, kind="stable")
-    flat, doc = flat[order], doc[order]
+        packed = packed[np.repeat(np.asarray(active, dtype=bool), b)]
+    packed.sort()
+    hi = packed & ~low
     # only buckets with two or more documents matter
-    same_next = flat[1:] == flat[:-1]
-    multi = np.zeros(flat.shape[0], dtype=bool)
+    same_next = hi[1:] == hi[:-1]
+    multi = np.zeros(hi.shape[0], dtype=bool)
     multi[1:] |= same_next
     multi[:-1] |= same_next
-    flat, doc = flat[multi], doc[multi]
-    if flat.shape[0] == 0:
-        return np.empty((0, 2), dtype=np.int64)
+    packed, hi = packed[multi], hi[multi]
+    if packed.shape[0] == 0:
+        return empty
+    doc = (packed & low).astype(np.int64)
+    new_bucket = np.r_[True, hi[1:] != hi[:-1]]
     if labels is not None:
-        lab = np.asarray(labels)[doc]
+        lab = np.asarray(labels, dtype=np.int64)[doc]
+        bucket = np.cumsum(new_bucket) - 1
         if priority is not None:
             prio = np.asarray(priority)[doc]
         else:  # a fresh random choice in every bucket, from the seed
             salt = np.uint64((seed * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) % 2**64)
-            prio = fmix((doc.astype(np.uint64) + np.uint64(1)) * _GOLDEN ^ flat ^ salt, 64)
-        o = np.lexsort((prio, lab, flat))
-        flat, doc, lab = flat[o], doc[o], lab[o]
-        first = np.ones(flat.shape[0], dtype=bool)
-        first[1:] = (flat[1:] != flat[:-1]) | (lab[1:] != lab[:-1])
-        flat, doc = flat[first], doc[first]
-    boundaries = np.flatnonzero(np.r_[True, flat[1:] != flat[:-1], True])
+            prio = fmix((doc.astype(np.uint64) + np.uint64(1)) * _GOLDEN ^ hi ^ salt, 64)
+        bbits = max(1, int(bucket[-1]).bit_length())
+        lbits = max(1, int(lab.max()).bit_length())
+        pbits = 64 - bbits - lbits - dbits
+        if priority is None and pbits >= 8:
+            # one sort of (bucket, cluster, random priority, document) packed in 64 bits
+            key = (
+                (bucket.astype(np.uint64) << np.uint64(64 - bbits))
+                | (lab.astype(np.uint64) << np.uint64(pbits + dbits))
+                | ((prio >> np.uint64(64 - pbits)) << np.uint64(dbits))
+                | doc.astype(np.uint64)
+            )
+            key.sort()
+            doc = (key & low).astype(np.int64)
+            bucket = (key >> np.uint64(64 - bbits)).astype(np.int64)
+            lab = ((key >> np.uint64(pbits + dbits)) & np.uint64((1 << lbits) - 1)).astype(np.int64)
+        else:
+            o = np.lexsort((prio, lab, bucket))
+            doc, bucket, lab = doc[o], bucket[o], lab[o]
+        first = np.r_[True, (bucket[1:] != bucket[:-1]) | (lab[1:] != lab[:-1])]
+        doc, bucket = doc[first], bucket[first]
+        new_bucket = np.r_[True, bucket[1:] != bucket[:-1]]
+    boundaries = np.r_[np.flatnonzero(new_bucket), doc.shape[0]]
     sizes = np.diff(boundaries)
     big = sizes >= 2
     if not big.any():
-        return np.empty((0, 2), dtype=np.int64)
+        return empty
     n_pairs = int((sizes[big] * (sizes[big] - 1) // 2).sum())
     if max_pairs is not None and n_pairs > max_pairs:
         raise ValueError(
             f"{n_pairs} candidate pairs exceed max_pairs={max_pairs}: raise r (fewer, more "
             "selective buckets) or the threshold"
         )
-    sel = np.repeat(big, sizes)
-    members = doc[sel]
-    new_sizes = sizes[big]
-    new_starts = np.zeros(new_sizes.shape[0], dtype=np.int64)
-    np.cumsum(new_sizes[:-1], out=new_starts[1:])
-    pairs = _pairs_in_groups(members, new_starts, new_sizes)
-    pairs.sort(axis=1)
-    codes = sorted_unique(pairs[:, 0] * np.int64(n) + pairs[:, 1])
+    members = doc[np.repeat(big, sizes)]
+    codes = sorted_unique(_pair_codes_in_groups(members, sizes[big], n))
     return np.stack([codes // n, codes % n], axis=1)
 
 

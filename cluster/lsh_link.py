@@ -302,7 +302,11 @@ class LSHLink:
             if n >= 2 and active.sum() >= 2:
                 keys = band_keys(signatures.hashvalues, r, b)
                 pairs = bucket_pairs(
-                    keys, labels, active=active, max_pairs=self.max_pairs, seed=level_seed
+                    keys,
+                    labels,
+                    active=active,
+                    max_pairs=self.max_pairs,
+                    seed=level_seed,
                 )
             else:
                 pairs = np.empty((0, 2), dtype=np.int64)

@@ -97,7 +97,7 @@ class ShingleMatrix:
         Returns
         -------
         indptr : ndarray of int64, shape (n_documents + 1,)
-        indices : ndarray of int64
+        indices : ndarray of int32
         n_shared : int
             Number of shared columns.
         """
@@ -111,12 +111,12 @@ class ShingleMatrix:
             rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))[keep]
             indptr = np.zeros(X.shape[0] + 1, dtype=np.int64)
             np.cumsum(np.bincount(rows, minlength=X.shape[0]), out=indptr[1:])
-            cached = (indptr, remap[X.indices[keep]].astype(np.int64), int(shared.sum()))
+            cached = (indptr, remap[X.indices[keep]].astype(np.int32), int(shared.sum()))
             object.__setattr__(self, "_shared", cached)
         return cached
 
     def pair_intersections(
-        self, i: np.ndarray, j: np.ndarray, block_bytes: int = 16 << 20
+        self, i: np.ndarray, j: np.ndarray, block_bytes: int = 1 << 20
     ) -> np.ndarray:
         """``|A_i ∩ A_j|`` for many document pairs, exactly.
 
@@ -147,27 +147,32 @@ class ShingleMatrix:
             small, big = small[order], big[order]
             lens = lens_all[small]
             csum = np.cumsum(lens)
-            max_rows = max(1, block_bytes // n_shared)
-            max_elems = max(1, block_bytes // 32)
+            # one table of at most max_rows documents x shared columns (flat, int32 index)
+            max_rows = max(1, min(block_bytes, 2**31 - 1) // n_shared)
+            max_elems = max(1, block_bytes // 16)
             start, n = 0, small.shape[0]
             while start < n:
                 done = int(csum[start - 1]) if start else 0
                 stop = max(start + 1, int(np.searchsorted(csum, done + max_elems, side="right")))
-                rows, local = np.unique(big[start:stop], return_inverse=True)
-                if rows.shape[0] > max_rows:  # pairs are sorted by `big`
-                    cut = int(np.searchsorted(big[start:stop], rows[max_rows], side="left"))
+                chunk_big = big[start:stop]
+                new_row = np.r_[True, chunk_big[1:] != chunk_big[:-1]]  # `big` is sorted
+                local = np.cumsum(new_row) - 1
+                if int(local[-1]) >= max_rows:
+                    cut = int(np.searchsorted(local, max_rows, side="left"))
                     stop = start + cut
-                    rows, local = rows[:max_rows], local.reshape(-1)[:cut]
-                table = np.zeros((rows.shape[0], n_shared), dtype=bool)
+                    chunk_big, new_row, local = chunk_big[:cut], new_row[:cut], local[:cut]
+                rows = chunk_big[new_row]
                 rl = lens_all[rows]
-                table[
-                    np.repeat(np.arange(rows.shape[0]), rl), indices[_gather(indptr, rows, rl)]
-                ] = True
+                table = np.zeros(rows.shape[0] * n_shared, dtype=bool)
+                base = np.arange(rows.shape[0], dtype=np.int32) * np.int32(n_shared)
+                table[np.repeat(base, rl) + indices[_gather(indptr, rows, rl)]] = True
                 sl = lens[start:stop]
-                pair_rep = np.repeat(np.arange(stop - start), sl)
-                qcols = indices[_gather(indptr, small[start:stop], sl)]
-                hit = table[local.reshape(-1)[pair_rep], qcols]
-                out[order[start:stop]] = np.bincount(pair_rep[hit], minlength=stop - start)
+                flat = np.repeat(local.astype(np.int32) * np.int32(n_shared), sl)
+                flat += indices[_gather(indptr, small[start:stop], sl)]
+                hits = np.zeros(flat.shape[0] + 1, dtype=np.int32)
+                np.cumsum(table[flat], out=hits[1:])
+                ends = np.cumsum(sl)
+                out[order[start:stop]] = hits[ends] - hits[ends - sl]
                 start = stop
         same = i == j  # a document's own unshared shingles count too
         out[same] = self.sizes[i[same]]
