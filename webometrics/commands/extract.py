@@ -1,0 +1,85 @@
+"""``webometrics extract``: main text, language and shingles of the stored pages."""
+
+from __future__ import annotations
+
+import argparse
+
+ORDER = 35
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "extract",
+        help="extract main text, language and shingles of pending pages; build documents",
+        description="Extract the main text (trafilatura), title, date, site name and "
+        "language of every stored page still 'pending', in a pool of worker processes "
+        "(one per core), committing in batches: interrupt it at any time (Ctrl-C) and run "
+        "it again to go on. Then build the documents that are clustered: one per ok "
+        "external page and one per external registered domain (union of its pages' "
+        "shingles, site templates removed). Options come from [extract], [shingle] and "
+        "[domain].",
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        metavar="N",
+        help="worker processes (default: one per core; 0 = no pool, in this process)",
+    )
+    p.add_argument(
+        "--batch-size",
+        type=int,
+        default=100,
+        metavar="N",
+        help="pages per committed batch (default 100)",
+    )
+    p.add_argument("--limit", type=int, metavar="N", help="extract at most N pages this run")
+    p.add_argument(
+        "--redo",
+        metavar="STATUSES",
+        help="extract again the pages of these statuses first, comma-separated "
+        "(e.g. timeout,error; 'all' = every extracted page)",
+    )
+    p.add_argument(
+        "--no-documents", action="store_true", help="only extract pages, build no documents"
+    )
+    p.add_argument(
+        "--rebuild-documents",
+        action="store_true",
+        help="rebuild every document (after changing [shingle] or [domain] settings)",
+    )
+    p.set_defaults(func=_extract)
+
+
+def _extract(ctx) -> int:
+    from webometrics.exceptions import ParameterError
+    from webometrics.stages.extract import run
+
+    a = ctx.args
+    if a.workers is not None and a.workers < 0:
+        raise ParameterError(f"--workers {a.workers}: give 0 (no pool) or more")
+    if a.limit is not None and a.limit < 0:
+        raise ParameterError(f"--limit {a.limit}: give 0 or more")
+    redo = tuple(x.strip() for x in a.redo.split(",") if x.strip()) if a.redo else ()
+    stats = run(
+        ctx.engine(),
+        ctx.settings,
+        workers=a.workers,
+        batch_size=a.batch_size,
+        limit=a.limit,
+        redo=redo,
+        documents=not a.no_documents,
+        rebuild_documents=a.rebuild_documents,
+        progress=not a.quiet,
+    )
+    by_status = ", ".join(f"{k} {v}" for k, v in stats["by_status"].items()) or "none pending"
+    print(
+        f"extracted {stats['pages']} pages in {stats['seconds']:.1f} s "
+        f"({stats['pages_per_second']:.1f} pages/s, {stats['workers']} workers): {by_status}"
+    )
+    if "page_documents" in stats:
+        print(
+            f"documents: {stats['page_documents']} page, {stats['domain_documents']} domain "
+            f"({stats['page_documents_written']} + {stats['domain_documents_written']} written, "
+            f"{stats['documents_deleted']} deleted)"
+        )
+    return 0
