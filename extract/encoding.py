@@ -259,9 +259,9 @@ def decode_html(data: bytes, http_charset: str | None = None) -> Decoded:
     >>> decode_html("<p>ünïcödé</p>".encode("cp1252"), http_charset="utf-8").note
     'http charset utf-8 declared but the bytes are not UTF-8'
     """
-    for bom, codec in _BOMS:
+    for bom, bom_codec in _BOMS:
         if data.startswith(bom):
-            return Decoded(data[len(bom) :].decode(codec, errors="replace"), codec, "bom")
+            return Decoded(data[len(bom) :].decode(bom_codec, errors="replace"), bom_codec, "bom")
     notes: list[str] = []
     declared = (("http", http_charset), ("meta", find_meta_charset(data)))
     for source, name in declared:

@@ -389,7 +389,7 @@ def _extract(
     from trafilatura.xml import xmltotxt
 
     # output_format="txt": the extraction path of trafilatura.extract(); "python" differs
-    doc = trafilatura.bare_extraction(
+    doc: Any = trafilatura.bare_extraction(
         text, url=url, output_format="txt", **opts.trafilatura_kwargs()
     )
     main = ""
@@ -398,7 +398,7 @@ def _extract(
         if doc.commentsbody is not None:
             main = f"{main}\n{xmltotxt(doc.commentsbody, False)}"
         main = normalize_unicode(main).strip()
-    meta: dict[str, str | None] = {
+    meta: dict[str, Any] = {
         "title": _clean(getattr(doc, "title", None)),
         "date": _clean(getattr(doc, "date", None)),
         "sitename": _clean(getattr(doc, "sitename", None)),

@@ -645,7 +645,7 @@ def reset_status(engine: Engine, statuses: tuple[str, ...]) -> int:
             .where(Page.extraction_status.in_(statuses))
             .values(extraction_status="pending")
         )
-        return int(result.rowcount or 0)
+        return int(getattr(result, "rowcount", 0) or 0)
 
 
 def run(
