@@ -46,7 +46,7 @@ TAXONOMY = set(data.category_labels(data.settings().analyse.taxonomy))
 colour = alt.Color(
     "category:N",
     sort=SORTED,
-    legend=alt.Legend(orient="bottom", columns=2),
+    legend=alt.Legend(orient="bottom", columns=1),
 )
 
 
@@ -55,12 +55,12 @@ def bars(frame: pd.DataFrame, by: str) -> alt.Chart:
         alt.Chart(frame)
         .mark_bar()
         .encode(
-            y=alt.Y(f"{by}:N", title=None, sort=None),
+            y=alt.Y(f"{by}:N", title=None, sort=None, axis=alt.Axis(labelLimit=220)),
             x=alt.X("share:Q", title="share of domains", axis=alt.Axis(format="%")),
             color=colour,
             tooltip=[by, "category", "domains", alt.Tooltip("share:Q", format=".1%")],
         )
-        .properties(height=max(120, 36 * frame[by].nunique()))
+        .properties(height=alt.Step(28))
     )
 
 
