@@ -562,4 +562,4 @@ def document_languages(engine: Engine) -> list[str]:
         .order_by(func.count().desc(), Document.language)
     )
     with engine.connect() as conn:
-        return [lang for lang, _n in conn.execute(stmt)]
+        return [str(lang) for lang, _n in conn.execute(stmt)]
