@@ -36,8 +36,11 @@ import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
 
 QUEUED, IN_FLIGHT, RECEIVED, DONE = 0, 1, 2, 3
+LOOKAHEAD = 64  # queued rows looked at per class to find one whose host is not busy
 INTERNAL, EXTERNAL, DEFERRED = 0, 1, 2
 
 _SCHEMA = """
@@ -49,6 +52,7 @@ CREATE TABLE IF NOT EXISTS request (
     priority INTEGER NOT NULL,
     state INTEGER NOT NULL,
     url TEXT NOT NULL,
+    host TEXT NOT NULL DEFAULT '',
     request BLOB NOT NULL,
     response BLOB
 );
@@ -60,6 +64,14 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 
+_INSERT_REQUEST = (
+    "INSERT INTO request (fp, seq, cls, depth, priority, state, url, host, request) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (fp) DO UPDATE SET "
+    "seq=excluded.seq, cls=excluded.cls, depth=excluded.depth, "
+    "priority=excluded.priority, request=excluded.request"
+)
+
+
 @dataclass(frozen=True)
 class Gate:
     """What the engine has in progress, for the level-synchronous order.
@@ -68,9 +80,14 @@ class Gate:
     ----------
     internal_min_depth : int or None
         The smallest depth of an internal request in progress (None: none in progress).
+    busy : frozenset of str
+        Hosts whose downloader slot already holds requests waiting for their turn (a
+        politeness delay or the per-host concurrency): more would only wait there and hold
+        back requests to other hosts.
     """
 
     internal_min_depth: int | None = None
+    busy: frozenset[str] = frozenset()
 
 
 class Frontier:
@@ -111,6 +128,7 @@ class Frontier:
         self.resumed = False
         self._seq = 0
         self._queued = 0
+        self._internal_queued = 0
         self._load()
 
     # -- life cycle ---------------------------------------------------------------------
@@ -128,6 +146,7 @@ class Frontier:
             self._known[fp] = (cls, state)
             if state == QUEUED:
                 self._queued += 1
+                self._internal_queued += cls == INTERNAL
         self._seq = db.execute("SELECT COALESCE(MAX(seq), 0) FROM request").fetchone()[0]
         self._budget = dict(db.execute("SELECT key, used FROM budget"))
 
@@ -165,6 +184,7 @@ class Frontier:
                 )
                 if state != QUEUED:
                     self._queued += 1
+                    self._internal_queued += old_cls == INTERNAL
                 self._known[fp] = (old_cls, QUEUED)
                 return "requeued"
             if not (old_cls == DEFERRED and state == QUEUED and cls != DEFERRED):
@@ -172,37 +192,47 @@ class Frontier:
         if budget is not None and self._budget.get(budget[0], 0) >= budget[1]:
             return "budget"
         db = self._db
+        if budget is None:  # one statement: its own transaction
+            db.execute(
+                _INSERT_REQUEST,
+                (fp, self._next_seq(), cls, depth, -priority, QUEUED, url, _host(url), blob()),
+            )
+            return self._added(fp, cls, known)
+        used = self._budget.get(budget[0], 0) + 1
         db.execute("BEGIN")
         try:
-            if budget is not None:
-                used = self._budget.get(budget[0], 0) + 1
-                db.execute(
-                    "INSERT INTO budget (key, used) VALUES (?, ?) "
-                    "ON CONFLICT (key) DO UPDATE SET used=excluded.used",
-                    (budget[0], used),
-                )
             db.execute(
-                "INSERT INTO request (fp, seq, cls, depth, priority, state, url, request) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (fp) DO UPDATE SET "
-                "seq=excluded.seq, cls=excluded.cls, depth=excluded.depth, "
-                "priority=excluded.priority, request=excluded.request",
-                (fp, self._next_seq(), cls, depth, -priority, QUEUED, url, blob()),
+                "INSERT INTO budget (key, used) VALUES (?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET used=excluded.used",
+                (budget[0], used),
+            )
+            db.execute(
+                _INSERT_REQUEST,
+                (fp, self._next_seq(), cls, depth, -priority, QUEUED, url, _host(url), blob()),
             )
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise
-        if budget is not None:
-            self._budget[budget[0]] = used
+        self._budget[budget[0]] = used
+        return self._added(fp, cls, known)
+
+    def _added(self, fp: str, cls: int, known: tuple[int, int] | None) -> str:
         self._known[fp] = (cls, QUEUED)
+        self._internal_queued += cls == INTERNAL
         if known is None:
             self._queued += 1
             return "added"
-        return "upgraded"
+        return "upgraded"  # a queued deferred row: already counted in _queued
 
     def _next_seq(self) -> int:
         self._seq += 1
         return self._seq
+
+    @property
+    def internal_queued(self) -> int:
+        """Internal (university) requests queued."""
+        return self._internal_queued
 
     @property
     def pending(self) -> int:
@@ -211,41 +241,49 @@ class Frontier:
 
     def pop(self, gate: Gate) -> tuple[str, bytes] | None:
         """The next request to send (fingerprint, blob) and mark it in flight, or None when
-        nothing may leave now (see the module docstring for the order)."""
+        nothing may leave now (see the module docstring for the order). Requests for the
+        hosts in ``gate.busy`` are passed over (up to :data:`LOOKAHEAD` rows per class)."""
         db = self._db
-        row = db.execute(
-            "SELECT fp, request, depth FROM request WHERE state=? AND cls=? "
-            "ORDER BY depth, priority, seq LIMIT 1",
-            (QUEUED, INTERNAL),
-        ).fetchone()
-        internal_queued = row is not None
-        if row is not None and (
-            gate.internal_min_depth is None or row[2] <= gate.internal_min_depth
-        ):
-            return self._take(row[0], row[1])
-        row = db.execute(
-            "SELECT fp, request FROM request WHERE state=? AND cls=? "
-            "ORDER BY priority, seq LIMIT 1",
-            (QUEUED, EXTERNAL),
-        ).fetchone()
-        if row is not None:
-            return self._take(row[0], row[1])
-        if internal_queued or gate.internal_min_depth is not None:
+        internal_waiting = False
+        if self._internal_queued:
+            (depth,) = db.execute(
+                "SELECT depth FROM request WHERE state=? AND cls=? ORDER BY depth LIMIT 1",
+                (QUEUED, INTERNAL),
+            ).fetchone()
+            internal_waiting = True
+            if gate.internal_min_depth is None or depth <= gate.internal_min_depth:
+                fp = self._first(
+                    "cls=? AND depth=? ORDER BY priority, seq", (INTERNAL, depth), gate.busy
+                )
+                if fp is not None:
+                    return self._take(fp)
+        fp = self._first("cls=? ORDER BY priority, seq", (EXTERNAL,), gate.busy)
+        if fp is not None:
+            return self._take(fp)
+        if internal_waiting or gate.internal_min_depth is not None:
             return None
         # a deferred row whose page the owner's crawl reached was upgraded in place (same
         # fingerprint), so what is left here was not reached: fetch it now
-        row = db.execute(
-            "SELECT fp, request FROM request WHERE state=? AND cls=? "
-            "ORDER BY priority, seq LIMIT 1",
-            (QUEUED, DEFERRED),
-        ).fetchone()
-        return None if row is None else self._take(row[0], row[1])
+        fp = self._first("cls=? ORDER BY priority, seq", (DEFERRED,), gate.busy)
+        return None if fp is None else self._take(fp)
 
-    def _take(self, fp: str, blob: bytes) -> tuple[str, bytes]:
+    def _first(self, where: str, args: tuple[Any, ...], busy: frozenset[str]) -> str | None:
+        rows = self._db.execute(
+            f"SELECT fp, host FROM request WHERE state=? AND {where} LIMIT {LOOKAHEAD}",
+            (QUEUED, *args),
+        )
+        for fp, host in rows:
+            if host not in busy:
+                return fp  # type: ignore[no-any-return]
+        return None
+
+    def _take(self, fp: str) -> tuple[str, bytes]:
+        (blob,) = self._db.execute("SELECT request FROM request WHERE fp=?", (fp,)).fetchone()
         self._db.execute("UPDATE request SET state=? WHERE fp=?", (IN_FLIGHT, fp))
         cls, _ = self._known[fp]
         self._known[fp] = (cls, IN_FLIGHT)
         self._queued -= 1
+        self._internal_queued -= cls == INTERNAL
         return fp, blob
 
     # -- answers ----------------------------------------------------------------------------
@@ -327,6 +365,14 @@ class Frontier:
             "ON CONFLICT (key) DO UPDATE SET value=excluded.value",
             (key, value),
         )
+
+
+def _host(url: str) -> str:
+    """The host of a URL as Scrapy's downloader keys its slots (lower case, no port)."""
+    try:
+        return urlsplit(url).hostname or ""
+    except ValueError:
+        return ""
 
 
 def dumps(obj: object) -> bytes:

@@ -2,10 +2,12 @@
 
 Items are buffered and written by :func:`crawler.storage.store_batch` in a worker thread,
 one transaction per batch of ``[crawl] batch_size`` items (and at least every ``[crawl]
-flush_seconds``); batches are written one at a time, in order. When a batch is committed
-the frontier marks its requests done, so a restart neither loses nor refetches them.
-Extraction runs in the same worker thread when ``[crawl] extract_inline`` is on;
-otherwise pages stay ``pending`` for ``webometrics extract``.
+flush_seconds``); batches are written one at a time, in order, and up to
+:data:`MAX_BATCHES_AHEAD` wait or are extracted ahead of the writes before the spider's
+output waits (back pressure). When a batch is committed the frontier marks its requests
+done, so a restart neither loses nor refetches them. With ``[crawl] extract_inline`` the
+pages are extracted in worker processes (:mod:`crawler.extraction`) before their batch is
+written; otherwise they stay ``pending`` for ``webometrics extract``.
 """
 
 from __future__ import annotations
@@ -19,13 +21,27 @@ from twisted.internet import task, threads
 from twisted.internet.defer import DeferredLock
 
 from crawler.items import PageErrorItem, PageItem
-from crawler.storage import BatchResult, Extractor, store_batch
+from crawler.storage import BatchResult, Extractor, extraction_state, store_batch
 from store.session import make_engine
+from webometrics.domains import normalize_url
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
 log = logging.getLogger(__name__)
+
+
+#: batches written or extracted ahead before process_item waits (back pressure)
+MAX_BATCHES_AHEAD = 3
+
+
+def _extraction_rows(items: list[PageItem | PageErrorItem]) -> list[tuple[Any, ...]]:
+    """The rows :func:`crawler.storage.store_batch` will extract, in its order."""
+    return [
+        (normalize_url(i.url), i.body, i.content_type, i.charset)
+        for i in items
+        if isinstance(i, PageItem) and i.body and extraction_state(i)[0] == "pending"
+    ]
 
 
 def make_extractor(options: dict[str, Any]) -> Extractor:
@@ -50,6 +66,7 @@ class StorePipeline:
         self.extractor: Extractor | None = make_extractor(dict(extract)) if extract else None
         self.buffer: list[PageItem | PageErrorItem] = []
         self.lock = DeferredLock()
+        self.in_flight = 0
         self.last_flush = time.monotonic()
         self.loop: task.LoopingCall | None = None
 
@@ -65,7 +82,11 @@ class StorePipeline:
         if self.loop is not None and self.loop.running:
             self.loop.stop()
         await self._flush()
+        await maybe_deferred_to_future(self.lock.run(lambda: None))  # every batch written
         self.engine.dispose()
+        close = getattr(self.extractor, "close", None)
+        if close is not None:
+            close()
 
     async def process_item(self, item: Any) -> Any:
         if not isinstance(item, PageItem | PageErrorItem):
@@ -77,7 +98,7 @@ class StorePipeline:
 
     def _tick(self) -> None:
         if self.buffer and time.monotonic() - self.last_flush >= self.flush_seconds:
-            self.lock.run(self._write, self._take())
+            deferred_from_coro(self._flush())
 
     def _take(self) -> list[PageItem | PageErrorItem]:
         items, self.buffer = self.buffer, []
@@ -86,15 +107,24 @@ class StorePipeline:
 
     async def _flush(self) -> None:
         items = self._take()
-        if items:
-            await maybe_deferred_to_future(self.lock.run(self._write, items))
-        else:  # wait for a batch still being written
+        if not items:  # wait for the batches still being written
             await maybe_deferred_to_future(self.lock.run(lambda: None))
+            return
+        extractor: Any = self.extractor
+        if extractor is not None and hasattr(extractor, "submit"):
+            extractor = extractor.submit(_extraction_rows(items))
+        self.in_flight += 1
+        d = self.lock.run(self._write, items, extractor)
+        d.addBoth(self._written)
+        if self.in_flight > MAX_BATCHES_AHEAD:
+            await maybe_deferred_to_future(d)
 
-    def _write(self, items: list[PageItem | PageErrorItem]) -> Any:
-        d = threads.deferToThread(
-            store_batch, self.engine, self.run_id, items, extractor=self.extractor
-        )
+    def _written(self, result: Any) -> Any:
+        self.in_flight -= 1
+        return result
+
+    def _write(self, items: list[PageItem | PageErrorItem], extractor: Any) -> Any:
+        d = threads.deferToThread(store_batch, self.engine, self.run_id, items, extractor=extractor)
         d.addCallback(self._stored)
         d.addErrback(self._failed, len(items))
         return d

@@ -103,6 +103,9 @@ def scrapy_settings(
         "ROBOTSTXT_USER_AGENT": robots_agent(user_agent),
         "CONCURRENT_REQUESTS": crawl.concurrent_requests,
         "CONCURRENT_REQUESTS_PER_DOMAIN": crawl.concurrent_per_domain,
+        # outputs of one callback processed in parallel: Scrapy starts that many asyncio
+        # worker tasks per response (100 by default: a third of the crawl's CPU time)
+        "CONCURRENT_ITEMS": 8,
         "DOWNLOAD_DELAY": delay,
         "RANDOMIZE_DOWNLOAD_DELAY": delay > 0,
         "AUTOTHROTTLE_ENABLED": crawl.autothrottle,

@@ -183,13 +183,14 @@ def store_batch(
     rows: dict[str, dict[str, Any]] = {}
     page_items: dict[str, PageItem] = {}
     errors: list[PageErrorItem] = []
+    pending: list[tuple[dict[str, Any], PageItem]] = []
     for item in items:
         if isinstance(item, PageErrorItem):
             errors.append(item)
             continue
         row = page_row(item, run_id)
         if extractor is not None and row["extraction_status"] == "pending" and item.body:
-            row.update(extractor(row["url"], item.body, item.content_type, item.charset))
+            pending.append((row, item))
         rows[row["url"]] = row  # the last answer for a URL wins
         page_items[row["url"]] = item
         if item.fingerprint:
@@ -197,6 +198,12 @@ def store_batch(
         result.pages += 1
         result.bytes += item.content_length or 0
         result.errors += item.fetch_error is not None
+    if extractor is not None and pending:
+        args = [(r["url"], it.body, it.content_type, it.charset) for r, it in pending]
+        many = getattr(extractor, "many", None)
+        found = many(args) if many is not None else [extractor(*a) for a in args]  # type: ignore[misc]
+        for (row, _), columns in zip(pending, found, strict=True):
+            row.update(columns)
     if extractor is not None:
         keys = set().union(*(r.keys() for r in rows.values())) if rows else set()
         for row in rows.values():

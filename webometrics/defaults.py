@@ -30,6 +30,7 @@ CRAWL_FLUSH_SECONDS = 2.0  # store buffered pages at least this often
 CRAWL_MAX_REDIRECTS = 10
 CRAWL_SITEMAPS = True  # follow the Sitemap: lines of university robots.txt files
 CRAWL_EXTRACT_INLINE = False  # extract main text while crawling (else `webometrics extract`)
+CRAWL_EXTRACT_WORKERS = 1  # processes of the inline extraction
 
 # --- extraction -----------------------------------------------------------
 EXTRACT_FAVOR = "balanced"  # precision | recall | balanced
@@ -45,6 +46,8 @@ EXTRACT_TEMPLATE_MIN_PAGES = 3
 EXTRACT_TEMPLATE_MIN_SHARE = 0.5
 
 # --- tokens and shingles --------------------------------------------------
+# Chosen by the sweep of bench/table1.py (bench/results/table1.md, "Sweep"): on Reuters
+# 1-word stemmed shingles without stop words give the best class F of exact single link.
 SHINGLE_K = 1
 SHINGLE_STEM = True
 SHINGLE_STOPWORDS = True
@@ -54,19 +57,34 @@ DOMAIN_MAX_PAGES = 20
 DOMAIN_MAX_SHINGLES = 20000
 
 # --- MinHash / LSH --------------------------------------------------------
-MINHASH_NUM_PERM = 128
+# MINHASH_* and CLUSTER_THRESHOLD/R0/STEP/R_MIN: the sweep's choice in
+# bench/results/table1.md (best class F with ARI >= 0.95 against exact single link for five
+# seeds and the whole pipeline over 21,578 stories within 5 s): levels r = 12, 8, 4 of
+# 1024 permutations (b = 85, 128, 256 bands).
+MINHASH_NUM_PERM = 1024
 MINHASH_SEED = 1
 MINHASH_SCHEME = "affine32"  # datasketch 2.x scheme: affine32 | affine64 | legacy
 
 # --- clustering (the paper's modified LSH single-link) --------------------
 CLUSTER_THRESHOLD = 0.3
-CLUSTER_R0 = 16
-CLUSTER_R_MIN = 2
-CLUSTER_STEP = 2
+CLUSTER_R0 = 12
+CLUSTER_R_MIN = 4
+CLUSTER_STEP = 4
 CLUSTER_SIMILARITY = "jaccard"  # signature | jaccard
 CLUSTER_UNIT = "domain"  # page | domain
 CLUSTER_LINKAGE = "single"  # single | leiden
-CLUSTER_RESOLUTION = 0.5
+
+# --- Leiden on the LSH candidate graph (--linkage leiden) -----------------
+# Chosen by the sweep of bench/linkage.py on WebKB, real university web pages
+# (bench/results/linkage.md): t = 0.02, r = 2 rows in 64 bands (the first 128 rows of the
+# signature), signature similarity, RB quality, levels of resolution 4 -> 0.5.
+CLUSTER_RESOLUTION = (4.0, 2.0, 1.0, 0.5)  # nested levels, finest first; the last = clusters
+CLUSTER_QUALITY = "rb"  # rb | modularity | cpm
+CLUSTER_LEIDEN_THRESHOLD = 0.02
+CLUSTER_LEIDEN_ROWS = 2
+CLUSTER_LEIDEN_BANDS = 64
+CLUSTER_LEIDEN_SIMILARITY = "signature"  # signature | jaccard
+CLUSTER_MAX_NEIGHBOURS: int | None = 20  # strongest edges kept per document (None: all)
 
 # --- near duplicates ------------------------------------------------------
 DEDUP_METHOD = "minhash-lsh"

@@ -61,6 +61,7 @@ class CrawlSettings(_Section):
     max_redirects: int = Field(D.CRAWL_MAX_REDIRECTS, ge=0, le=50)
     sitemaps: bool = D.CRAWL_SITEMAPS
     extract_inline: bool = D.CRAWL_EXTRACT_INLINE
+    extract_workers: int = Field(D.CRAWL_EXTRACT_WORKERS, ge=1, le=64)
     proxy: str | None = None
     warc_dir: str | None = None
     jobdir: str | None = None
@@ -124,7 +125,24 @@ class ClusterSettings(_Section):
     similarity: Literal["signature", "jaccard"] = D.CLUSTER_SIMILARITY  # type: ignore[assignment]
     unit: Literal["page", "domain"] = D.CLUSTER_UNIT  # type: ignore[assignment]
     linkage: Literal["single", "leiden"] = D.CLUSTER_LINKAGE  # type: ignore[assignment]
-    resolution: float = Field(D.CLUSTER_RESOLUTION, gt=0)
+    resolution: tuple[float, ...] = Field(D.CLUSTER_RESOLUTION, min_length=1)
+    quality: Literal["rb", "modularity", "cpm"] = D.CLUSTER_QUALITY  # type: ignore[assignment]
+    leiden_threshold: float = Field(D.CLUSTER_LEIDEN_THRESHOLD, gt=0, lt=1)
+    leiden_rows: int = Field(D.CLUSTER_LEIDEN_ROWS, ge=1)
+    leiden_bands: int = Field(D.CLUSTER_LEIDEN_BANDS, ge=1)
+    leiden_similarity: Literal["signature", "jaccard"] = D.CLUSTER_LEIDEN_SIMILARITY  # type: ignore[assignment]
+    max_neighbours: int | None = Field(D.CLUSTER_MAX_NEIGHBOURS, ge=1)
+
+    @field_validator("resolution", mode="before")
+    @classmethod
+    def _levels(cls, v: Any) -> Any:
+        """One resolution or a list of them (levels); each > 0."""
+        values = [v] if isinstance(v, int | float) else v
+        if isinstance(values, list | tuple) and any(
+            isinstance(x, bool) or not isinstance(x, int | float) or x <= 0 for x in values
+        ):
+            raise ValueError("every resolution must be a number > 0")
+        return values
 
 
 class DedupSettings(_Section):

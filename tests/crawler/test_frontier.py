@@ -97,3 +97,19 @@ def test_retry_requeues_the_same_request(tmp_path: Path) -> None:
     assert f.pop(Gate()) == ("a", b"retry")
     assert f.counts()["in_flight"] == 1
     f.close()
+
+
+def test_busy_hosts_are_passed_over(tmp_path: Path) -> None:
+    f = Frontier(tmp_path / "f.sqlite")
+    f.add("a1", "http://slow.edu/1", INTERNAL, 0, lambda: b"a1")
+    f.add("a2", "http://slow.edu/2", INTERNAL, 0, lambda: b"a2")
+    f.add("b1", "http://fast.edu/1", INTERNAL, 0, lambda: b"b1")
+    f.add("c1", "http://deeper.edu/1", INTERNAL, 1, lambda: b"c1")
+    f.add("e1", "http://news.org/1", EXTERNAL, 0, lambda: b"e1")
+    slow = frozenset({"slow.edu"})
+    assert f.pop(Gate(busy=slow)) == ("b1", b"b1")  # the same depth, another host
+    # the only depth-0 rows left are busy: depth 1 still waits, an external goes
+    assert f.pop(Gate(internal_min_depth=0, busy=slow)) == ("e1", b"e1")
+    assert f.pop(Gate(internal_min_depth=0, busy=slow)) is None
+    assert f.pop(Gate()) == ("a1", b"a1")
+    f.close()

@@ -139,7 +139,14 @@ def test_no_robots_disallowed_or_forbidden_url_is_requested(
     assert not any(unsafe_reason(f"http://{h}/") for h in hosts)
     recorded = [p for u, p in result["pages"].items() if u in disallowed]
     assert recorded and all(p.fetch_error == "robots: disallowed by robots.txt" for p in recorded)
-    assert all(result["pages"][u].fetch_error.startswith("unsafe: ") for u in forbidden)
+    linked = {
+        normalize_url(link["target"])
+        for key in KEYS
+        for link in testbed_manifest.external_links(key, DEPTH)
+    }
+    assert forbidden & linked
+    for url in forbidden & linked:
+        assert result["pages"][url].fetch_error.startswith("unsafe: "), url
 
 
 _KIND = {"forbidden_address": "unsafe", "robots": "robots"}

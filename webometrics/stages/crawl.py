@@ -226,6 +226,7 @@ def _phase_job(
         "extract": {
             "extract": settings.extract.model_dump(mode="json"),
             "shingle": settings.shingle.model_dump(mode="json"),
+            "workers": settings.crawl.extract_workers,
         },
         "proxy": opts.proxy or settings.crawl.proxy,
         "universities": universities,
@@ -242,7 +243,11 @@ def _phase_job(
 
 
 def _run_child(job_file: Path, phase: str, progress: bool) -> dict[str, Any]:
-    """Run one phase's process, showing its progress; return its last JSON record."""
+    """Run one phase's process, showing its progress; return its last JSON record.
+
+    The progress lines are also appended to ``<phase>.progress.jsonl`` and the process's
+    standard error to ``<phase>.stderr`` in the job folder.
+    """
     from tqdm import tqdm
 
     cmd = [sys.executable, "-m", "crawler.run", str(job_file)]
@@ -250,45 +255,44 @@ def _run_child(job_file: Path, phase: str, progress: bool) -> dict[str, Any]:
     env["PYTHONUNBUFFERED"] = "1"
     bar = tqdm(desc=f"crawl {phase}", unit="page", disable=not progress, dynamic_ncols=True)
     last: dict[str, Any] = {}
-    proc = subprocess.Popen(
-        cmd,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    try:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue
-            last = record
-            stored = int(record.get("stored") or 0)
-            if stored > bar.n:
-                bar.update(stored - bar.n)
-            bar.set_postfix(
-                queued=record.get("queued", 0),
-                errors=record.get("error_pages", 0),
-                refresh=False,
-            )
-        code = proc.wait()
-    except BaseException:
-        # Ctrl-C reaches the child too (same process group); let it store what it holds
-        with contextlib.suppress(ProcessLookupError):
-            proc.send_signal(signal.SIGINT)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(60)
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        raise
-    finally:
-        bar.close()
-    stderr = proc.stderr.read() if proc.stderr is not None else ""
+    err_path = job_file.with_suffix(".stderr")
+    with (
+        open(err_path, "w", encoding="utf-8") as err,
+        open(job_file.with_suffix(".progress.jsonl"), "a", encoding="utf-8") as records,
+    ):
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=env)
+        try:
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue
+                records.write(line if line.endswith("\n") else line + "\n")
+                last = record
+                stored = int(record.get("stored") or 0)
+                if stored > bar.n:
+                    bar.update(stored - bar.n)
+                bar.set_postfix(
+                    queued=record.get("queued", 0),
+                    errors=record.get("error_pages", 0),
+                    refresh=False,
+                )
+            code = proc.wait()
+        except BaseException:
+            # Ctrl-C reaches the child too (same process group); let it store what it holds
+            with contextlib.suppress(ProcessLookupError):
+                proc.send_signal(signal.SIGINT)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(60)
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            raise
+        finally:
+            bar.close()
     last["returncode"] = code
-    last["stderr"] = stderr[-4000:]
+    last["stderr"] = err_path.read_text(encoding="utf-8", errors="replace")[-4000:]
     return last
 
 
