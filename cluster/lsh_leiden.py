@@ -207,6 +207,17 @@ class LSHLeiden:
             out.append((int(r), b))
         return out
 
+    def resolutions(self) -> list[float]:
+        """Validate the parameters; the resolution of every level, finest (largest) first.
+
+        Raises
+        ------
+        ParameterError
+            A parameter is outside what is allowed.
+        """
+        self._validate()
+        return check_quality(self.quality, self.resolution)
+
     def _validate(self) -> None:
         def is_int(v: object) -> bool:
             return isinstance(v, int | np.integer) and not isinstance(v, bool)

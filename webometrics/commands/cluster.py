@@ -1,4 +1,5 @@
-"""``webometrics cluster``: group the stored documents by kind of activity (LSH single link)."""
+"""``webometrics cluster``: group the stored documents by kind of activity (LSH single link
+or Leiden communities)."""
 
 from __future__ import annotations
 
@@ -10,14 +11,17 @@ ORDER = 50
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "cluster",
-        help="cluster the stored page or domain documents (the paper's LSH single link)",
+        help="cluster the stored page or domain documents (the paper's LSH single link, or Leiden)",
         description="Sign the stored documents' shingles with MinHash and run the paper's "
         "modified LSH single-link agglomeration: level by level, r rows per band from r0 "
         "down to r_min by step, clusters merge when two of their documents share a bucket "
         "and their Jaccard similarity exceeds the threshold. Stores the signatures, the "
         "clustering, its levels and its clusters. Non-canonical members of the latest "
-        "`webometrics dedup` run are left out. Defaults come from [cluster] and [minhash]; "
-        "the same parameters and seed give the same clusters.",
+        "`webometrics dedup` run are left out. With --linkage leiden the documents sharing "
+        "an LSH bucket whose similarity exceeds [cluster] leiden_threshold become the "
+        "weighted edges of a graph whose Leiden communities are the clusters, one level per "
+        "resolution. Defaults come from [cluster] and [minhash]; the same parameters and "
+        "seed give the same clusters.",
     )
     p.add_argument("--unit", choices=("page", "domain"), help="default: [cluster] unit")
     p.add_argument(
@@ -41,6 +45,25 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--similarity",
         choices=("jaccard", "signature"),
         help="exact Jaccard of the shingle sets, or the share of equal MinHash rows",
+    )
+    p.add_argument(
+        "--linkage",
+        choices=("single", "leiden"),
+        help="the paper's LSH single link, or Leiden communities of the LSH candidate graph "
+        "(default: [cluster] linkage)",
+    )
+    p.add_argument(
+        "--resolution",
+        type=float,
+        nargs="+",
+        metavar="GAMMA",
+        help="leiden: resolution(s); several give nested levels, the smallest the clusters "
+        "(default: [cluster] resolution)",
+    )
+    p.add_argument(
+        "--quality",
+        choices=("rb", "modularity", "cpm"),
+        help="leiden: quality function (default: [cluster] quality)",
     )
     p.add_argument(
         "--keep-duplicates",
@@ -69,6 +92,9 @@ def _cluster(ctx) -> int:
         similarity=a.similarity,
         keep_duplicates=a.keep_duplicates,
         progress=not a.quiet,
+        linkage=a.linkage,
+        resolution=a.resolution,
+        quality=a.quality,
     )
     dup = stats["n_excluded_duplicates"]
     if stats["dedup_run_id"] is None:
@@ -78,7 +104,8 @@ def _cluster(ctx) -> int:
     else:
         dup_note = f"{dup} duplicates of dedup run {stats['dedup_run_id']} left out"
     print(
-        f"clustering {stats['clustering_id']}: {stats['n_documents']} {stats['unit']} "
+        f"clustering {stats['clustering_id']} ({stats['linkage']} linkage): "
+        f"{stats['n_documents']} {stats['unit']} "
         f"documents -> {stats['n_clusters']} clusters ({stats['n_multi']} with 2+ documents, "
         f"largest {stats['largest']}) over {stats['n_levels']} levels; {dup_note}; "
         f"{stats['signatures_written']} signatures stored ({stats['seconds']:.1f} s)"

@@ -1,21 +1,24 @@
-"""The cluster stage: the paper's LSH single link over the stored documents.
+"""The cluster stage: the paper's LSH single link (or Leiden) over the stored documents.
 
 Reads the :class:`~store.models.Document` rows of one unit (``page`` or ``domain``),
 optionally those of one university's environment and one direction (the documents whose
 registered domain has an :class:`~store.models.Environment` row of that university and
 direction), leaves out the non-canonical members of the latest
 :class:`~store.models.DedupRun` of that unit (unless asked to keep them), signs the
-shingles with MinHash, runs :class:`cluster.LSHLink` and writes:
+shingles with MinHash, runs :class:`cluster.LSHLink` (``linkage="single"``, the default)
+or :class:`cluster.LSHLeiden` (``linkage="leiden"``: Leiden communities of the LSH
+candidate graph, one level per resolution) and writes:
 
 - one :class:`~store.models.Signature` row per document and MinHash parameters (num_perm,
   seed, scheme and hash function travel with it; an existing row is updated when the
   document's shingles changed);
-- one :class:`~store.models.Clustering` (algorithm ``lsh-link``, linkage ``single``) with
-  its parameters, the filter it ran on and its levels (r, b, S-curve similarity, candidate
-  pairs, clusters after the level);
+- one :class:`~store.models.Clustering` (algorithm ``lsh-link``, linkage ``single``; or
+  ``lsh-leiden``, ``leiden``) with its parameters, the filter it ran on and its levels
+  (single: r, b, S-curve similarity, candidate pairs, clusters after the level; leiden:
+  resolution, quality value, clusters; the candidate graph's figures in the parameters);
 - :class:`~store.models.Cluster` rows for the final clusters (level ``-1``) and for every
-  level (``0`` = the first, largest r), each with its :class:`~store.models.ClusterMember`
-  rows.
+  level (``0`` = the first: the largest r, or the largest resolution), each with its
+  :class:`~store.models.ClusterMember` rows.
 
 The documents are read in id order and every random choice comes from the seed, so the
 same documents, parameters and seed give the same clusters.
@@ -51,6 +54,7 @@ from webometrics.settings import Settings
 log = logging.getLogger(__name__)
 
 DIRECTIONS = ("outgoing", "citing", "both")
+LINKAGES = ("single", "leiden")
 
 
 def _university_id(s: Any, name: str) -> int:
@@ -195,6 +199,16 @@ def _write_level(
         s.execute(insert(ClusterMember), members[start : start + 20000])
 
 
+def _leiden_resolution(
+    given: float | Sequence[float] | None, quality: str, configured: Sequence[float]
+) -> float | list[float] | None:
+    """The resolution(s) of a Leiden run: the given ones, else the configured levels
+    (modularity, which has none, takes none)."""
+    if given is not None:
+        return given if isinstance(given, int | float) else list(given)
+    return None if quality == "modularity" else list(configured)
+
+
 def run(
     engine: Engine,
     settings: Settings,
@@ -211,8 +225,11 @@ def run(
     similarity: str | None = None,
     keep_duplicates: bool = False,
     progress: bool = False,
+    linkage: str | None = None,
+    resolution: float | Sequence[float] | None = None,
+    quality: str | None = None,
 ) -> dict[str, Any]:
-    """Cluster the stored documents with the paper's LSH single link and store the result.
+    """Cluster the stored documents (LSH single link or Leiden) and store the result.
 
     Parameters
     ----------
@@ -225,21 +242,30 @@ def run(
         Only the documents of this university's environment (its name); default all.
     direction : {"outgoing", "citing", "both"}
         Only the domains the university links to, that link to it, or both.
-    threshold, r0, r_min, step : optional
-        Overrides of ``[cluster]`` (see :class:`cluster.LSHLink`).
+    threshold : float, optional
+        Override of ``[cluster] threshold`` (single) or ``leiden_threshold`` (leiden).
+    r0, r_min, step : optional
+        Overrides of ``[cluster]`` for the single link (see :class:`cluster.LSHLink`).
     num_perm, seed : int, optional
         Overrides of ``[minhash]``.
     similarity : {"jaccard", "signature"}, optional
-        Override of ``[cluster] similarity``.
+        Override of ``[cluster] similarity`` (single) or ``leiden_similarity`` (leiden).
     keep_duplicates : bool
         Keep the non-canonical members of the latest dedup run's groups.
     progress : bool
         Show progress bars.
+    linkage : {"single", "leiden"}, optional
+        Override of ``[cluster] linkage``.
+    resolution : float or sequence of float, optional
+        Override of ``[cluster] resolution`` (leiden; several values give nested levels,
+        the smallest the final clusters).
+    quality : {"rb", "modularity", "cpm"}, optional
+        Override of ``[cluster] quality`` (leiden).
 
     Returns
     -------
     dict
-        ``clustering_id``, ``unit``, ``n_documents``, ``n_excluded_duplicates``,
+        ``clustering_id``, ``unit``, ``linkage``, ``n_documents``, ``n_excluded_duplicates``,
         ``dedup_run_id``, ``n_clusters``, ``n_multi`` (clusters of two or more documents),
         ``largest``, ``n_levels``, ``signatures_written``, ``seconds``.
 
@@ -251,6 +277,7 @@ def run(
         No document to cluster (run ``webometrics extract`` first), or documents shingled
         with different k.
     """
+    from cluster.lsh_leiden import LSHLeiden
     from cluster.lsh_link import LSHLink
     from extract.shingles import HASH_NAME
 
@@ -260,17 +287,47 @@ def run(
         raise ParameterError(f"unit must be page or domain, got {unit!r}")
     if direction not in DIRECTIONS:
         raise ParameterError(f"direction must be one of {', '.join(DIRECTIONS)}, got {direction!r}")
-    model = LSHLink(
-        threshold=cfg.threshold if threshold is None else threshold,
-        r0=cfg.r0 if r0 is None else r0,
-        r_min=cfg.r_min if r_min is None else r_min,
-        step=cfg.step if step is None else step,
-        num_perm=mh.num_perm if num_perm is None else num_perm,
-        seed=mh.seed if seed is None else seed,
-        similarity=similarity or cfg.similarity,
-        scheme=mh.scheme,
-    )
-    model.rows_per_level()  # validates the parameters before any work
+    linkage = linkage or cfg.linkage
+    if linkage not in LINKAGES:
+        raise ParameterError(f"linkage must be one of {', '.join(LINKAGES)}, got {linkage!r}")
+    num_perm = mh.num_perm if num_perm is None else num_perm
+    model: Any
+    if linkage == "leiden":
+        given = [k for k, v in (("r0", r0), ("r_min", r_min), ("step", step)) if v is not None]
+        if given:
+            raise ParameterError(
+                f"{', '.join(given)} set the levels of --linkage single; leiden bands with "
+                "[cluster] leiden_rows and leiden_bands and takes --resolution levels"
+            )
+        rows = cfg.leiden_rows
+        model = LSHLeiden(
+            threshold=cfg.leiden_threshold if threshold is None else threshold,
+            num_perm=num_perm,
+            seed=mh.seed if seed is None else seed,
+            rows=rows,
+            # the bench's banding (bench/results/linkage.md), fewer bands on short signatures
+            bands=min(cfg.leiden_bands, max(1, num_perm // rows)),
+            resolution=_leiden_resolution(resolution, quality or cfg.quality, cfg.resolution),
+            quality=quality or cfg.quality,
+            similarity=similarity or cfg.leiden_similarity,
+            max_neighbours=cfg.max_neighbours,
+            scheme=mh.scheme,
+        )
+        n_levels = len(model.resolutions())  # validates the parameters before any work
+    else:
+        if resolution is not None or quality is not None:
+            raise ParameterError("--resolution and --quality apply to --linkage leiden")
+        model = LSHLink(
+            threshold=cfg.threshold if threshold is None else threshold,
+            r0=cfg.r0 if r0 is None else r0,
+            r_min=cfg.r_min if r_min is None else r_min,
+            step=cfg.step if step is None else step,
+            num_perm=num_perm,
+            seed=mh.seed if seed is None else seed,
+            similarity=similarity or cfg.similarity,
+            scheme=mh.scheme,
+        )
+        n_levels = len(model.rows_per_level())  # validates the parameters before any work
     started = time.perf_counter()
     data = _load(engine, unit, university, direction, keep_duplicates)
     ids = data["ids"]
@@ -294,14 +351,17 @@ def run(
         data["n_excluded"],
     )
     bar = tqdm(
-        total=len(model.rows_per_level()),
-        desc=f"LSH levels ({len(ids)} {unit}s)",
+        total=n_levels,
+        desc=f"{'Leiden' if linkage == 'leiden' else 'LSH'} levels ({len(ids)} {unit}s)",
         unit="level",
         disable=not progress or None,
     )
 
     def on_level(level: Any) -> None:
-        bar.set_postfix(r=level.r, clusters=level.n_clusters)
+        if linkage == "leiden":
+            bar.set_postfix(resolution=level.resolution, clusters=level.n_clusters)
+        else:
+            bar.set_postfix(r=level.r, clusters=level.n_clusters)
         bar.update(1)
 
     try:
@@ -317,8 +377,12 @@ def run(
         **{k: v for k, v in model.get_params().items() if k != "max_pairs"},
         "hash_func": hash_name,
         "shingle_k": data["shingle_k"][0] if data["shingle_k"] else None,
-        "levels_r": model.rows_per_level(),
     }
+    if linkage == "leiden":
+        parameters["resolution"] = model.resolutions()
+        parameters["graph"] = model.graph_stats_
+    else:
+        parameters["levels_r"] = model.rows_per_level()
     flt = {
         "university_id": data["university_id"],
         "university": university,
@@ -328,8 +392,8 @@ def run(
     }
     with session_scope(engine) as s:
         row = Clustering(
-            algorithm="lsh-link",
-            linkage="single",
+            algorithm="lsh-leiden" if linkage == "leiden" else "lsh-link",
+            linkage=linkage,
             unit=unit,
             parameters=parameters,
             filter=flt,
@@ -350,6 +414,7 @@ def run(
     stats = {
         "clustering_id": clustering_id,
         "unit": unit,
+        "linkage": linkage,
         "university": university,
         "direction": direction,
         "n_documents": len(ids),
