@@ -77,3 +77,27 @@ def test_import_warc_command(tmp_path: Path, shared_data: Path) -> None:
     assert "16 records from 1 file(s), 16 pages stored" in out.stdout
     missing = run("import", "warc", "nothing.warc.gz", cwd=tmp_path)
     assert missing.returncode == 2 and "nothing.warc.gz: WARC/ARC file not found" in missing.stderr
+
+
+def test_whole_pipeline_run_calls_the_crawl_stage(tmp_path: Path) -> None:
+    """``webometrics run --stages crawl`` records the crawl as a pipeline stage."""
+    import sqlite3
+
+    assert run("db", "upgrade", cwd=tmp_path).returncode == 0
+    unis = write_universities(
+        tmp_path / "u.toml",
+        {"name": "Alpha University", "domains": ["alpha-university.edu"], "home": [f"{A}/"]},
+    )
+    with LocalWeb({f"{A}/": html("Home", ("http://news.example.org/", "News"))}) as web:
+        out = run(
+            "run", "--universities", str(unis), "--stages", "crawl", "--direction",
+            "outgoing", "--proxy", web.proxy_url, cwd=tmp_path,
+        )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    db = sqlite3.connect(tmp_path / "w.db")
+    (stages,) = db.execute("SELECT stages FROM pipeline_run").fetchone()
+    (pipeline_run_id, status) = db.execute(
+        "SELECT pipeline_run_id, status FROM crawl_run"
+    ).fetchone()
+    assert '"crawl"' in stages and '"finished"' in stages
+    assert pipeline_run_id == 1 and status == "finished"

@@ -321,3 +321,31 @@ def test_inline_extraction(tmp_path: Path, local_web, shared_data: Path) -> None
     stored = np.frombuffer(page.shingles, dtype="<u8")
     assert len(stored) > 20
     assert np.array_equal(stored, shingle_hashes(page.text, k=1, language="en"))
+
+
+def test_http_cache_serves_a_second_run(tmp_path: Path, local_web) -> None:
+    """With [crawl] http_cache_dir (RFC 2616 policy) a second run gets still-fresh pages
+    (by Last-Modified age) from the cache instead of the server."""
+    modified = {"Content-Type": "text/html", "Last-Modified": "Thu, 14 Nov 1996 15:19:48 GMT"}
+    pages = {
+        f"{A}/": Answer(body=b"<a href='/a.html'>a</a> <a href='http://x.org/'>x</a>",
+                        headers=modified),
+        f"{A}/a.html": Answer(body=b"<p>a</p>", headers=modified),
+        "http://x.org/": Answer(body=b"<p>x</p>", headers=modified),
+    }  # fmt: skip
+    unis = write_universities(
+        tmp_path / "u.toml",
+        {"name": "Alpha University", "domains": ["alpha-university.edu"], "home": [f"{A}/"]},
+    )
+    engine = migrated_engine(f"sqlite:///{tmp_path / 'c.db'}")
+    settings = fast_settings(http_cache_dir=str(tmp_path / "cache"))
+    with local_web(pages) as web:
+        first = crawl.run(engine, settings, universities_file=str(unis), proxy=web.proxy_url,
+                          direction="outgoing")  # fmt: skip
+        asked = len(web.fetched())
+        second = crawl.run(engine, settings, universities_file=str(unis), proxy=web.proxy_url,
+                           direction="outgoing")  # fmt: skip
+        again = [u for u in web.fetched()[asked:] if not u.endswith("/robots.txt")]
+    assert first["pages"] == second["pages"] == 3
+    assert again == []  # the three pages came from the cache
+    assert second["scrapy"]["outgoing"]["httpcache/hit"] == 3
