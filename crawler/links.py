@@ -57,7 +57,7 @@ def page_links(response: Response) -> list[LinkRecord]:
 
     ``external`` is left True; the spider decides it against the university's domains.
     """
-    if not is_html(response):
+    if not is_html(response) or not isinstance(response, TextResponse):
         return []
     seen: dict[str, LinkRecord] = {}
     for link in _extractor().extract_links(response):

@@ -63,7 +63,7 @@ class ProgressReporter:
         return record
 
     def opened(self) -> None:
-        self._write({"event": "opened", "spider": self.crawler.spider.name})
+        self._write({"event": "opened", "spider": getattr(self.crawler.spider, "name", "")})
         self.loop = task.LoopingCall(lambda: self._write(self.snapshot()))
         self.loop.start(self.interval, now=False)
 

@@ -201,7 +201,10 @@ def store_batch(
     if extractor is not None and pending:
         args = [(r["url"], it.body, it.content_type, it.charset) for r, it in pending]
         many = getattr(extractor, "many", None)
-        found = many(args) if many is not None else [extractor(*a) for a in args]  # type: ignore[misc]
+        if many is not None:
+            found = many(args)
+        else:
+            found = [extractor(u, b or b"", ct, cs) for u, b, ct, cs in args]
         for (row, _), columns in zip(pending, found, strict=True):
             row.update(columns)
     if extractor is not None:
@@ -216,11 +219,11 @@ def store_batch(
             source = ids[url]
             for link in item.links:
                 target = normalize_url(link.target)
-                key = (source, target)
-                if key in link_rows:
+                link_key = (source, target)
+                if link_key in link_rows:
                     continue
                 host = host_of(target)
-                link_rows[key] = {
+                link_rows[link_key] = {
                     "run_id": run_id,
                     "source_page_id": source,
                     "target_url": target,
@@ -308,29 +311,31 @@ def resolve_citations(
         pages: dict[str, tuple[int, int | None, str | None]] = {}
         urls = sorted(wanted)
         for start in range(0, len(urls), 500):
-            for pid, url, status, err in session.execute(
+            for pid, url, http_status, err in session.execute(
                 select(Page.id, Page.url, Page.http_status, Page.fetch_error).where(
                     Page.url.in_(urls[start : start + 500])
                 )
             ):
-                pages[url] = (pid, status, err)
+                pages[url] = (pid, http_status, err)
         finals = {url: _follow(url, redirects, pages, max_redirects) for url in by_url}
         final_ids = [pages[u][0] for u in set(finals.values()) if u in pages]
         links: dict[int, list[tuple[str, str | None]]] = defaultdict(list)
         for start in range(0, len(final_ids), 500):
-            for src, target, anchor in session.execute(
+            for src, link_target, link_anchor in session.execute(
                 select(Link.source_page_id, Link.target_url, Link.anchor)
                 .where(Link.source_page_id.in_(final_ids[start : start + 500]))
                 .order_by(Link.id)
             ):
-                links[src].append((target, anchor))
+                links[src].append((link_target, link_anchor))
         now = utcnow()
         rows: dict[tuple[int, str], dict[str, Any]] = {}
         for url, cands in by_url.items():
             final = finals[url]
             page = pages.get(final)
             for cand in cands:
-                status, anchor, target = "error", None, None
+                status: str = "error"
+                anchor: str | None = None
+                target: str | None = None
                 if page is not None and page[1] == 200 and page[2] is None:
                     status = "missing"
                     for t, a in links.get(page[0], ()):
@@ -389,14 +394,14 @@ def finalize_run(engine: Engine, run_id: int) -> dict[str, Any]:
             ).all()
         )
         outgoing: Counter[tuple[int, str]] = Counter()
-        for uid, dom, n in session.execute(
+        for source_uni, dom, n in session.execute(
             select(Page.university_id, Link.target_domain, func.count())
             .join(Page, Page.id == Link.source_page_id)
             .where(Link.run_id == run_id, Link.external, Page.role == "university")
             .group_by(Page.university_id, Link.target_domain)
         ):
-            if uid is not None and dom not in uni_domains.get(uid, ()):
-                outgoing[(uid, dom)] += n
+            if source_uni is not None and dom not in uni_domains.get(source_uni, ()):
+                outgoing[(source_uni, dom)] += n
         citing_pages: dict[tuple[int, str], set[int]] = defaultdict(set)
         for uid, dom, pid in session.execute(
             select(Citation.university_id, Citation.citing_domain, Citation.page_id).where(
@@ -458,7 +463,7 @@ def finalize_run(engine: Engine, run_id: int) -> dict[str, Any]:
             .where(Page.last_run_id == run_id, Page.fetch_error.is_not(None))
             .group_by(Page.fetch_error)
         ):
-            errors[err.split(":", 1)[0]] += n
+            errors[(err or "").split(":", 1)[0]] += n
         roles = dict(
             session.execute(
                 select(Page.role, func.count())
@@ -466,7 +471,7 @@ def finalize_run(engine: Engine, run_id: int) -> dict[str, Any]:
                 .group_by(Page.role)
             ).all()
         )
-        statuses = Counter()
+        statuses: Counter[str] = Counter()
         for status, n in session.execute(
             select(Page.http_status, func.count())
             .where(Page.last_run_id == run_id, Page.http_status.is_not(None))
@@ -484,9 +489,9 @@ def finalize_run(engine: Engine, run_id: int) -> dict[str, Any]:
             ).all()
         )
     return {
-        "pages": int(n_fetched),
-        "pages_recorded": int(n_pages),
-        "bytes": int(n_bytes),
+        "pages": int(n_fetched or 0),
+        "pages_recorded": int(n_pages or 0),
+        "bytes": int(n_bytes or 0),
         "errors": dict(sorted(errors.items())),
         "error_pages": int(sum(errors.values())),
         "roles": {str(k): int(v) for k, v in sorted(roles.items())},

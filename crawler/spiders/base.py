@@ -169,6 +169,10 @@ class BaseSpider(scrapy.Spider):
         self.max_redirects = int(crawl["max_redirects"])
         self.follow_sitemaps = bool(crawl["sitemaps"])
 
+    def parse_page(self, response: Response) -> Iterator[Any]:
+        """The callback of every request (each spider defines it)."""
+        raise NotImplementedError
+
     # -- requests --------------------------------------------------------------------------
     def make_request(self, url: str, wm: dict[str, Any], *, priority: int = 0) -> scrapy.Request:
         """A request whose answer goes to :meth:`parse_page` and failure to :meth:`on_error`."""
