@@ -8,9 +8,10 @@ of Jaccard similarity ``s`` become candidates with probability ``1 - (1 - s^r)^b
 (seed 001_05c19045332a695a.txt), an S-curve whose steepest point is near
 ``(1/b)^(1/r)`` (seed 000_d819228b9213e10a.txt, «Locality-Sensitive Hashing»).
 
-A bucket key is a 64-bit hash of the band number and the slice's values (the
-MurmurHash3 finalizer chained over the ``r`` values); two different slices share a key
-with probability about ``2^-64`` per pair, so buckets are, in practice, exact.
+A bucket key is a 64-bit hash of the band number and the slice's values (a polynomial
+hash mod 2^64 and the MurmurHash3 finalizer); two different slices share a key with
+probability about ``r · 2^-64`` per pair, and a pair that shares a bucket by such a
+collision is only compared, never linked without its similarity.
 
 :func:`bucket_pairs` implements the paper's bucket rule: a bucket keeps at most one
 document per cluster (which one is decided by a seeded priority), and the pairs of
@@ -36,6 +37,7 @@ from cluster.minhash import fmix
 from webometrics.exceptions import ParameterError
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MULT = np.uint64(0xFF51AFD7ED558CCD)
 
 
 def s_curve_threshold(r: int, b: int) -> float:
@@ -110,11 +112,16 @@ def band_keys(hashvalues: np.ndarray, r: int, b: int | None = None) -> np.ndarra
     if b is None:
         b = num_perm // r if r >= 1 else 0
     check_banding(r, b, num_perm)
-    slices = hashvalues[:, : b * r].reshape(n, b, r).astype(np.uint64)
-    keys = np.broadcast_to(np.arange(1, b + 1, dtype=np.uint64) * _GOLDEN, (n, b)).copy()
+    slices = hashvalues[:, : b * r].reshape(n, b, r)
+    # a polynomial hash of the r values (odd multiplier, mod 2^64) seeded by the band,
+    # then the MurmurHash3 finaliser; equal slices give equal keys, and unequal ones
+    # collide with probability ~r / 2^64
+    keys = np.empty((n, b), dtype=np.uint64)
+    keys[:] = np.arange(1, b + 1, dtype=np.uint64) * _GOLDEN
     for c in range(r):
-        keys = fmix((keys ^ slices[:, :, c]) * _GOLDEN, 64)
-    return keys
+        keys *= _MULT
+        keys += slices[:, :, c]
+    return fmix(keys, 64)
 
 
 def _pair_codes_in_groups(members: np.ndarray, sizes: np.ndarray, n: int) -> np.ndarray:

@@ -65,6 +65,7 @@ from cluster.lsh import band_keys, bucket_pairs, s_curve_threshold
 from cluster.minhash import SCHEMES, MinHasher, Signatures
 from cluster.single_link import ShingleMatrix
 from cluster.unionfind import connected_labels, single_linkage
+from webometrics import defaults as D
 from webometrics.exceptions import ParameterError
 
 SIMILARITIES = ("jaccard", "signature")
@@ -122,23 +123,26 @@ class LSHLink:
 
     Parameters
     ----------
-    threshold : float, default 0.3
+    threshold : float, default ``CLUSTER_THRESHOLD`` (0.3)
         ``t``: clusters merge when two of their documents sharing a bucket have a
         similarity above it; in (0, 1).
-    r0 : int, default 16
+    r0 : int, default ``CLUSTER_R0`` (12)
         Rows per band at the first level; 1 .. num_perm.
-    r_min : int, default 2
+    r_min : int, default ``CLUSTER_R_MIN`` (4)
         Smallest rows per band; 1 .. r0.
-    step : int, default 2
+    step : int, default ``CLUSTER_STEP`` (4)
         ``Δ``, how much r decreases per level; >= 1.
-    num_perm : int, default 128
+    num_perm : int, default ``MINHASH_NUM_PERM`` (1024)
         MinHash permutations.
-    seed : int, default 1
+    seed : int, default ``MINHASH_SEED`` (1)
         Seed of the permutations and of which document a bucket keeps.
-    similarity : {"jaccard", "signature"}, default "jaccard"
+    similarity : {"jaccard", "signature"}, default ``CLUSTER_SIMILARITY`` ("jaccard")
         Exact Jaccard of the shingle sets, or the fraction of equal MinHash rows.
-    scheme : str, default "affine32"
+    scheme : str, default ``MINHASH_SCHEME`` ("affine32")
         datasketch permutation scheme (:data:`cluster.minhash.SCHEMES`).
+
+    The defaults live in :mod:`webometrics.defaults`, chosen by the sweep of
+    ``bench/table1.py`` on Reuters-21578.
     max_pairs : int or None, default 50_000_000
         Fail (``ValueError``) rather than generate more candidate pairs at one level.
 
@@ -167,14 +171,14 @@ class LSHLink:
     def __init__(
         self,
         *,
-        threshold: float = 0.3,
-        r0: int = 16,
-        r_min: int = 2,
-        step: int = 2,
-        num_perm: int = 128,
-        seed: int = 1,
-        similarity: str = "jaccard",
-        scheme: str = "affine32",
+        threshold: float = D.CLUSTER_THRESHOLD,
+        r0: int = D.CLUSTER_R0,
+        r_min: int = D.CLUSTER_R_MIN,
+        step: int = D.CLUSTER_STEP,
+        num_perm: int = D.MINHASH_NUM_PERM,
+        seed: int = D.MINHASH_SEED,
+        similarity: str = D.CLUSTER_SIMILARITY,
+        scheme: str = D.MINHASH_SCHEME,
         max_pairs: int | None = 50_000_000,
     ) -> None:
         self.threshold = threshold

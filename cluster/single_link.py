@@ -43,6 +43,7 @@ import numpy as np
 from scipy.sparse import csr_matrix
 
 from cluster.unionfind import single_linkage
+from webometrics import defaults as D
 from webometrics.exceptions import ParameterError
 
 
@@ -309,7 +310,7 @@ class ExactSingleLink:
 
     Parameters
     ----------
-    threshold : float, default 0.3
+    threshold : float, default ``CLUSTER_THRESHOLD`` (0.3)
         Documents link when their Jaccard similarity exceeds it; in (0, 1).
     block_entries : int, default 2**24
         Entries of one dense block of intersections (memory ~ 12 bytes each).
@@ -338,7 +339,9 @@ class ExactSingleLink:
     Complexity: see the module docstring; no n x n matrix is held.
     """
 
-    def __init__(self, *, threshold: float = 0.3, block_entries: int = 1 << 24) -> None:
+    def __init__(
+        self, *, threshold: float = D.CLUSTER_THRESHOLD, block_entries: int = 1 << 24
+    ) -> None:
         self.threshold = threshold
         self.block_entries = block_entries
 

@@ -31,6 +31,7 @@ from store.models import (
     University,
 )
 from store.session import session_scope
+from webometrics import defaults as D
 from webometrics.exceptions import ParameterError, StageError
 from webometrics.settings import Settings
 from webometrics.stages import cluster as stage
@@ -38,6 +39,7 @@ from webometrics.stages import cluster as stage
 REPO = Path(__file__).resolve().parents[2]
 N_DOMAINS = 240
 PARAMS = {"threshold": 0.3, "r0": 8, "r_min": 3, "step": 1}
+P = D.MINHASH_NUM_PERM
 
 
 @pytest.fixture
@@ -127,13 +129,13 @@ def test_stores_signatures_clustering_levels_and_clusters(stored):
     with session_scope(engine) as s:
         c = s.get(Clustering, stats["clustering_id"])
         assert (c.algorithm, c.linkage, c.unit) == ("lsh-link", "single", "domain")
-        assert c.parameters["threshold"] == 0.3 and c.parameters["num_perm"] == 128
+        assert c.parameters["threshold"] == 0.3 and c.parameters["num_perm"] == P
         assert c.parameters["levels_r"] == [8, 7, 6, 5, 4, 3]
         assert c.filter["direction"] == "both" and c.filter["university"] is None
         assert c.n_documents == N_DOMAINS and c.n_excluded_duplicates == 3
         assert [lvl["r"] for lvl in c.levels] == [8, 7, 6, 5, 4, 3]
         for lvl in c.levels:
-            assert lvl["b"] == 128 // lvl["r"]
+            assert lvl["b"] == P // lvl["r"]
             assert lvl["s_curve"] == pytest.approx((1 / lvl["b"]) ** (1 / lvl["r"]), abs=1e-6)
             assert {"n_clusters", "n_candidates", "n_linked"} <= set(lvl)
         assert c.n_clusters == c.levels[-1]["n_clusters"]
@@ -151,9 +153,9 @@ def test_stores_signatures_clustering_levels_and_clusters(stored):
             assert n_members == N_DOMAINS
         sigs = s.scalars(select(Signature)).all()
         assert len(sigs) == N_DOMAINS == stats["signatures_written"]
-        assert {(g.num_perm, g.seed, g.scheme) for g in sigs} == {(128, 1, "affine32")}
+        assert {(g.num_perm, g.seed, g.scheme) for g in sigs} == {(P, 1, "affine32")}
         assert sigs[0].hash_func == "xxh3_64+fmix64|low32"
-        assert len(sigs[0].hashvalues) == 128 * 8
+        assert len(sigs[0].hashvalues) == P * 8
         ids = s.scalars(
             select(Document.id).where(Document.key.like("site%")).order_by(Document.id)
         ).all()
@@ -222,8 +224,8 @@ def test_errors_say_what_to_do(stored, tmp_path):
         stage.run(engine, Settings(), unit="domain", university="Gamma")
     with pytest.raises(ParameterError, match=r"threshold t must be in \(0, 1\)"):
         stage.run(engine, Settings(), unit="domain", threshold=1.5)
-    with pytest.raises(ParameterError, match=r"r0=300 must be an integer in 1\.\.num_perm=128"):
-        stage.run(engine, Settings(), unit="domain", r0=300)
+    with pytest.raises(ParameterError, match=r"r0=5000 must be an integer in 1\.\.num_perm="):
+        stage.run(engine, Settings(), unit="domain", r0=5000)
     with pytest.raises(StageError, match="no page documents"):
         stage.run(engine, Settings(), unit="page")
     empty = make_engine(f"sqlite:///{tmp_path / 'empty.db'}")
