@@ -369,3 +369,24 @@ def test_interrupt_and_resume_through_the_cli(tmp_path, aeb_pages, how):
     engine.dispose()
     for p in aeb_pages[:120:15]:
         assert stored[p.url] == (extract_page(p.html, p.url).text or None)
+
+
+def test_domain_rebuilt_when_one_of_its_pages_drops_out(tmp_path, webkb_sites):
+    engine = _engine(tmp_path)
+    pages = webkb_sites["www.tc.cornell.edu"][:4]
+    _insert(engine, [_page(p.url, p.body) for p in pages])
+    stage.run(engine, SETTINGS, workers=0)
+    with session_scope(engine) as s:
+        ok = s.scalars(select(Page.url).where(Page.extraction_status == "ok")).all()
+        doc = s.scalars(select(Document).where(Document.unit == "domain")).one()
+        assert doc.n_pages == len(ok) >= 3
+        s.execute(
+            Page.__table__.update().where(Page.url == ok[0]).values(extraction_status="pending")
+        )
+    stats = stage.run(engine, SETTINGS.replace(extract={"languages": ("ru",)}), workers=0)
+    assert stats["by_status"] == {"language-filtered": 1}
+    assert stats["domain_documents_written"] == 1 and stats["documents_deleted"] == 1
+    with session_scope(engine) as s:
+        doc = s.scalars(select(Document).where(Document.unit == "domain")).one()
+        assert doc.n_pages == len(ok) - 1
+        assert ok[0] not in set(s.scalars(select(Document.key)))

@@ -484,14 +484,20 @@ def build_documents(
     k = settings.shingle.k
     uni = _university_domains(engine)
     with session_scope(engine) as s:
+        # a domain changes when any of its pages is (re-)extracted, whatever the status
         latest = {
             d: t
             for d, t in s.execute(
                 select(Page.registered_domain, func.max(Page.extracted_at))
-                .where(Page.extraction_status == "ok")
+                .where(Page.extracted_at.is_not(None))
                 .group_by(Page.registered_domain)
             ).all()
         }
+        ok_domains = set(
+            s.scalars(
+                select(Page.registered_domain).where(Page.extraction_status == "ok").distinct()
+            )
+        )
         built = {
             (unit, key): (doc_id, created, shingle_k)
             for doc_id, unit, key, created, shingle_k in s.execute(
@@ -511,12 +517,12 @@ def build_documents(
             return True
         return changed is not None and old[1] is not None and changed > old[1]
 
-    dirty = sorted(d for d, t in latest.items() if stale("domain", d, t))
+    dirty = sorted(d for d in ok_domains if stale("domain", d, latest.get(d)))
     stats: Counter[str] = Counter()
     seen_pages: set[str] = set()
     seen_domains: set[str] = set()
     dirty_set = set(dirty)
-    seen_domains.update(d for d in latest if d not in dirty_set)
+    seen_domains.update(d for d in ok_domains if d not in dirty_set)
     with session_scope(engine) as s:
         ok_pages = s.execute(
             select(Page.url, Page.role, Page.host).where(Page.extraction_status == "ok")
