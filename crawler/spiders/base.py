@@ -12,7 +12,8 @@ Fetch errors are stored as ``"<kind>: <detail>"`` in ``Page.fetch_error``. Kinds
 ``unsafe`` (scheme, IP literal, internal name or address; not fetched), ``dns``,
 ``timeout``, ``connection_refused``, ``connection``, ``too_large`` (over
 ``[crawl] max_response_bytes``), ``data_loss``, ``proxy``, ``redirect_loop``,
-``too_many_redirects``, ``bad_redirect`` (3xx without Location), ``error`` (other).
+``too_many_redirects``, ``bad_redirect`` (3xx without Location), ``bad_url`` (a URL
+the HTTP client cannot send, e.g. markup inside its host), ``error`` (other).
 """
 
 from __future__ import annotations
@@ -119,6 +120,8 @@ def classify_failure(failure: Failure) -> str:
         return f"proxy: {text}"
     if isinstance(exc, DownloadFailedError | txerror.ConnectionLost | txerror.ConnectError):
         return f"connection: {text}"
+    if isinstance(exc, ValueError) and "Invalid URI" in text:
+        return f"bad_url: {text}"  # e.g. a space or markup inside the host of an old link
     return f"error: {type(exc).__name__}: {text}"
 
 

@@ -51,6 +51,7 @@ def site() -> dict[str, Answer]:
             ("/big.html", "Big"),
             ("/missing.html", "Missing"),
             ("/to-metadata", "Cloud"),
+            ("http:// www.broken-link.com/", "Broken 1997 link"),
         ),
         f"{A}/a.html": html("About", ("/b.html", "B"), ("http://blog-host.net/post", "Blog post")),
         f"{A}/b.html": html("B", ("/c.html", "C"), ("http://beyond.org/", "Beyond")),
@@ -179,6 +180,7 @@ def test_pages_depths_and_errors_with_reasons(crawled: dict[str, Any]) -> None:
         "http://169.254.169.254/latest/meta-data/": "unsafe: host 169.254.169.254 is an IP "
         "address (link-local)",
         "http://169.254.169.254/": "unsafe: ",  # the redirect's hop
+        "http:// www.broken-link.com/": "bad_url: ",
     }
     for url, start in errors.items():
         assert pages[url].fetch_error is not None and pages[url].fetch_error.startswith(start), (
