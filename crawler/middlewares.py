@@ -16,7 +16,8 @@
   robots.txt while it is being fetched awaits the same Deferred through ``asFuture``,
   which hands the parser to the first waiter and ``None`` ("no robots.txt, allow all")
   to the others, so concurrent requests to a new host ignore its robots.txt. Here each
-  waiter gets its own Deferred. (The spiders read ``Sitemap:`` lines through Scrapy's
+  waiter gets its own Deferred. It also follows RFC 9309 for a robots.txt that answers
+  5xx: the host is disallowed. (The spiders read ``Sitemap:`` lines through Scrapy's
   ``robots_parsed`` signal.)
 """
 
@@ -102,8 +103,27 @@ class SafeResolver(CachingThreadedResolver):
         return address
 
 
+#: robots.txt answers that mean "unreachable" (RFC 9309 section 2.3.1.4: assume complete
+#: disallow); 429 is treated like a server error, as the major crawlers do
+UNREACHABLE = frozenset({429, *range(500, 600)})
+_DISALLOW_ALL = b"User-agent: *\nDisallow: /\n"
+
+
 class RobotsMiddleware(RobotsTxtMiddleware):
-    """Scrapy's robots.txt middleware, with every waiter getting the parser (see above)."""
+    """Scrapy's robots.txt middleware with two changes.
+
+    * Every request waiting for a host's robots.txt gets the parser (see above).
+    * RFC 9309: a robots.txt that answers a server error (5xx, or 429) after the retries
+      makes the host "unreachable", so the crawler assumes complete disallow (Scrapy
+      parses the error page as a robots.txt, which usually allows everything). The
+      requests are refused with ``robots.txt unreachable (HTTP <status>)``. Network errors
+      (no answer at all) keep Scrapy's behaviour: the page is requested and fails with
+      its own error.
+    """
+
+    def __init__(self, crawler: Crawler) -> None:
+        super().__init__(crawler)
+        self._unreachable: dict[str, int] = {}
 
     async def robot_parser(self, request: Request) -> Any:
         pending = self._parsers.get(urlparse_cached(request).netloc)
@@ -117,6 +137,19 @@ class RobotsMiddleware(RobotsTxtMiddleware):
             pending.addCallback(relay)
             return await maybe_deferred_to_future(mine)
         return await super().robot_parser(request)
+
+    async def _parse_robots(self, response: Response, netloc: str, request: Request) -> None:
+        if response.status in UNREACHABLE:
+            self._unreachable[netloc] = response.status
+            response = response.replace(body=_DISALLOW_ALL)
+        await super()._parse_robots(response, netloc, request)
+
+    def process_request_2(self, rp: Any, request: Request) -> None:
+        status = self._unreachable.get(urlparse_cached(request).netloc)
+        if status is not None and rp is not None:
+            self._stats.inc_value("robotstxt/unreachable_refused")
+            raise IgnoreRequest(f"robots.txt unreachable (HTTP {status})")
+        super().process_request_2(rp, request)
 
 
 class ProxyMiddleware:

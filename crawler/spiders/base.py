@@ -8,7 +8,8 @@ and a chain that comes back to one of its URLs or grows past ``[crawl] max_redir
 recorded as ``redirect_loop`` / ``too_many_redirects`` on its pages.
 
 Fetch errors are stored as ``"<kind>: <detail>"`` in ``Page.fetch_error``. Kinds:
-``http_<status>`` (4xx/5xx answers), ``robots`` (disallowed by robots.txt, not fetched),
+``http_<status>`` (4xx/5xx answers), ``robots`` (disallowed by robots.txt, or its
+robots.txt answered 5xx, which RFC 9309 reads as "disallow all"; not fetched),
 ``unsafe`` (scheme, IP literal, internal name or address; not fetched), ``dns``,
 ``timeout``, ``connection_refused``, ``connection``, ``too_large`` (over
 ``[crawl] max_response_bytes``), ``data_loss``, ``proxy``, ``redirect_loop``,
@@ -101,6 +102,8 @@ def classify_failure(failure: Failure) -> str:
     if isinstance(exc, UnsafeAddressError) or isinstance(cause, UnsafeAddressError):
         return f"unsafe: {cause or exc}".replace("unsafe: unsafe address: ", "unsafe: ")
     if isinstance(exc, IgnoreRequest):
+        if text.startswith("robots.txt unreachable"):
+            return f"robots: {text}; RFC 9309: the host is disallowed"
         if "robots.txt" in text:
             return "robots: disallowed by robots.txt"
         return f"ignored: {text}"

@@ -52,6 +52,7 @@ def site() -> dict[str, Answer]:
             ("/missing.html", "Missing"),
             ("/to-metadata", "Cloud"),
             ("http:// www.broken-link.com/", "Broken 1997 link"),
+            ("http://down-site.org/page.html", "Down"),
         ),
         f"{A}/a.html": html("About", ("/b.html", "B"), ("http://blog-host.net/post", "Blog post")),
         f"{A}/b.html": html("B", ("/c.html", "C"), ("http://beyond.org/", "Beyond")),
@@ -80,6 +81,8 @@ def site() -> dict[str, Answer]:
         "http://sitemap-only.org/": html("Partner"),
         "http://citing-only.org/page": html("Citing", (f"{A}/a.html", "Alpha about page")),
         "http://gone.org/": Answer(404, b"gone"),
+        "http://down-site.org/robots.txt": Answer(503, b"<html>maintenance</html>"),
+        "http://down-site.org/page.html": html("Down"),
     }
 
 
@@ -153,12 +156,14 @@ def test_what_was_fetched(crawled: dict[str, Any]) -> None:
         "http://169.254.169.254/latest/meta-data/",
         "http://169.254.169.254/",
         "http://elsewhere.org/not-ours.html",  # in the sitemap, not the university's
+        "http://down-site.org/page.html",  # its robots.txt answers 503: RFC 9309 disallow
     ):
         assert url not in fetched, url
     more = [u for u in fetched if u.startswith(f"{NEWS}/more")]
     assert len(more) == 2  # external_pages_per_domain
     retried = {u for u, n in counts.items() if n > 1}
-    assert retried == {f"{A}/slow.html"}  # the timeout, retried once; nothing else twice
+    # the timeout and the 503 robots.txt, retried once each; nothing else twice
+    assert retried == {f"{A}/slow.html", "http://down-site.org/robots.txt"}
     assert counts[f"{A}/robots.txt"] == 1
 
 
@@ -181,6 +186,7 @@ def test_pages_depths_and_errors_with_reasons(crawled: dict[str, Any]) -> None:
         "address (link-local)",
         "http://169.254.169.254/": "unsafe: ",  # the redirect's hop
         "http:// www.broken-link.com/": "bad_url: ",
+        "http://down-site.org/page.html": "robots: robots.txt unreachable (HTTP 503); RFC 9309",
     }
     for url, start in errors.items():
         assert pages[url].fetch_error is not None and pages[url].fetch_error.startswith(start), (
@@ -233,7 +239,7 @@ def test_citations_environment_and_run_stats(crawled: dict[str, Any]) -> None:
     assert ("alpha-university.edu", "outgoing") not in env
     stats = crawled["stats"]
     assert run.status == "finished" and run.kind == "both" and run.stats["pages"] == stats["pages"]
-    assert stats["errors"]["robots"] == 1 and stats["errors"]["too_large"] == 1
+    assert stats["errors"]["robots"] == 2 and stats["errors"]["too_large"] == 1
     assert stats["errors"]["unsafe"] == 2 and stats["errors"]["timeout"] == 1
     assert stats["citations"] == {"error": 1, "missing": 1, "verified": 2}
     assert stats["bytes"] > 0 and stats["scrapy"]["outgoing"]["downloader/request_count"] > 20
