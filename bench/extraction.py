@@ -20,7 +20,8 @@ One run writes ``bench/results/extraction.json`` and ``.md``:
    by host in chunks of 20 pages (as a domain document sees them): share of text removed
    and leave-one-out 1-NN page-type accuracy by Jaccard of word sets, before/after,
    (c) on a 29-page shop crawl (ClueWeb WARC sample).
-4. **Language identification** on the tgcontest texts (292 ru + 153 en, labelled).
+4. **Language identification** on the distinct texts of the tgcontest same-story pairs
+   (392 ru + 66 en, labelled).
 5. **Shingling speed**: all 21,578 Reuters stories tokenised, stemmed and shingled.
 
 Run: ``.venv/bin/python bench/extraction.py`` (about 10-20 minutes on 2 cores).
