@@ -174,7 +174,7 @@ def from_testbed(args: argparse.Namespace, tax: Taxonomy) -> dict[str, Any]:
             "pages": len(docs[d][2]),
         }
         for d in sorted(truth)
-        if runs["full"][d] != tax.resolve(truth[d])
+        if d in served and runs["full"][d] != tax.resolve(truth[d])
     ][:40]
     return {
         "source": "testbed",
@@ -254,6 +254,7 @@ def _markdown(report: dict[str, Any], tax: Taxonomy) -> str:
         "of a dead site either by a rule on its name or by a seeded hash).",
     ]
     full = res.get("full, all sites") or res["full"]
+    served = res.get("full, served sites") or full
     lines += [
         "",
         "By kind of site (full evidence):",
@@ -265,22 +266,22 @@ def _markdown(report: dict[str, Any], tax: Taxonomy) -> str:
         lines.append(f"| {k} | {v['sites']} | {100 * v['agreement']:.1f} % |")
     lines += [
         "",
-        "By manifest category (recall, full evidence):",
+        "By manifest category (recall, full evidence, served sites):",
         "",
         "| category | sites | recall |",
         "|---|--:|--:|",
     ]
-    for c, v in full["by_category"].items():
+    for c, v in served["by_category"].items():
         lines.append(f"| {c} | {v['sites']} | {100 * v['recall']:.1f} % |")
     cats = list(tax.keys())
     lines += [
         "",
-        "Confusion (rows: manifest, columns: assigned):",
+        "Confusion on served sites (rows: manifest, columns: assigned):",
         "",
         "| manifest \\ assigned | " + " | ".join(c.split("_")[0] for c in cats) + " |",
         "|---|" + "--:|" * len(cats),
     ]
-    for c, row in full["confusion"].items():
+    for c, row in served["confusion"].items():
         lines.append(f"| {c} | " + " | ".join(str(row.get(k, 0)) for k in cats) + " |")
     if "seconds" in report:
         s = report["seconds"]
