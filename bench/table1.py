@@ -390,8 +390,10 @@ def sweep_representations(texts: list[str], truth: list[str | None]) -> list[dic
             "best_f_class": best["f_class"],
             "cuts": cuts,
         }
-        alone = next(c for c in cuts if c["threshold"] == 0.3)
-        row["clusters_at_0.3"] = int(alone["n_clusters"])
+        at_03 = fcluster(model.linkage_matrix_, np.nextafter(1 - 0.3, 0), "distance")
+        sizes = np.bincount(at_03)
+        row["clusters_at_0.3"] = int((sizes > 0).sum())
+        row["alone_at_0.3"] = int((sizes == 1).sum())
         print(
             f"  k={rep['k']} stem={rep['stem']} stop={rep['stopwords']}: best class F "
             f"{best['f_class']:.3f} at t={best['threshold']}, dendrogram F {f_h:.3f} "
@@ -663,8 +665,8 @@ def markdown(res: dict[str, Any]) -> str:
             "shingles)",
             "",
             "| k | stem | stop words removed | shingles | best class F | at t | pairwise F there "
-            "| NMI there | F tree | clusters at t=0.3 | shingle s |",
-            "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+            "| NMI there | F tree | clusters at t=0.3 | documents alone at t=0.3 | shingle s |",
+            "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         ]
         for r in sw["representations"]:
             best = next(c for c in r["cuts"] if c["threshold"] == r["best_threshold"])
@@ -672,6 +674,7 @@ def markdown(res: dict[str, Any]) -> str:
                 f"| {r['k']} | {r['stem']} | {r['stopwords']} | {r['n_shingles']:,} | "
                 f"{pct(r['best_f_class'])} | {r['best_threshold']} | {pct(best['f_pairwise'])} | "
                 f"{pct(best['nmi'])} | {pct(r['f_hierarchical'])} | {r['clusters_at_0.3']:,} | "
+                f"{r['alone_at_0.3']:,} | "
                 f"{r['shingle_seconds']:.1f} |"
             )
         lsh_sw = sw["lsh"]
@@ -806,8 +809,10 @@ def main() -> int:
         result = CHILDREN[kind](json.loads(job))
         print(json.dumps(result))
         return 0
-    if args.quick:
+    if args.quick:  # a smoke run, written beside the real results only when asked
         args.sizes, args.figure_sizes, args.sweep_docs = "500,1000", "", 1000
+        if args.out == str(ROOT / "bench" / "results"):
+            args.out = tempfile.mkdtemp(prefix="table1-quick-")
     sizes = [int(x) for x in args.sizes.split(",") if x]
     extra_sizes = [int(x) for x in args.figure_sizes.split(",") if x]
     params = default_params()
