@@ -62,7 +62,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine, column, func, select, table
 
-from store.models import DIRECTIONS, University, UniversityDomain
+from store.models import DIRECTIONS, Citation, Link, Page, University, UniversityDomain
 from webometrics.exceptions import ParameterError
 
 if TYPE_CHECKING:
@@ -235,10 +235,35 @@ def _check_direction(direction: str | None) -> None:
 
 
 def run_ids(engine: Engine) -> list[int]:
-    """The crawl runs that have environment data (links or verified citations), ascending."""
-    stmt = select(V_ENVIRONMENT.c.run_id).distinct().order_by(V_ENVIRONMENT.c.run_id)
+    """The crawl runs that have environment data (links or verified citations), ascending.
+
+    The same runs as ``SELECT DISTINCT run_id FROM v_environment``, read from the tables
+    (the view also joins languages and categories, which costs seconds on large crawls).
+    """
+    outgoing = (
+        select(Link.run_id)
+        .join(Page, Page.id == Link.source_page_id)
+        .outerjoin(
+            UniversityDomain,
+            (UniversityDomain.domain == Link.target_domain)
+            & (UniversityDomain.university_id == Page.university_id),
+        )
+        .where(
+            Link.external.is_(True),
+            Link.run_id.is_not(None),
+            Page.university_id.is_not(None),
+            UniversityDomain.id.is_(None),
+        )
+        .distinct()
+    )
+    citing = (
+        select(Citation.run_id)
+        .where(Citation.status == "verified", Citation.run_id.is_not(None))
+        .distinct()
+    )
     with engine.connect() as conn:
-        return [int(r) for (r,) in conn.execute(stmt)]
+        ids = {int(r) for (r,) in conn.execute(outgoing.union(citing))}
+    return sorted(ids)
 
 
 def latest_run_id(engine: Engine) -> int | None:

@@ -227,3 +227,21 @@ def test_empty_database_gives_empty_tables(migrated_url: str) -> None:
         assert A.to_frame([], ["a"]).columns.tolist() == ["a"]
     finally:
         engine.dispose()
+
+
+def test_run_ids_are_the_runs_of_the_environment_view(filled_ro: Facts) -> None:
+    from sqlalchemy import text
+
+    engine = make_engine(filled_ro.url)
+    try:
+        with engine.connect() as conn:
+            view = [
+                r
+                for (r,) in conn.execute(
+                    text("SELECT DISTINCT run_id FROM v_environment ORDER BY run_id")
+                )
+            ]
+        assert A.run_ids(engine) == view
+        assert sorted(filled_ro.run_ids.values()) == view
+    finally:
+        engine.dispose()
