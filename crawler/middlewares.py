@@ -6,9 +6,9 @@
 * :class:`SafeResolver` refuses names that resolve to loopback, private, link-local or
   other non-global addresses (when the crawler resolves names itself, i.e. without a
   proxy).
-* :class:`ReplayMiddleware` keeps every final answer in the frontier until its page is
-  stored, and serves it again after a restart instead of fetching it twice; it also keeps
-  robots.txt answers.
+* :class:`ReplayMiddleware` keeps every final answer (or final network failure: timeout,
+  size limit, connection error) in the frontier until its page is stored, and replays it
+  after a restart instead of fetching it twice; it also keeps robots.txt answers.
 * :class:`ProxyMiddleware` sends every request (robots.txt included) through
   ``[crawl] proxy`` when set.
 * :class:`RobotsMiddleware` is Scrapy's robots.txt middleware with a fix: in Scrapy 2.13+
@@ -35,8 +35,13 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.misc import load_object
 from twisted.internet import defer
-from twisted.internet.error import DNSLookupError
 
+from crawler.errors import (
+    ReplayedFailure,
+    UnsafeAddressError,
+    UnsafeURLError,
+    classify_failure,
+)
 from crawler.frontier import dumps, loads
 from crawler.safety import address_kind, ip_literal, unsafe_reason
 
@@ -44,14 +49,6 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
 log = logging.getLogger(__name__)
-
-
-class UnsafeURLError(IgnoreRequest):
-    """A URL the crawler must not fetch (scheme, IP literal, internal name)."""
-
-
-class UnsafeAddressError(DNSLookupError):
-    """A name that resolves to a loopback, private, link-local or other internal address."""
 
 
 class SafetyMiddleware:
@@ -185,6 +182,17 @@ def response_to_blob(response: Response) -> bytes:
     )
 
 
+def failure_to_blob(text: str) -> bytes:
+    """Serialise a request's final failure (its classified text)."""
+    return dumps({"failure": text})
+
+
+def failure_from_blob(blob: bytes) -> str | None:
+    """The failure text a blob holds, or None when it holds a response."""
+    d = loads(blob)
+    return d.get("failure") if isinstance(d, dict) else None  # type: ignore[no-any-return]
+
+
 def response_from_blob(blob: bytes, request: Request) -> Response:
     """The response :func:`response_to_blob` stored, bound to ``request``."""
     d: dict[str, Any] = loads(blob)  # type: ignore[assignment]
@@ -236,7 +244,22 @@ class ReplayMiddleware:
         request.meta["dont_retry"] = True
         request.meta["wm_replayed"] = True
         self.crawler.stats.inc_value("webometrics/replayed")
+        failure = failure_from_blob(blob)
+        if failure is not None:
+            raise ReplayedFailure(failure)
         return response_from_blob(blob, request)
+
+    def process_exception(self, request: Request, exception: Exception) -> None:
+        """Keep the final failure of a request that reached the network (after the
+        retries), so that a restart replays it instead of trying again."""
+        frontier = self.frontier
+        fp = request.meta.get("wm_fp")
+        if frontier is None or not fp or isinstance(exception, IgnoreRequest):
+            return
+        if not request.meta.get("wm_replayed"):
+            from twisted.python.failure import Failure
+
+            frontier.received(fp, failure_to_blob(classify_failure(Failure(exception))))
 
     def process_response(self, request: Request, response: Response) -> Response:
         frontier = self.frontier

@@ -7,14 +7,8 @@ by the safety rules and robots.txt, deduplicated), its page is stored with its 3
 and a chain that comes back to one of its URLs or grows past ``[crawl] max_redirects`` is
 recorded as ``redirect_loop`` / ``too_many_redirects`` on its pages.
 
-Fetch errors are stored as ``"<kind>: <detail>"`` in ``Page.fetch_error``. Kinds:
-``http_<status>`` (4xx/5xx answers), ``robots`` (disallowed by robots.txt, or its
-robots.txt answered 5xx, which RFC 9309 reads as "disallow all"; not fetched),
-``unsafe`` (scheme, IP literal, internal name or address; not fetched), ``dns``,
-``timeout``, ``connection_refused``, ``connection``, ``too_large`` (over
-``[crawl] max_response_bytes``), ``data_loss``, ``proxy``, ``redirect_loop``,
-``too_many_redirects``, ``bad_redirect`` (3xx without Location), ``bad_url`` (a URL
-the HTTP client cannot send, e.g. markup inside its host), ``error`` (other).
+Fetch errors are stored as ``"<kind>: <detail>"`` in ``Page.fetch_error``; the kinds are
+listed in :mod:`crawler.errors`.
 """
 
 from __future__ import annotations
@@ -26,23 +20,13 @@ from typing import Any
 from urllib.parse import urldefrag, urljoin
 
 import scrapy
-from scrapy.exceptions import (
-    CannotResolveHostError,
-    DownloadCancelledError,
-    DownloadConnectionRefusedError,
-    DownloadFailedError,
-    DownloadTimeoutError,
-    IgnoreRequest,
-    ResponseDataLossError,
-)
 from scrapy.http import Response, TextResponse
-from twisted.internet import error as txerror
 from twisted.python.failure import Failure
 from w3lib.url import safe_url_string
 
+from crawler.errors import classify_failure
 from crawler.items import PageErrorItem, PageItem
 from crawler.links import content_type
-from crawler.middlewares import UnsafeAddressError, UnsafeURLError
 from webometrics.domains import host_of, in_domains, normalize_url
 
 _REDIRECTS = (301, 302, 303, 307, 308)
@@ -90,42 +74,6 @@ class Universities:
                 return None
             host = host.split(".", 1)[1]
         return None
-
-
-def classify_failure(failure: Failure) -> str:
-    """``"<kind>: <detail>"`` for a failed request (see the module docstring)."""
-    exc = failure.value
-    cause = exc.__cause__
-    text = str(exc).strip() or type(exc).__name__
-    if isinstance(exc, UnsafeURLError):
-        return text if text.startswith("unsafe:") else f"unsafe: {text}"
-    if isinstance(exc, UnsafeAddressError) or isinstance(cause, UnsafeAddressError):
-        return f"unsafe: {cause or exc}".replace("unsafe: unsafe address: ", "unsafe: ")
-    if isinstance(exc, IgnoreRequest):
-        if text.startswith("robots.txt unreachable"):
-            return f"robots: {text}; RFC 9309: the host is disallowed"
-        if "robots.txt" in text:
-            return "robots: disallowed by robots.txt"
-        return f"ignored: {text}"
-    if isinstance(exc, CannotResolveHostError | txerror.DNSLookupError):
-        return f"dns: {text}"
-    if isinstance(exc, DownloadTimeoutError | txerror.TimeoutError | TimeoutError):
-        return f"timeout: {text}"
-    if isinstance(exc, DownloadConnectionRefusedError | txerror.ConnectionRefusedError):
-        return f"connection_refused: {text}"
-    if isinstance(exc, DownloadCancelledError):
-        if "max size" in text or "maxsize" in text or "larger than" in text:
-            return f"too_large: {text}"
-        return f"cancelled: {text}"
-    if isinstance(exc, ResponseDataLossError):
-        return f"data_loss: {text}"
-    if type(exc).__name__ == "TunnelError":
-        return f"proxy: {text}"
-    if isinstance(exc, DownloadFailedError | txerror.ConnectionLost | txerror.ConnectError):
-        return f"connection: {text}"
-    if isinstance(exc, ValueError) and "Invalid URI" in text:
-        return f"bad_url: {text}"  # e.g. a space or markup inside the host of an old link
-    return f"error: {type(exc).__name__}: {text}"
 
 
 def _header(response: Response, name: bytes, limit: int) -> str | None:

@@ -10,6 +10,7 @@ import pytest
 
 MODULES = [
     "crawler.safety",
+    "crawler.errors",
     "crawler.frontier",
     "crawler.settings",
     "crawler.sources",
@@ -24,5 +25,11 @@ def test_docstring_examples(name: str) -> None:
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0
-    if name in ("crawler.safety", "crawler.frontier", "crawler.settings", "crawler.sources"):
+    if name in (
+        "crawler.safety",
+        "crawler.errors",
+        "crawler.frontier",
+        "crawler.settings",
+        "crawler.sources",
+    ):
         assert result.attempted > 0

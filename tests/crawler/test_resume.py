@@ -142,3 +142,76 @@ def test_sigkill_then_resume(tmp_path: Path, testbed_dir: Path, testbed_manifest
         for e in testbed_manifest.external_links(uni["key"], 1):
             key = (ids[uni["name"]], normalize_url(e["source"]), normalize_url(e["target"]))
             assert key in links, e
+
+
+def test_restart_replays_answers_and_failures_received_before_the_kill(
+    tmp_path: Path, local_web
+) -> None:
+    """The moment between an outcome and its page's commit, made deterministic: a finished
+    crawl's frontier is put back into the state a kill at that moment leaves (two requests
+    'received': an answer and a timeout), the run marked interrupted; the restart stores
+    both outcomes again without a single request for them."""
+    import json
+
+    from crawler.frontier import DONE, dumps
+    from webometrics.stages import crawl
+
+    from .conftest import Answer, fast_settings, html, write_universities
+
+    a = "http://www.alpha-university.edu"
+    pages = {
+        f"{a}/": html("Home", "/ok.html", "/slow.html"),
+        f"{a}/ok.html": html("OK"),
+        f"{a}/slow.html": Answer(body=b"<p>slow</p>", delay=2.0),
+    }
+    unis = write_universities(
+        tmp_path / "u.toml",
+        {"name": "Alpha University", "domains": ["alpha-university.edu"], "home": [f"{a}/"]},
+    )
+    engine = migrated_engine(f"sqlite:///{tmp_path / 'r.db'}")
+    jobdir = tmp_path / "job"
+    settings = fast_settings(download_timeout=1.0, retry_times=0)
+    with local_web(pages) as web:
+        crawl.run(engine, settings, universities_file=str(unis), direction="outgoing",
+                  proxy=web.proxy_url, jobdir=str(jobdir))  # fmt: skip
+        with session_scope(engine) as s:
+            before = {p.url: (p.http_status, p.fetch_error) for p in s.scalars(select(Page))}
+            run = s.scalars(select(CrawlRun)).one()
+            run.status = "running"
+        assert before[f"{a}/slow.html"][1].startswith("timeout: ")
+        # the frontier as a kill right after the two outcomes leaves it
+        db = sqlite3.connect(jobdir / "frontier.sqlite")
+        ok_blob = db.execute(
+            "SELECT response FROM request WHERE url=?", (f"{a}/ok.html",)
+        ).fetchone()
+        assert ok_blob == (None,)  # done: its stored answer was dropped
+        from scrapy.http import HtmlResponse
+
+        from crawler.middlewares import response_to_blob
+
+        answer = HtmlResponse(url=f"{a}/ok.html", body=pages[f"{a}/ok.html"].body,
+                              headers={"Content-Type": "text/html; charset=utf-8"})  # fmt: skip
+        db.execute(
+            "UPDATE request SET state=?, response=? WHERE url=?",
+            (RECEIVED, response_to_blob(answer), f"{a}/ok.html"),
+        )
+        db.execute(
+            "UPDATE request SET state=?, response=? WHERE url=?",
+            (RECEIVED, dumps({"failure": before[f"{a}/slow.html"][1]}), f"{a}/slow.html"),
+        )
+        db.commit()
+        db.close()
+        state = json.loads((jobdir / "state.json").read_text())
+        state["phases_done"] = []
+        (jobdir / "state.json").write_text(json.dumps(state))
+        asked = len(web.fetched())
+        stats = crawl.run(engine, settings, universities_file=str(unis), direction="outgoing",
+                          proxy=web.proxy_url, jobdir=str(jobdir))  # fmt: skip
+        assert web.fetched()[asked:] == []  # nothing asked again, not even robots.txt
+    assert stats["resumed"] and stats["scrapy"]["outgoing"]["webometrics/replayed"] == 2
+    with session_scope(engine) as s:
+        after = {p.url: (p.http_status, p.fetch_error) for p in s.scalars(select(Page))}
+    assert after == before
+    db = sqlite3.connect(jobdir / "frontier.sqlite")
+    assert {state for (state,) in db.execute("SELECT state FROM request")} == {DONE}
+    db.close()

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from crawler.middlewares import SafeResolver, UnsafeAddressError
+from crawler.errors import UnsafeAddressError
+from crawler.middlewares import SafeResolver
 from crawler.safety import unsafe_reason
 
 from .conftest import Answer, fast_settings, migrated_engine, write_universities
