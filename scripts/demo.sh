@@ -32,6 +32,8 @@ if has testbed; then
     (exec 3<>/dev/tcp/127.0.0.1/"$PORT") 2>/dev/null && break; sleep 0.2
   done
   UNIVERSITIES=testbed/universities.toml
+  # the local test web is ours: no politeness delays (a real crawl keeps the defaults)
+  export WEBOMETRICS_CRAWL__DOWNLOAD_DELAY=0 WEBOMETRICS_CRAWL__AUTOTHROTTLE=false
   PROXY_ARGS=(--proxy "http://127.0.0.1:$PORT" --testbed demo/testbed)
 fi
 
