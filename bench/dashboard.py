@@ -471,49 +471,6 @@ def render_times(
     return out
 
 
-# A proposal for migration 0002's v_domain_language (not in the repository): the same
-# rows, without the nested-loop join of the domains with the materialised ``doc`` CTE
-# (O(domains^2) on SQLite). ``--proposed-view-fix`` times the pages again with it.
-PROPOSED_V_DOMAIN_LANGUAGE = """
-CREATE VIEW v_domain_language AS
-WITH page_lang AS (
-    SELECT p.registered_domain AS domain, p.language AS language, COUNT(*) AS n
-    FROM page p
-    WHERE p.language IS NOT NULL AND p.role <> 'university'
-    GROUP BY p.registered_domain, p.language
-),
-ranked AS (
-    SELECT domain, language, n,
-           ROW_NUMBER() OVER (PARTITION BY domain ORDER BY n DESC, language) AS rk,
-           SUM(n) OVER (PARTITION BY domain) AS n_pages
-    FROM page_lang
-),
-both_sources AS (
-    SELECT d.domain AS domain, d.language AS doc_language, NULL AS page_language,
-           0 AS n_pages
-    FROM document d WHERE d.unit = 'domain' AND d.language IS NOT NULL
-    UNION ALL
-    SELECT domain, NULL, language, n_pages FROM ranked WHERE rk = 1
-)
-SELECT domain, COALESCE(MIN(doc_language), MIN(page_language)) AS language,
-       MAX(n_pages) AS n_pages
-FROM both_sources GROUP BY domain
-"""
-
-
-def apply_proposed_view_fix(url: str) -> None:
-    """Replace v_domain_language with :data:`PROPOSED_V_DOMAIN_LANGUAGE` (SQLite)."""
-    from sqlalchemy import text
-
-    from store import make_engine
-
-    engine = make_engine(url)
-    with engine.begin() as conn:
-        conn.execute(text("DROP VIEW v_domain_language"))
-        conn.execute(text(PROPOSED_V_DOMAIN_LANGUAGE))
-    engine.dispose()
-
-
 def _verdict(seconds: float) -> str:
     return "met" if seconds <= GOAL_SECONDS else f"missed by {seconds - GOAL_SECONDS:.2f} s"
 
@@ -526,11 +483,6 @@ def main(argv: list[str] | None = None) -> int:
         "--db-url", help="an empty database to fill (default: a temporary SQLite file)"
     )
     parser.add_argument("--repeats", type=int, default=1, help="best of N cold renders")
-    parser.add_argument(
-        "--proposed-view-fix",
-        action="store_true",
-        help="also time the pages with the proposed v_domain_language (SQLite only)",
-    )
     parser.add_argument(
         "--page", action="append", choices=list(PAGES), help="time only this page (repeatable)"
     )
@@ -553,11 +505,6 @@ def main(argv: list[str] | None = None) -> int:
     )
     print("== as in the repository")
     times = render_times(url, args.repeats, args.page)
-    fixed = None
-    if args.proposed_view_fix:
-        print("== with the proposed v_domain_language")
-        apply_proposed_view_fix(url)
-        fixed = render_times(url, args.repeats, args.page)
     result: dict[str, Any] = {
         "goal_seconds": GOAL_SECONDS,
         "database": "sqlite" if url.startswith("sqlite") else url.split(":", 1)[0],
@@ -573,8 +520,6 @@ def main(argv: list[str] | None = None) -> int:
         },
         "command": "python bench/dashboard.py " + " ".join(argv or sys.argv[1:]),
     }
-    if fixed is not None:
-        result["pages_with_proposed_view_fix"] = fixed
     md = [
         "# Dashboard: first render time per page",
         "",
@@ -591,18 +536,12 @@ def main(argv: list[str] | None = None) -> int:
     ]
     head = f"| page | first render (s) | cached (s) | goal ≤ {GOAL_SECONDS:g} s |"
     rule = "|---|---:|---:|---|"
-    if fixed is not None:
-        head += " first render with the proposed view (s) | goal |"
-        rule += "---:|---|"
     md += [head, rule]
     for name, v in times.items():
         line = (
             f"| {name} | {v['cold_seconds']:.2f} | {v['warm_seconds']:.2f} | "
             f"{_verdict(v['cold_seconds'])} |"
         )
-        if fixed is not None:
-            f = fixed[name]["cold_seconds"]
-            line += f" {f:.2f} | {_verdict(f)} |"
         md.append(line)
     md += [
         "",
