@@ -19,7 +19,9 @@ every bucket are generated at once with numpy.
 
 Complexity: :func:`band_keys` O(n · b · r) time, O(n · b) memory; :func:`bucket_pairs`
 O(n · b · log(n · b) + C) time and O(n · b + C) memory for C candidate pairs (the sum of
-m(m-1)/2 over buckets of m documents of distinct clusters).
+m(m-1)/2 over buckets of m documents of distinct clusters). :func:`candidate_pairs` gives
+the same pairs within a memory budget (signatures read in row chunks, bucket entries in
+hash partitions on disk): O(budget + n + C) memory, 16 · n · b more bytes of disk I/O.
 
 Examples
 --------
@@ -31,9 +33,14 @@ Examples
 
 from __future__ import annotations
 
+import math
+import tempfile
+from pathlib import Path
+
 import numpy as np
 
 from cluster.minhash import fmix
+from webometrics import defaults as D
 from webometrics.exceptions import ParameterError
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -190,74 +197,301 @@ def bucket_pairs(
     [[0, 1]]
     """
     n, b = keys.shape
-    empty = np.empty((0, 2), dtype=np.int64)
     if n < 2 or b == 0:
-        return empty
-    # sort (bucket key, document) packed in one uint64: the key's high bits, the document
-    # in the low ones (buckets whose keys agree on the high bits would merge, with
-    # probability ~2^-40 per pair of entries: a few extra pairs, never a lost one)
+        return _EMPTY_PAIRS.copy()
     dbits = int(n - 1).bit_length()
+    packed = _multi_entries(_entries(keys, 0, dbits, active), dbits)
+    if packed.shape[0] == 0:
+        return _EMPTY_PAIRS.copy()
+    doc, new_bucket = _one_per_cluster(packed, dbits, labels, priority, seed)
+    codes, n_pairs = _pair_codes(doc, new_bucket, n, max_pairs)
+    if max_pairs is not None and n_pairs > max_pairs:
+        raise _too_many(n_pairs, max_pairs)
+    return _as_pairs(sorted_unique(codes), n)
+
+
+_EMPTY_PAIRS = np.empty((0, 2), dtype=np.int64)
+
+
+def _entries(keys: np.ndarray, doc0: int, dbits: int, active: np.ndarray | None) -> np.ndarray:
+    """The (bucket, document) entries of documents ``doc0 ..`` packed in one uint64 each.
+
+    The bucket (a hash of the band number and the band's key) in the high bits, the
+    document in the low ``dbits``; buckets whose hashes agree on the high bits merge, with
+    probability ~2^-40 per pair of entries: a few extra pairs, never a lost one.
+    ``active`` holds the flags of these documents only.
+    """
+    m, b = keys.shape
     low = np.uint64((1 << dbits) - 1)
-    band = np.tile(np.arange(1, b + 1, dtype=np.uint64), n)
-    flat = fmix(keys.reshape(-1) ^ (band * _GOLDEN), 64)
-    packed = (flat & ~low) | np.repeat(np.arange(n, dtype=np.uint64), b)
+    flat = fmix(keys ^ (np.arange(1, b + 1, dtype=np.uint64) * _GOLDEN), 64).reshape(-1)
+    packed = (flat & ~low) | np.repeat(np.arange(doc0, doc0 + m, dtype=np.uint64), b)
     if active is not None:
         packed = packed[np.repeat(np.asarray(active, dtype=bool), b)]
+    return packed
+
+
+def _multi_entries(packed: np.ndarray, dbits: int) -> np.ndarray:
+    """``packed`` sorted (in place), only the entries of buckets of two or more documents."""
+    low = np.uint64((1 << dbits) - 1)
     packed.sort()
     hi = packed & ~low
-    # only buckets with two or more documents matter
     same_next = hi[1:] == hi[:-1]
     multi = np.zeros(hi.shape[0], dtype=bool)
     multi[1:] |= same_next
     multi[:-1] |= same_next
-    packed, hi = packed[multi], hi[multi]
-    if packed.shape[0] == 0:
-        return empty
+    return packed[multi]
+
+
+def _one_per_cluster(
+    packed: np.ndarray,
+    dbits: int,
+    labels: np.ndarray | None,
+    priority: np.ndarray | None,
+    seed: int,
+    bbits: int | None = None,
+    lbits: int | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The documents of the sorted multi-document entries ``packed``, one per (bucket,
+    cluster), and where each bucket starts.
+
+    ``bbits`` and ``lbits`` (bits of the bucket count and of the largest label among the
+    entries) default to those of ``packed``; a caller that splits the entries into parts
+    passes those of the whole, so that every part decides as the whole would.
+    """
+    low = np.uint64((1 << dbits) - 1)
+    hi = packed & ~low
     doc = (packed & low).astype(np.int64)
     new_bucket = np.r_[True, hi[1:] != hi[:-1]]
-    if labels is not None:
-        lab = np.asarray(labels, dtype=np.int64)[doc]
-        bucket = np.cumsum(new_bucket) - 1
-        if priority is not None:
-            prio = np.asarray(priority)[doc]
-        else:  # a fresh random choice in every bucket, from the seed
-            salt = np.uint64((seed * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) % 2**64)
-            prio = fmix((doc.astype(np.uint64) + np.uint64(1)) * _GOLDEN ^ hi ^ salt, 64)
+    if labels is None:
+        return doc, new_bucket
+    lab = np.asarray(labels, dtype=np.int64)[doc]
+    bucket = np.cumsum(new_bucket) - 1
+    if priority is not None:
+        prio = np.asarray(priority)[doc]
+    else:  # a fresh random choice in every bucket, from the seed
+        salt = np.uint64((seed * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) % 2**64)
+        prio = fmix((doc.astype(np.uint64) + np.uint64(1)) * _GOLDEN ^ hi ^ salt, 64)
+    if bbits is None:
         bbits = max(1, int(bucket[-1]).bit_length())
+    if lbits is None:
         lbits = max(1, int(lab.max()).bit_length())
-        pbits = 64 - bbits - lbits - dbits
-        if priority is None and pbits >= 8:
-            # one sort of (bucket, cluster, random priority, document) packed in 64 bits
-            key = (
-                (bucket.astype(np.uint64) << np.uint64(64 - bbits))
-                | (lab.astype(np.uint64) << np.uint64(pbits + dbits))
-                | ((prio >> np.uint64(64 - pbits)) << np.uint64(dbits))
-                | doc.astype(np.uint64)
-            )
-            key.sort()
-            doc = (key & low).astype(np.int64)
-            bucket = (key >> np.uint64(64 - bbits)).astype(np.int64)
-            lab = ((key >> np.uint64(pbits + dbits)) & np.uint64((1 << lbits) - 1)).astype(np.int64)
-        else:
-            o = np.lexsort((prio, lab, bucket))
-            doc, bucket, lab = doc[o], bucket[o], lab[o]
-        first = np.r_[True, (bucket[1:] != bucket[:-1]) | (lab[1:] != lab[:-1])]
-        doc, bucket = doc[first], bucket[first]
-        new_bucket = np.r_[True, bucket[1:] != bucket[:-1]]
+    pbits = 64 - bbits - lbits - dbits
+    if priority is None and pbits >= 8:
+        # one sort of (bucket, cluster, random priority, document) packed in 64 bits
+        key = (
+            (bucket.astype(np.uint64) << np.uint64(64 - bbits))
+            | (lab.astype(np.uint64) << np.uint64(pbits + dbits))
+            | ((prio >> np.uint64(64 - pbits)) << np.uint64(dbits))
+            | doc.astype(np.uint64)
+        )
+        key.sort()
+        doc = (key & low).astype(np.int64)
+        bucket = (key >> np.uint64(64 - bbits)).astype(np.int64)
+        lab = ((key >> np.uint64(pbits + dbits)) & np.uint64((1 << lbits) - 1)).astype(np.int64)
+    else:
+        o = np.lexsort((prio, lab, bucket))
+        doc, bucket, lab = doc[o], bucket[o], lab[o]
+    first = np.r_[True, (bucket[1:] != bucket[:-1]) | (lab[1:] != lab[:-1])]
+    doc, bucket = doc[first], bucket[first]
+    return doc, np.r_[True, bucket[1:] != bucket[:-1]]
+
+
+def _pair_codes(
+    doc: np.ndarray, new_bucket: np.ndarray, n: int, max_pairs: int | None
+) -> tuple[np.ndarray, int]:
+    """Codes ``i * n + j`` of the pairs within every bucket (not yet distinct), and how many
+    there are; no codes when they are more than ``max_pairs``."""
     boundaries = np.r_[np.flatnonzero(new_bucket), doc.shape[0]]
     sizes = np.diff(boundaries)
     big = sizes >= 2
     if not big.any():
-        return empty
+        return np.empty(0, dtype=np.int64), 0
     n_pairs = int((sizes[big] * (sizes[big] - 1) // 2).sum())
     if max_pairs is not None and n_pairs > max_pairs:
-        raise ValueError(
-            f"{n_pairs} candidate pairs exceed max_pairs={max_pairs}: raise r (fewer, more "
-            "selective buckets) or the threshold"
-        )
+        return np.empty(0, dtype=np.int64), n_pairs
     members = doc[np.repeat(big, sizes)]
-    codes = sorted_unique(_pair_codes_in_groups(members, sizes[big], n))
+    return _pair_codes_in_groups(members, sizes[big], n), n_pairs
+
+
+def _too_many(n_pairs: int, max_pairs: int, more: bool = False) -> ValueError:
+    return ValueError(
+        f"{'more than ' if more else ''}{n_pairs} candidate pairs exceed max_pairs={max_pairs}: "
+        "raise r (fewer, more selective buckets) or the threshold"
+    )
+
+
+def _as_pairs(codes: np.ndarray, n: int) -> np.ndarray:
     return np.stack([codes // n, codes % n], axis=1)
+
+
+def candidate_pairs(
+    hashvalues: np.ndarray,
+    r: int,
+    b: int | None = None,
+    *,
+    labels: np.ndarray | None = None,
+    active: np.ndarray | None = None,
+    max_pairs: int | None = None,
+    seed: int = 0,
+    memory_bytes: int = D.CLUSTER_BAND_MEMORY_MB << 20,
+    parts: int | None = None,
+    tmp_dir: str | Path | None = None,
+) -> np.ndarray:
+    """``bucket_pairs(band_keys(hashvalues, r, b), ...)`` within a memory budget.
+
+    The same pairs, value for value, for any budget: the signatures are read in row
+    chunks (a memory-mapped matrix is never loaded whole) and, when the ``n · b`` bucket
+    entries of the level would take more than ``memory_bytes``, the entries are written
+    to ``2^k`` hash partitions on disk (a bucket falls in one partition, chosen by the top
+    bits of its hash) and the partitions are processed one at a time, twice: first to
+    count the buckets of two or more documents and the largest label among them (which
+    set the bit widths of the one-document-per-cluster choice, so that every partition
+    chooses as the whole would), then to choose and pair.
+
+    Parameters
+    ----------
+    hashvalues : ndarray of shape (n, num_perm)
+        The signatures; a :class:`numpy.memmap` is read in row chunks.
+    r, b : int
+        Rows per band and bands (default ``num_perm // r``).
+    labels, active, max_pairs, seed
+        As for :func:`bucket_pairs`.
+    memory_bytes : int, default ``CLUSTER_BAND_MEMORY_MB`` MiB
+        Working memory of the banding; the pairs found come on top (O(C) for C pairs).
+    parts : int, optional
+        Number of hash partitions, a power of two (1: none); default the fewest whose
+        entries fit in ``memory_bytes``.
+    tmp_dir : path, optional
+        Where the partitions go; default beside a memory-mapped ``hashvalues``, else the
+        system's temporary directory.
+
+    Returns
+    -------
+    ndarray of int64, shape (m, 2)
+        As :func:`bucket_pairs`.
+
+    Raises
+    ------
+    ParameterError
+        ``b * r > num_perm``, a budget below 1 MiB, or ``parts`` not a power of two.
+    ValueError
+        More than ``max_pairs`` candidate pairs.
+
+    Notes
+    -----
+    Time: that of :func:`bucket_pairs` plus, when partitioned, writing and reading the
+    ``n · b`` entries twice (8 bytes each). Memory: ``memory_bytes`` plus O(n) for the
+    labels and flags, plus the pairs.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> hv = np.random.default_rng(0).integers(0, 4, size=(50, 8), dtype=np.uint32)
+    >>> one = candidate_pairs(hv, 2)
+    >>> split = candidate_pairs(hv, 2, parts=4)
+    >>> bool(np.array_equal(one, bucket_pairs(band_keys(hv, 2))) and np.array_equal(one, split))
+    True
+    """
+    n, num_perm = hashvalues.shape
+    if b is None:
+        b = num_perm // r if r >= 1 else 0
+    check_banding(r, b, num_perm)
+    if memory_bytes < 1 << 20:
+        raise ParameterError(f"memory_bytes must be >= 1 MiB, got {memory_bytes}")
+    if parts is not None and (parts < 1 or parts & (parts - 1)):
+        raise ParameterError(f"parts must be a power of two >= 1, got {parts}")
+    # one row chunk: the signatures' rows, their band slices, keys and packed entries
+    row_bytes = num_perm * hashvalues.dtype.itemsize * 2 + b * 8 * 6
+    rows = max(1, memory_bytes // 4 // row_bytes)
+    n_active = n if active is None else int(np.count_nonzero(active))
+    if n < 2 or b == 0 or n_active < 2:
+        return _EMPTY_PAIRS.copy()
+    if parts is None:
+        need = n_active * b * _ENTRY_BYTES / memory_bytes
+        parts = 1 if need <= 1 else 1 << math.ceil(math.log2(need))
+    if parts == 1:
+        keys = np.empty((n, b), dtype=np.uint64)
+        for s in range(0, n, rows):
+            keys[s : s + rows] = band_keys(np.asarray(hashvalues[s : s + rows]), r, b)
+        return bucket_pairs(keys, labels, active=active, max_pairs=max_pairs, seed=seed)
+    if tmp_dir is None and isinstance(hashvalues, np.memmap) and hashvalues.filename:
+        tmp_dir = Path(hashvalues.filename).parent
+    with tempfile.TemporaryDirectory(prefix="lsh-bands-", dir=tmp_dir) as tmp:
+        return _partitioned_pairs(
+            hashvalues, r, b, labels, active, max_pairs, seed, rows, parts, Path(tmp)
+        )
+
+
+_ENTRY_BYTES = 80
+"""Working bytes per (document, band) entry of :func:`bucket_pairs` (its packed entries,
+their sort, hashes and choice arrays), an upper estimate."""
+
+
+def _partitioned_pairs(
+    hashvalues: np.ndarray,
+    r: int,
+    b: int,
+    labels: np.ndarray | None,
+    active: np.ndarray | None,
+    max_pairs: int | None,
+    seed: int,
+    rows: int,
+    parts: int,
+    tmp: Path,
+) -> np.ndarray:
+    """:func:`candidate_pairs` through ``parts`` hash partitions in the folder ``tmp``."""
+    n = hashvalues.shape[0]
+    dbits = int(n - 1).bit_length()
+    shift = np.uint64(64 - (parts.bit_length() - 1))
+    paths = [tmp / f"part{k:05d}.u64" for k in range(parts)]
+    files = [open(path, "wb") for path in paths]  # noqa: SIM115 - closed below
+    try:
+        for s in range(0, n, rows):
+            e = min(n, s + rows)
+            keys = band_keys(np.asarray(hashvalues[s:e]), r, b)
+            flags = None if active is None else np.asarray(active[s:e], dtype=bool)
+            packed = _entries(keys, s, dbits, flags)
+            part = (packed >> shift).astype(np.intp)
+            packed = packed[np.argsort(part, kind="stable")]
+            bounds = np.r_[0, np.cumsum(np.bincount(part, minlength=parts))]
+            for k in np.flatnonzero(np.diff(bounds)):
+                packed[bounds[k] : bounds[k + 1]].tofile(files[k])
+    finally:
+        for f in files:
+            f.close()
+    # first pass: keep the buckets of two or more documents; count them, find the labels
+    n_buckets, lab_max = 0, 0
+    low = np.uint64((1 << dbits) - 1)
+    for path in paths:
+        packed = _multi_entries(np.fromfile(path, dtype=np.uint64), dbits)
+        packed.tofile(path)
+        if packed.shape[0]:
+            hi = packed & ~low
+            n_buckets += 1 + int(np.count_nonzero(hi[1:] != hi[:-1]))
+            if labels is not None:
+                doc = (packed & low).astype(np.int64)
+                lab_max = max(lab_max, int(np.asarray(labels)[doc].max()))
+    if n_buckets == 0:
+        return _EMPTY_PAIRS.copy()
+    bbits = max(1, int(n_buckets - 1).bit_length())
+    lbits = max(1, lab_max.bit_length())
+    # second pass: one document per cluster in every bucket, and the pairs
+    codes: list[np.ndarray] = []
+    n_pairs = 0
+    for path in paths:
+        packed = np.fromfile(path, dtype=np.uint64)
+        if packed.shape[0] == 0:
+            continue
+        doc, new_bucket = _one_per_cluster(packed, dbits, labels, None, seed, bbits, lbits)
+        left = None if max_pairs is None else max_pairs - n_pairs
+        part_codes, part_pairs = _pair_codes(doc, new_bucket, n, left)
+        n_pairs += part_pairs
+        if max_pairs is not None and n_pairs > max_pairs:
+            raise _too_many(n_pairs, max_pairs, more=True)
+        codes.append(sorted_unique(part_codes))
+    if not codes:
+        return _EMPTY_PAIRS.copy()
+    return _as_pairs(sorted_unique(np.concatenate(codes)), n)
 
 
 def sorted_unique(a: np.ndarray) -> np.ndarray:
