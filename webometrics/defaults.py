@@ -31,9 +31,6 @@ CRAWL_MAX_REDIRECTS = 10
 CRAWL_SITEMAPS = True  # follow the Sitemap: lines of university robots.txt files
 CRAWL_EXTRACT_INLINE = False  # extract main text while crawling (else `webometrics extract`)
 CRAWL_EXTRACT_WORKERS = 1  # processes of the inline extraction
-CRAWL_REDIS_KEY = "webometrics"  # prefix of a crawl farm's Redis keys
-CRAWL_PROCESSES = 1  # crawler processes started here (more than one needs redis_url)
-CRAWL_WORKER_LEASE = 60.0  # seconds without a heartbeat before a process's requests are taken back
 
 # --- extraction -----------------------------------------------------------
 EXTRACT_FAVOR = "balanced"  # precision | recall | balanced
