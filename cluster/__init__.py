@@ -6,7 +6,10 @@ neither the database nor Scrapy.
 
 - :class:`MinHasher`, :class:`Signatures` (``cluster.minhash``): datasketch-equal MinHash
   signatures of a whole corpus at once.
-- :func:`band_keys`, :func:`bucket_pairs` (``cluster.lsh``): LSH banding.
+- :func:`band_keys`, :func:`bucket_pairs`, :func:`candidate_pairs` (``cluster.lsh``): LSH
+  banding (the last within a memory budget).
+- :class:`SignatureStore` (``cluster.sigstore``): signatures signed from a stream into a
+  memory-mapped file, for corpora larger than memory.
 - :class:`LSHLink` (``cluster.lsh_link``): the modified LSH single-link agglomeration of
   seed 000 (Korelin, Blekanov, Sergeev 2015).
 - :class:`ExactSingleLink` (``cluster.single_link``): exact Jaccard single linkage.
@@ -28,9 +31,11 @@ _EXPORTS = {
     "LSHLink": "cluster.lsh_link",
     "MinHasher": "cluster.minhash",
     "ShingleMatrix": "cluster.single_link",
+    "SignatureStore": "cluster.sigstore",
     "Signatures": "cluster.minhash",
     "band_keys": "cluster.lsh",
     "bucket_pairs": "cluster.lsh",
+    "candidate_pairs": "cluster.lsh",
     "collision_probability": "cluster.lsh",
     "hierarchical_f_measure": "cluster.evaluate",
     "s_curve_threshold": "cluster.lsh",

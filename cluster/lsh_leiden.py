@@ -29,7 +29,10 @@ Complexity, for n documents, P permutations, schedule rows ``r_1..r_L`` and C ca
 pairs: signing O(P · S) for S shingles; banding O(n · P · L · log(n · P)); similarity
 O(C · P) (signature) or O(C · (|A| + |B|)) (Jaccard); sparsifying O(E log E) for E
 edges; Leiden about O(E) per iteration. Memory O(n · P + C) (plus the shingle matrix,
-O(S), for Jaccard).
+O(S), for Jaccard); fitted from signatures memory-mapped from a
+:class:`~cluster.sigstore.SignatureStore` (and Jaccard from a
+:class:`~cluster.sigstore.ShingleSource`), O(n + M + C) for the working budget M
+(``band_memory_mb``), with the same clusters.
 
 References
 ----------
@@ -69,9 +72,11 @@ from cluster.graph_leiden import (
     leiden_levels,
     sparsify_neighbours,
 )
-from cluster.lsh import band_keys, bucket_pairs, check_banding, s_curve_threshold
-from cluster.minhash import SCHEMES, MinHasher, Signatures
-from cluster.single_link import ShingleMatrix
+from cluster.lsh import candidate_pairs, check_banding, s_curve_threshold
+from cluster.lsh_link import check_signatures, pair_similarity_function
+from cluster.minhash import SCHEMES, MinHasher, Signatures, effective_n_jobs
+from cluster.sigstore import ShingleSource
+from webometrics import defaults as D
 from webometrics.exceptions import ParameterError
 
 SIMILARITIES = ("signature", "jaccard")
@@ -113,6 +118,12 @@ class LSHLeiden:
         datasketch permutation scheme (:data:`cluster.minhash.SCHEMES`).
     max_pairs : int or None, default 50_000_000
         Fail (``ValueError``) rather than generate more candidate pairs in one banding.
+    n_jobs : int, default 1
+        Threads signing the shingle sets (``-1`` all cores); the clusters do not depend
+        on it.
+    band_memory_mb : int, default ``CLUSTER_BAND_MEMORY_MB`` (1024)
+        Working memory of a banding (:func:`cluster.lsh.candidate_pairs`) and of the
+        similarity blocks; the clusters do not depend on it.
 
     Attributes
     ----------
@@ -151,6 +162,8 @@ class LSHLeiden:
         n_iterations: int = 2,
         scheme: str = "affine32",
         max_pairs: int | None = 50_000_000,
+        n_jobs: int = 1,
+        band_memory_mb: int = D.CLUSTER_BAND_MEMORY_MB,
     ) -> None:
         self.threshold = threshold
         self.num_perm = num_perm
@@ -164,6 +177,8 @@ class LSHLeiden:
         self.n_iterations = n_iterations
         self.scheme = scheme
         self.max_pairs = max_pairs
+        self.n_jobs = n_jobs
+        self.band_memory_mb = band_memory_mb
 
     def get_params(self) -> dict[str, Any]:
         """The constructor parameters (scikit-learn style)."""
@@ -180,6 +195,8 @@ class LSHLeiden:
             "n_iterations": self.n_iterations,
             "scheme": self.scheme,
             "max_pairs": self.max_pairs,
+            "n_jobs": self.n_jobs,
+            "band_memory_mb": self.band_memory_mb,
         }
 
     def banding_schedule(self) -> list[tuple[int, int]]:
@@ -252,28 +269,26 @@ class LSHLeiden:
             raise ParameterError(
                 f"max_pairs must be a positive integer or None, got {self.max_pairs!r}"
             )
+        effective_n_jobs(self.n_jobs)
+        if not is_int(self.band_memory_mb) or self.band_memory_mb < 1:
+            raise ParameterError(
+                f"band_memory_mb must be an integer >= 1, got {self.band_memory_mb!r}"
+            )
 
-    def _signatures(self, shingle_sets: Sequence[np.ndarray], signatures: Signatures | None):
+    def _signatures(
+        self,
+        shingle_sets: Sequence[np.ndarray] | ShingleSource | None,
+        signatures: Signatures | None,
+    ) -> Signatures:
         hasher = MinHasher(num_perm=int(self.num_perm), seed=int(self.seed), scheme=self.scheme)
-        if signatures is None:
-            return hasher.sign(shingle_sets)
-        if len(signatures) != len(shingle_sets):
-            raise ValueError(
-                f"{len(signatures)} signatures for {len(shingle_sets)} documents: sign the "
-                "same documents"
-            )
-        mine = {k: v for k, v in hasher.params.items() if k != "hash_func"}
-        theirs = {k: v for k, v in signatures.params.items() if k != "hash_func"}
-        if mine != theirs:
-            raise ValueError(
-                f"signatures made with {theirs} cannot be used by a model with {mine}: "
-                "sign with the model's num_perm, seed and scheme"
-            )
-        return signatures
+        checked = check_signatures(hasher, shingle_sets, signatures, self.similarity)
+        if checked is None:
+            return hasher.sign(shingle_sets, n_jobs=self.n_jobs)  # type: ignore[arg-type]
+        return checked
 
     def fit(
         self,
-        shingle_sets: Sequence[np.ndarray],
+        shingle_sets: Sequence[np.ndarray] | ShingleSource | None = None,
         signatures: Signatures | None = None,
         progress: Callable[[LeidenLevel], None] | None = None,
     ) -> LSHLeiden:
@@ -281,12 +296,15 @@ class LSHLeiden:
 
         Parameters
         ----------
-        shingle_sets : sequence of ndarray of uint64
+        shingle_sets : sequence of ndarray of uint64, or ShingleSource, optional
             The shingle hashes of every document (empty arrays allowed: such documents
-            stay alone).
+            stay alone). Needed to sign (without ``signatures``) and for
+            ``similarity="jaccard"``; a :class:`~cluster.sigstore.ShingleSource` gives
+            the shingles of the candidate pairs on demand.
         signatures : Signatures, optional
-            Precomputed signatures of the same documents, made with this model's
-            num_perm, seed and scheme.
+            Precomputed signatures of the same documents (e.g. memory-mapped from a
+            :class:`~cluster.sigstore.SignatureStore`), made with this model's num_perm,
+            seed and scheme. The clusters are those of signing here.
         progress : callable, optional
             Called with every finished :class:`~cluster.graph_leiden.LeidenLevel`.
 
@@ -297,16 +315,18 @@ class LSHLeiden:
         Raises
         ------
         ParameterError
-            A parameter is outside what is allowed.
+            A parameter is outside what is allowed, or neither shingle sets nor
+            signatures are given, or ``similarity="jaccard"`` without shingle sets.
         ValueError
             ``signatures`` do not match the documents or the parameters, or a banding
             gives more than ``max_pairs`` candidate pairs.
         """
         self._validate()
-        n = len(shingle_sets)
         seconds: dict[str, float] = {}
         t0 = time.perf_counter()
         signatures = self._signatures(shingle_sets, signatures)
+        n = len(signatures)
+        memory = int(self.band_memory_mb) << 20
         self.signatures_ = signatures
         t1 = time.perf_counter()
         seconds["signatures"] = t1 - t0
@@ -315,8 +335,14 @@ class LSHLeiden:
         found: list[np.ndarray] = []
         for r, b in self.banding_schedule():
             if n >= 2 and int(active.sum()) >= 2:
-                keys = band_keys(signatures.hashvalues, r, b)
-                pairs = bucket_pairs(keys, active=active, max_pairs=self.max_pairs)
+                pairs = candidate_pairs(
+                    signatures.hashvalues,
+                    r,
+                    b,
+                    active=active,
+                    max_pairs=self.max_pairs,
+                    memory_bytes=memory,
+                )
             else:
                 pairs = np.empty((0, 2), dtype=np.int64)
             found.append(pairs[:, 0] * np.int64(max(n, 1)) + pairs[:, 1])
@@ -332,10 +358,7 @@ class LSHLeiden:
         i, j = codes // max(n, 1), codes % max(n, 1)
         t2 = time.perf_counter()
         seconds["candidates"] = t2 - t1
-        if self.similarity == "jaccard":
-            sim = ShingleMatrix.from_sets(shingle_sets).pair_jaccard(i, j)
-        else:
-            sim = signatures.pair_similarity(i, j)
+        sim = pair_similarity_function(self.similarity, shingle_sets, signatures, memory)(i, j)
         above = sim > float(self.threshold)
         i, j, sim = i[above], j[above], sim[above]
         t3 = time.perf_counter()

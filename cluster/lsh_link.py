@@ -25,9 +25,14 @@ Complexity, for n documents, P = num_perm, L = (r0 - r_min) // Δ + 1 levels and
 new candidate pairs at level l (pairs of distinct clusters sharing a bucket, not yet
 compared): time O(n · P · L · log(n · P) + Σ_l C_l · c_sim), where c_sim is O(P) for
 signatures and O(|A| + |B|) for exact Jaccard; memory O(n · P + S + max_l C_l) with
-S shingles in the corpus (needed for exact Jaccard only). With buckets bounded by the
-one-document-per-cluster rule, C_l grows about linearly with n on text collections
-(measured in ``bench/table1.py``), hence the paper's "about linear time".
+S shingles in the corpus (needed for exact Jaccard only). Fitted from signatures
+memory-mapped from a :class:`~cluster.sigstore.SignatureStore`, with the shingles of the
+candidate pairs fetched from a :class:`~cluster.sigstore.ShingleSource`, memory is
+O(n + M + max_l C_l) for a working budget M (``band_memory_mb``): levels band the
+signatures in row chunks and hash partitions on disk (:func:`cluster.lsh.candidate_pairs`),
+with the same pairs. With buckets bounded by the one-document-per-cluster rule, C_l grows
+about linearly with n on text collections (measured in ``bench/table1.py``), hence the
+paper's "about linear time".
 
 References
 ----------
@@ -61,8 +66,9 @@ from typing import Any
 
 import numpy as np
 
-from cluster.lsh import band_keys, bucket_pairs, s_curve_threshold
-from cluster.minhash import SCHEMES, MinHasher, Signatures
+from cluster.lsh import candidate_pairs, s_curve_threshold
+from cluster.minhash import SCHEMES, MinHasher, Signatures, effective_n_jobs
+from cluster.sigstore import ShingleSource, pair_jaccard_segments
 from cluster.single_link import ShingleMatrix
 from cluster.unionfind import connected_labels, single_linkage
 from webometrics import defaults as D
@@ -145,6 +151,13 @@ class LSHLink:
     ``bench/table1.py`` on Reuters-21578.
     max_pairs : int or None, default 50_000_000
         Fail (``ValueError``) rather than generate more candidate pairs at one level.
+    n_jobs : int, default 1
+        Threads signing the shingle sets (:meth:`MinHasher.sign`; ``-1`` all cores); the
+        clusters do not depend on it.
+    band_memory_mb : int, default ``CLUSTER_BAND_MEMORY_MB`` (1024)
+        Working memory of a level's banding (:func:`cluster.lsh.candidate_pairs`: above
+        it, hash partitions on disk) and of its similarity blocks; the clusters do not
+        depend on it.
 
     Attributes
     ----------
@@ -180,6 +193,8 @@ class LSHLink:
         similarity: str = D.CLUSTER_SIMILARITY,
         scheme: str = D.MINHASH_SCHEME,
         max_pairs: int | None = 50_000_000,
+        n_jobs: int = 1,
+        band_memory_mb: int = D.CLUSTER_BAND_MEMORY_MB,
     ) -> None:
         self.threshold = threshold
         self.r0 = r0
@@ -190,6 +205,8 @@ class LSHLink:
         self.similarity = similarity
         self.scheme = scheme
         self.max_pairs = max_pairs
+        self.n_jobs = n_jobs
+        self.band_memory_mb = band_memory_mb
 
     def get_params(self) -> dict[str, Any]:
         """The constructor parameters (scikit-learn style)."""
@@ -203,6 +220,8 @@ class LSHLink:
             "similarity": self.similarity,
             "scheme": self.scheme,
             "max_pairs": self.max_pairs,
+            "n_jobs": self.n_jobs,
+            "band_memory_mb": self.band_memory_mb,
         }
 
     def _validate(self) -> None:
@@ -234,6 +253,11 @@ class LSHLink:
             raise ParameterError(
                 f"max_pairs must be a positive integer or None, got {self.max_pairs!r}"
             )
+        effective_n_jobs(self.n_jobs)
+        if not is_int(self.band_memory_mb) or self.band_memory_mb < 1:
+            raise ParameterError(
+                f"band_memory_mb must be an integer >= 1, got {self.band_memory_mb!r}"
+            )
 
     def rows_per_level(self) -> list[int]:
         """The r of every level: r0, r0 - Δ, ... while r >= r_min."""
@@ -242,7 +266,7 @@ class LSHLink:
 
     def fit(
         self,
-        shingle_sets: Sequence[np.ndarray],
+        shingle_sets: Sequence[np.ndarray] | ShingleSource | None = None,
         signatures: Signatures | None = None,
         progress: Callable[[LSHLevel], None] | None = None,
     ) -> LSHLink:
@@ -250,12 +274,15 @@ class LSHLink:
 
         Parameters
         ----------
-        shingle_sets : sequence of ndarray of uint64
+        shingle_sets : sequence of ndarray of uint64, or ShingleSource, optional
             The shingle hashes of every document (empty arrays allowed: such documents
-            stay alone).
+            stay alone). Needed to sign (without ``signatures``) and for
+            ``similarity="jaccard"``; a :class:`~cluster.sigstore.ShingleSource` gives
+            the shingles of the candidate pairs on demand instead of all at once.
         signatures : Signatures, optional
-            Precomputed signatures of the same documents; they must have been made with
-            this model's num_perm, seed and scheme.
+            Precomputed signatures of the same documents, e.g. memory-mapped from a
+            :class:`~cluster.sigstore.SignatureStore`; they must have been made with this
+            model's num_perm, seed and scheme. The clusters are those of signing here.
         progress : callable, optional
             Called with every finished :class:`LSHLevel`.
 
@@ -266,29 +293,20 @@ class LSHLink:
         Raises
         ------
         ParameterError
-            A parameter is outside what is allowed.
+            A parameter is outside what is allowed, or neither shingle sets nor
+            signatures are given, or ``similarity="jaccard"`` without shingle sets.
         ValueError
             ``signatures`` do not match the documents or the parameters.
         """
         self._validate()
-        n = len(shingle_sets)
         hasher = MinHasher(num_perm=int(self.num_perm), seed=int(self.seed), scheme=self.scheme)
+        signatures = check_signatures(hasher, shingle_sets, signatures, self.similarity)
         if signatures is None:
-            signatures = hasher.sign(shingle_sets)
-        else:
-            if len(signatures) != n:
-                raise ValueError(
-                    f"{len(signatures)} signatures for {n} documents: sign the same documents"
-                )
-            mine = {k: v for k, v in hasher.params.items() if k != "hash_func"}
-            theirs = {k: v for k, v in signatures.params.items() if k != "hash_func"}
-            if mine != theirs:
-                raise ValueError(
-                    f"signatures made with {theirs} cannot be used by a model with {mine}: "
-                    "sign with the model's num_perm, seed and scheme"
-                )
+            signatures = hasher.sign(shingle_sets, n_jobs=self.n_jobs)  # type: ignore[arg-type]
+        n = len(signatures)
         self.signatures_ = signatures
-        matrix = ShingleMatrix.from_sets(shingle_sets) if self.similarity == "jaccard" else None
+        memory = int(self.band_memory_mb) << 20
+        similarity = pair_similarity_function(self.similarity, shingle_sets, signatures, memory)
         active = ~signatures.empty
         rng = np.random.default_rng(int(self.seed))
         labels = np.arange(n, dtype=np.int64)
@@ -304,13 +322,15 @@ class LSHLink:
             b = int(self.num_perm) // r
             level_seed = int(rng.integers(0, 2**63 - 1))
             if n >= 2 and active.sum() >= 2:
-                keys = band_keys(signatures.hashvalues, r, b)
-                pairs = bucket_pairs(
-                    keys,
-                    labels,
+                pairs = candidate_pairs(
+                    signatures.hashvalues,
+                    r,
+                    b,
+                    labels=labels,
                     active=active,
                     max_pairs=self.max_pairs,
                     seed=level_seed,
+                    memory_bytes=memory,
                 )
             else:
                 pairs = np.empty((0, 2), dtype=np.int64)
@@ -323,10 +343,7 @@ class LSHLink:
                 fresh = tested[pos] != codes
             pairs, codes = pairs[fresh], codes[fresh]
             if pairs.shape[0]:
-                if matrix is not None:
-                    sim = matrix.pair_jaccard(pairs[:, 0], pairs[:, 1])
-                else:
-                    sim = signatures.pair_similarity(pairs[:, 0], pairs[:, 1])
+                sim = similarity(pairs[:, 0], pairs[:, 1])
                 link = sim > t
                 edges_i.append(pairs[link, 0])
                 edges_j.append(pairs[link, 1])
@@ -361,3 +378,71 @@ class LSHLink:
     def fit_predict(self, shingle_sets: Sequence[np.ndarray], **kwargs: Any) -> np.ndarray:
         """:meth:`fit` and return :attr:`labels_`."""
         return self.fit(shingle_sets, **kwargs).labels_
+
+
+def check_signatures(
+    hasher: MinHasher,
+    shingle_sets: Sequence[np.ndarray] | ShingleSource | None,
+    signatures: Signatures | None,
+    similarity: str,
+) -> Signatures | None:
+    """Check what a fit was given; return ``signatures`` (``None``: sign ``shingle_sets``).
+
+    Raises
+    ------
+    ParameterError
+        Neither is given, a :class:`ShingleSource` without signatures, or
+        ``similarity="jaccard"`` without shingle sets.
+    ValueError
+        ``signatures`` do not match the documents or the hasher's parameters.
+    """
+    if shingle_sets is None and signatures is None:
+        raise ParameterError("give the shingle sets, or precomputed signatures, to fit")
+    if signatures is None:
+        if isinstance(shingle_sets, ShingleSource):
+            raise ParameterError(
+                "a ShingleSource is not signed in a fit: sign it into a "
+                "cluster.sigstore.SignatureStore and pass signatures=store.signatures()"
+            )
+        return None
+    if shingle_sets is None and similarity == "jaccard":
+        raise ParameterError(
+            "similarity='jaccard' needs the shingle sets (a sequence or a ShingleSource) "
+            "besides the signatures; or use similarity='signature'"
+        )
+    if shingle_sets is not None and len(signatures) != len(shingle_sets):
+        raise ValueError(
+            f"{len(signatures)} signatures for {len(shingle_sets)} documents: sign the same "
+            "documents"
+        )
+    mine = {k: v for k, v in hasher.params.items() if k != "hash_func"}
+    theirs = {k: v for k, v in signatures.params.items() if k != "hash_func"}
+    if mine != theirs:
+        raise ValueError(
+            f"signatures made with {theirs} cannot be used by a model with {mine}: "
+            "sign with the model's num_perm, seed and scheme"
+        )
+    return signatures
+
+
+def pair_similarity_function(
+    similarity: str,
+    shingle_sets: Sequence[np.ndarray] | ShingleSource | None,
+    signatures: Signatures,
+    memory_bytes: int,
+) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """How a fit computes the similarity of candidate pairs ``(i, j)``.
+
+    ``"jaccard"``: exact Jaccard, over a :class:`ShingleMatrix` of all the shingle sets,
+    or fetched segment by segment from a :class:`ShingleSource`
+    (:func:`~cluster.sigstore.pair_jaccard_segments`); ``"signature"``: the fraction of
+    equal MinHash rows, compared in blocks of at most about ``memory_bytes``.
+    """
+    if similarity == "jaccard":
+        if isinstance(shingle_sets, ShingleSource):
+            source = shingle_sets
+            return lambda i, j: pair_jaccard_segments(source, i, j, memory_bytes // 4)
+        return ShingleMatrix.from_sets(shingle_sets).pair_jaccard  # type: ignore[arg-type]
+    row = signatures.num_perm * (2 * signatures.hashvalues.dtype.itemsize + 1)
+    block = int(min(65536, max(1024, memory_bytes // 4 // row)))
+    return lambda i, j: signatures.pair_similarity(i, j, block=block)
