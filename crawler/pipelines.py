@@ -74,6 +74,12 @@ class StorePipeline:
     def from_crawler(cls, crawler: Crawler) -> StorePipeline:
         return cls(crawler)
 
+    @property
+    def parsed(self) -> Any:
+        """The shared frontier's ``parsed`` (a crawl farm's level-synchronous order)."""
+        frontier = getattr(self.crawler, "webometrics_frontier", None)
+        return getattr(frontier, "parsed", None)
+
     def open_spider(self) -> None:
         self.loop = task.LoopingCall(self._tick)
         self.loop.start(max(self.flush_seconds / 2, 0.1), now=False)
@@ -91,6 +97,10 @@ class StorePipeline:
     async def process_item(self, item: Any) -> Any:
         if not isinstance(item, PageItem | PageErrorItem):
             return item
+        fp = getattr(item, "fingerprint", None)
+        if fp and self.parsed is not None:
+            # the page item comes last from its callback: its links are queued by now
+            self.parsed(fp)
         self.buffer.append(item)
         if len(self.buffer) >= self.batch_size:
             await self._flush()

@@ -56,7 +56,16 @@ def run_job(job: dict[str, Any]) -> str:
         log_file=job.get("log_file"),
         progress_file=job.get("progress_file"),
         extract_settings=job.get("extract"),
+        redis=job.get("redis"),
     )
+    if job.get("redis"):
+        # the engine looks at its scheduler on events and on a 5 s heartbeat; a crawl farm
+        # process whose queue is empty must look again soon (others add requests)
+        from scrapy.core.engine import ExecutionEngine
+
+        from crawler.redis_scheduler import POLL_SECONDS
+
+        ExecutionEngine._SLOT_HEARTBEAT_INTERVAL = POLL_SECONDS
     spider_cls = OutgoingSpider if job["direction"] == "outgoing" else CitingSpider
     process = CrawlerProcess(settings, install_root_handler=True)
     crawler = process.create_crawler(spider_cls)

@@ -71,6 +71,22 @@ def request_dict(request: Request, spider: Any) -> dict[str, Any]:
     return d
 
 
+def busy_hosts(crawler: Crawler, cached: frozenset[str], at: float) -> tuple[frozenset[str], float]:
+    """The hosts whose downloader slot already holds waiting requests, and when that was
+    looked at (the previous answer is reused for :data:`BUSY_TTL` seconds: the engine asks
+    many times in a row)."""
+    now = time.monotonic()
+    if now - at <= BUSY_TTL:
+        return cached, at
+    slots = getattr(getattr(crawler.engine, "downloader", None), "slots", {})
+    busy = frozenset(
+        key
+        for key, slot in slots.items()
+        if slot.queue or len(slot.transferring) >= slot.concurrency
+    )
+    return busy, now
+
+
 class FrontierScheduler:
     """A Scrapy scheduler (``SCHEDULER`` setting) on a crash-safe SQLite frontier.
 
@@ -124,15 +140,7 @@ class FrontierScheduler:
 
     def _gate(self) -> Gate:
         engine = self.crawler.engine
-        now = time.monotonic()
-        if now - self._busy_at > BUSY_TTL:  # the engine asks many times in a row
-            slots = getattr(getattr(engine, "downloader", None), "slots", {})
-            self._busy = frozenset(
-                key
-                for key, slot in slots.items()
-                if slot.queue or len(slot.transferring) >= slot.concurrency
-            )
-            self._busy_at = now
+        self._busy, self._busy_at = busy_hosts(self.crawler, self._busy, self._busy_at)
         busy = self._busy
         if not self.frontier.internal_queued:
             return Gate(busy=busy)

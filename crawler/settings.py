@@ -65,6 +65,7 @@ def scrapy_settings(
     log_file: str | None = None,
     progress_file: str | None = None,
     extract_settings: dict[str, Any] | None = None,
+    redis: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The Scrapy settings of one crawl.
 
@@ -87,6 +88,10 @@ def scrapy_settings(
         standard output).
     extract_settings : dict, optional
         The ``[extract]`` section, used when ``crawl.extract_inline`` is on.
+    redis : dict, optional
+        A crawl farm's shared frontier: ``url``, ``prefix`` (the run's keys) and
+        ``lease`` (seconds); the scheduler becomes
+        :class:`crawler.redis_scheduler.RedisScheduler` and ``frontier`` is not used.
 
     Returns
     -------
@@ -148,6 +153,13 @@ def scrapy_settings(
         "WEBOMETRICS_PROGRESS_FILE": progress_file,
         "WEBOMETRICS_EXTRACT": dict(extract_settings or {}) if crawl.extract_inline else None,
     }
+    if redis:
+        settings.update(
+            SCHEDULER="crawler.redis_scheduler.RedisScheduler",
+            REDIS_URL=redis["url"],
+            WEBOMETRICS_REDIS_PREFIX=redis["prefix"],
+            WEBOMETRICS_REDIS_LEASE=float(redis.get("lease") or 60.0),
+        )
     if crawl.http_cache_dir:
         settings.update(
             HTTPCACHE_ENABLED=True,

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Engine, case, delete, func, null, select, update
+from sqlalchemy import Engine, and_, case, delete, func, null, or_, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -140,12 +140,21 @@ def _upsert_pages(session: Session, rows: list[dict[str, Any]]) -> dict[str, int
     for name in _EXTRACTION:
         if name in rows[0]:
             set_[name] = case((same, getattr(Page, name)), else_=excluded[name])
+    if "fetch_error" in set_:
+        # a redirect hop stored after its chain was found looping (another process of a
+        # crawl farm) keeps the chain's error within the same run
+        chain_error = or_(*(Page.fetch_error.like(p) for p in _CHAIN_ERRORS))
+        keep = and_(
+            excluded.fetch_error.is_(None), Page.last_run_id == excluded.last_run_id, chain_error
+        )
+        set_["fetch_error"] = case((keep, Page.fetch_error), else_=excluded.fetch_error)
     if "text" not in rows[0]:
         # a changed page loses its old extraction
         for name in ("text", "title", "date", "sitename", "language", "language_score"):
             set_[name] = case((same, getattr(Page, name)), else_=null())
     stmt = stmt.on_conflict_do_update(index_elements=["url"], set_=set_)
-    session.execute(stmt, rows)
+    # one order for every writer: concurrent batches of a crawl farm cannot deadlock
+    session.execute(stmt, sorted(rows, key=lambda r: r["url"]))
     urls = [r["url"] for r in rows]
     ids: dict[str, int] = {}
     for start in range(0, len(urls), 500):
@@ -239,13 +248,39 @@ def store_batch(
             )
             session.execute(stmt, list(link_rows.values()))
             result.links = len(link_rows)
-        for err in errors:
-            session.execute(
-                update(Page)
-                .where(Page.url == normalize_url(err.url))
-                .values(fetch_error=err.fetch_error)
-            )
+        if errors:
+            _store_chain_errors(session, run_id, errors)
     return result
+
+
+#: errors a redirect chain gives to its earlier pages (:class:`PageErrorItem`)
+_CHAIN_ERRORS = ("redirect_loop:%", "too_many_redirects:%")
+
+
+def _store_chain_errors(session: Session, run_id: int, errors: list[PageErrorItem]) -> None:
+    """Set the error of a redirect chain on its earlier pages.
+
+    In a crawl farm the earlier hops may have been fetched by other processes whose
+    batches are not stored yet: the page row is then created with the error alone, and
+    the hop's own item, stored later in the same run, keeps it (:func:`_upsert_pages`).
+    """
+    rows = {}
+    for err in errors:
+        url = normalize_url(err.url)
+        host = host_of(url)
+        rows[url] = {
+            "url": url,
+            "host": host[:253],
+            "registered_domain": registered_domain(host)[:253],
+            "fetch_error": err.fetch_error,
+            "first_run_id": run_id,
+            "last_run_id": run_id,
+        }
+    stmt = _insert(session, Page)
+    stmt = stmt.on_conflict_do_update(
+        index_elements=["url"], set_={"fetch_error": stmt.excluded.fetch_error}
+    )
+    session.execute(stmt, sorted(rows.values(), key=lambda r: r["url"]))
 
 
 # -- citations -------------------------------------------------------------------------------

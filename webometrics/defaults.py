@@ -31,6 +31,9 @@ CRAWL_MAX_REDIRECTS = 10
 CRAWL_SITEMAPS = True  # follow the Sitemap: lines of university robots.txt files
 CRAWL_EXTRACT_INLINE = False  # extract main text while crawling (else `webometrics extract`)
 CRAWL_EXTRACT_WORKERS = 1  # processes of the inline extraction
+CRAWL_REDIS_KEY = "webometrics"  # prefix of a crawl farm's Redis keys
+CRAWL_PROCESSES = 1  # crawler processes started here (more than one needs redis_url)
+CRAWL_WORKER_LEASE = 60.0  # seconds without a heartbeat before a process's requests are taken back
 
 # --- extraction -----------------------------------------------------------
 EXTRACT_FAVOR = "balanced"  # precision | recall | balanced
@@ -64,6 +67,8 @@ DOMAIN_MAX_SHINGLES = 20000
 MINHASH_NUM_PERM = 1024
 MINHASH_SEED = 1
 MINHASH_SCHEME = "affine32"  # datasketch 2.x scheme: affine32 | affine64 | legacy
+# threads signing documents (-1: every core; the signatures do not depend on it)
+MINHASH_WORKERS = -1
 
 # --- clustering (the paper's modified LSH single-link) --------------------
 CLUSTER_THRESHOLD = 0.3
@@ -76,6 +81,9 @@ CLUSTER_LINKAGE = "single"  # single | leiden
 # working memory of one banding (LSH level); above it the bucket entries go to hash
 # partitions on disk, with the same pairs (cluster.lsh.candidate_pairs)
 CLUSTER_BAND_MEMORY_MB = 1024
+# folder of a memory-mapped signature store (None: signatures in memory); when set the
+# cluster stage streams the documents into it instead of loading all shingles
+CLUSTER_SIGNATURE_STORE: str | None = None
 
 # --- Leiden on the LSH candidate graph (--linkage leiden) -----------------
 # Chosen by the sweep of bench/linkage.py on WebKB, real university web pages

@@ -66,6 +66,10 @@ class CrawlSettings(_Section):
     warc_dir: str | None = None
     jobdir: str | None = None
     http_cache_dir: str | None = None
+    redis_url: str | None = None
+    redis_key: str = Field(D.CRAWL_REDIS_KEY, min_length=1, pattern=r"^[^\s%]+$")
+    processes: int = Field(D.CRAWL_PROCESSES, ge=1, le=256)
+    worker_lease: float = Field(D.CRAWL_WORKER_LEASE, ge=5)
 
 
 class ExtractSettings(_Section):
@@ -113,6 +117,15 @@ class MinHashSettings(_Section):
     num_perm: int = Field(D.MINHASH_NUM_PERM, ge=1, le=4096)
     seed: int = Field(D.MINHASH_SEED, ge=0, lt=2**32)
     scheme: Literal["affine32", "affine64", "legacy"] = D.MINHASH_SCHEME  # type: ignore[assignment]
+    workers: int = Field(D.MINHASH_WORKERS, ge=-256, le=256)
+
+    @field_validator("workers")
+    @classmethod
+    def _workers(cls, v: int) -> int:
+        """Threads signing documents: N >= 1, or -1 for every core (-2 all but one ...)."""
+        if v == 0:
+            raise ValueError("workers must be >= 1, or -1 for every core (0 is not allowed)")
+        return v
 
 
 class ClusterSettings(_Section):
@@ -132,6 +145,8 @@ class ClusterSettings(_Section):
     leiden_bands: int = Field(D.CLUSTER_LEIDEN_BANDS, ge=1)
     leiden_similarity: Literal["signature", "jaccard"] = D.CLUSTER_LEIDEN_SIMILARITY  # type: ignore[assignment]
     max_neighbours: int | None = Field(D.CLUSTER_MAX_NEIGHBOURS, ge=1)
+    band_memory_mb: int = Field(D.CLUSTER_BAND_MEMORY_MB, ge=1)
+    signature_store: str | None = D.CLUSTER_SIGNATURE_STORE
 
     @field_validator("resolution", mode="before")
     @classmethod

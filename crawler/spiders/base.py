@@ -227,8 +227,10 @@ class BaseSpider(scrapy.Spider):
             for url in chain[:-1]:
                 yield PageErrorItem(url=url, fetch_error=item.fetch_error)
             return
-        yield item
+        # the next hop first: a page item comes last from its callback (a crawl farm
+        # takes it as the sign that the page's requests are queued)
         yield self.make_request(target, {**next_wm(target), "chain": chain})
+        yield item
 
 
 def _http_reason(status: int) -> str:

@@ -66,8 +66,66 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--max-pages", type=int, metavar="N", help="overrides [crawl] max_pages_per_university"
     )
     p.add_argument("--warc-dir", metavar="DIR", help="also write every response to WARC files here")
+    p.add_argument(
+        "--redis",
+        metavar="URL",
+        help="crawl farm: share the frontier and duplicate filter of this run through Redis "
+        "(scrapy-redis), e.g. redis://127.0.0.1:6379/0; needs a PostgreSQL database; other "
+        "machines join with `webometrics crawl-worker --redis URL` (default [crawl] redis_url)",
+    )
+    p.add_argument(
+        "--processes",
+        type=int,
+        metavar="N",
+        help="crawler processes to run here on the shared frontier (needs --redis; default "
+        "[crawl] processes = 1)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_crawl)
+
+    w = sub.add_parser(
+        "crawl-worker",
+        help="join a crawl farm: crawl the phases `webometrics crawl --redis` announces",
+        description="Run crawler processes on the shared Redis frontier of the crawl that "
+        "`webometrics crawl --redis URL` is running (on this machine or another), storing "
+        "pages in this machine's db_url (the same PostgreSQL database). The worker follows "
+        "the run's phases (outgoing, then citing) and exits 0 when the run is over. "
+        "Exit 1 when there is nothing to join within --wait seconds.",
+    )
+    w.add_argument("--redis", metavar="URL", help="the farm's Redis (default [crawl] redis_url)")
+    w.add_argument(
+        "--processes",
+        type=int,
+        metavar="N",
+        help="crawler processes to run here (default [crawl] processes = 1)",
+    )
+    w.add_argument(
+        "--wait",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="how long to wait for a crawl to join and for its next phase (default 60)",
+    )
+    w.add_argument("--no-progress", action="store_true", help="no progress bar")
+    w.set_defaults(func=_worker)
+
+
+def _worker(ctx) -> int:
+    from webometrics.stages.crawl import work
+
+    stats = work(
+        ctx.engine(),
+        ctx.settings,
+        redis=ctx.args.redis,
+        processes=ctx.args.processes,
+        wait=ctx.args.wait,
+        progress=not ctx.args.no_progress and not ctx.args.quiet,
+    )
+    print(
+        f"crawl run {stats['run_id']}: worked on {', '.join(stats['phases'])}; "
+        f"{stats['stored']} pages stored by this worker"
+    )
+    return 0
 
 
 def _crawl(ctx) -> int:
@@ -94,6 +152,8 @@ def _crawl(ctx) -> int:
         testbed_dir=ctx.args.testbed,
         jobdir=ctx.args.jobdir,
         progress=not ctx.args.no_progress and not ctx.args.quiet,
+        redis=ctx.args.redis,
+        processes=ctx.args.processes,
     )
     errors = ", ".join(f"{k} {v}" for k, v in stats["errors"].items()) or "none"
     print(

@@ -58,6 +58,8 @@ class CrawlOptions:
     jobdir: str | None = None
     progress: bool = True
     pipeline_run_id: int | None = None
+    redis: str | None = None
+    processes: int = 1
     extra_settings: dict[str, Any] = field(default_factory=dict)
 
 
@@ -233,6 +235,14 @@ def _phase_job(
         "frontier": str(jobdir / FRONTIER_FILE),
         "log_file": str(jobdir / f"{phase}.log"),
     }
+    if opts.redis:
+        from crawler.redis_frontier import run_prefix
+
+        job["redis"] = {
+            "url": opts.redis,
+            "prefix": run_prefix(settings.crawl.redis_key, run_id),
+            "lease": settings.crawl.worker_lease,
+        }
     if candidates is not None:
         job["candidates"] = [
             {"url": c.url, "uni": c.university_id, "source": c.source} for c in candidates
@@ -242,58 +252,97 @@ def _phase_job(
     return path
 
 
-def _run_child(job_file: Path, phase: str, progress: bool) -> dict[str, Any]:
-    """Run one phase's process, showing its progress; return its last JSON record.
+def _run_children(job_file: Path, phase: str, progress: bool, processes: int = 1) -> dict[str, Any]:
+    """Run one phase's crawler process(es), showing their progress; return the outcome.
 
-    The progress lines are also appended to ``<phase>.progress.jsonl`` and the process's
-    standard error to ``<phase>.stderr`` in the job folder.
+    Each process prints JSON progress records; they are appended to
+    ``<phase>.progress.jsonl`` (with the process number) and each process's standard
+    error goes to ``<phase>.stderr`` (``<phase>.<n>.stderr`` for several processes) in
+    the job folder. The outcome holds the summed Scrapy statistics of the processes'
+    last records (``stats``), the first failing ``returncode`` (else 0) and the failing
+    processes' standard error (``stderr``).
     """
+    import queue
+    import threading
+
     from tqdm import tqdm
 
     cmd = [sys.executable, "-m", "crawler.run", str(job_file)]
     env = dict(os.environ)
     env["PYTHONUNBUFFERED"] = "1"
-    bar = tqdm(desc=f"crawl {phase}", unit="page", disable=not progress, dynamic_ncols=True)
-    last: dict[str, Any] = {}
-    err_path = job_file.with_suffix(".stderr")
-    with (
-        open(err_path, "w", encoding="utf-8") as err,
-        open(job_file.with_suffix(".progress.jsonl"), "a", encoding="utf-8") as records,
-    ):
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=env)
+    desc = f"crawl {phase}" + (f" ({processes} processes)" if processes > 1 else "")
+    bar = tqdm(desc=desc, unit="page", disable=not progress, dynamic_ncols=True)
+    err_paths = [
+        job_file.with_suffix(".stderr" if processes == 1 else f".{n}.stderr")
+        for n in range(processes)
+    ]
+    lines: queue.Queue[tuple[int, str | None]] = queue.Queue()
+    procs: list[subprocess.Popen[str]] = []
+    last: list[dict[str, Any]] = [{} for _ in range(processes)]
+
+    def pump(n: int, stream: Any) -> None:
+        for line in stream:
+            lines.put((n, line))
+        lines.put((n, None))
+
+    with open(job_file.with_suffix(".progress.jsonl"), "a", encoding="utf-8") as records:
         try:
-            assert proc.stdout is not None
-            for line in proc.stdout:
+            for n in range(processes):
+                with open(err_paths[n], "w", encoding="utf-8") as err:
+                    proc = subprocess.Popen(
+                        cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=env
+                    )
+                procs.append(proc)
+                threading.Thread(target=pump, args=(n, proc.stdout), daemon=True).start()
+            open_streams = processes
+            while open_streams:
+                n, line = lines.get()
+                if line is None:
+                    open_streams -= 1
+                    continue
                 try:
                     record = json.loads(line)
                 except ValueError:
                     continue
-                records.write(line if line.endswith("\n") else line + "\n")
-                last = record
-                stored = int(record.get("stored") or 0)
+                if processes > 1:
+                    record["process"] = n
+                records.write(json.dumps(record, default=str) + "\n")
+                last[n] = record
+                stored = sum(int(r.get("stored") or 0) for r in last)
                 if stored > bar.n:
                     bar.update(stored - bar.n)
                 bar.set_postfix(
                     queued=record.get("queued", 0),
-                    errors=record.get("error_pages", 0),
+                    errors=sum(int(r.get("error_pages") or 0) for r in last),
                     refresh=False,
                 )
-            code = proc.wait()
+            codes = [proc.wait() for proc in procs]
         except BaseException:
-            # Ctrl-C reaches the child too (same process group); let it store what it holds
-            with contextlib.suppress(ProcessLookupError):
-                proc.send_signal(signal.SIGINT)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(60)
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+            # Ctrl-C reaches the children too (same process group); let them store what
+            # they hold
+            for proc in procs:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.send_signal(signal.SIGINT)
+            for proc in procs:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(60)
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
             raise
         finally:
             bar.close()
-    last["returncode"] = code
-    last["stderr"] = err_path.read_text(encoding="utf-8", errors="replace")[-4000:]
-    return last
+    stats: dict[str, Any] = {}
+    for record in last:
+        stats = _merge_scrapy_stats(stats, record.get("stats") or {})
+    failing = [n for n, code in enumerate(codes) if code != 0]
+    outcome = dict(last[0]) if processes == 1 else {}
+    outcome["stats"] = stats
+    outcome["returncode"] = codes[failing[0]] if failing else 0
+    outcome["stderr"] = "\n".join(
+        err_paths[n].read_text(encoding="utf-8", errors="replace")[-4000:] for n in (failing or [0])
+    )
+    return outcome
 
 
 def _merge_scrapy_stats(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
@@ -317,6 +366,8 @@ def run(
     jobdir: str | None = None,
     progress: bool = False,
     pipeline_run_id: int | None = None,
+    redis: str | None = None,
+    processes: int | None = None,
 ) -> dict[str, Any]:
     """Crawl the outgoing and/or citing environment of the universities.
 
@@ -342,6 +393,14 @@ def run(
         Show a progress bar.
     pipeline_run_id : int, optional
         The whole-pipeline run this crawl belongs to.
+    redis : str, optional
+        A crawl farm: the Redis URL of the shared frontier (default ``[crawl]
+        redis_url``). The database must be a server every process can reach
+        (PostgreSQL); crawler processes on other machines join with
+        :func:`work` (``webometrics crawl-worker``).
+    processes : int, optional
+        Crawler processes started here (default ``[crawl] processes``); more than one
+        needs ``redis``.
 
     Returns
     -------
@@ -352,9 +411,10 @@ def run(
     Raises
     ------
     ParameterError
-        An unknown direction.
+        An unknown direction, or several processes without Redis.
     ConfigError
-        No universities, or an unreadable citing source.
+        No universities, an unreadable citing source, an unreachable Redis server, or a
+        crawl farm on SQLite.
     StageError
         A crawl process failed or was killed (the run is kept; start again with the same
         job directory to resume).
@@ -375,7 +435,10 @@ def run(
         jobdir=jobdir or settings.crawl.jobdir,
         progress=progress,
         pipeline_run_id=pipeline_run_id,
+        redis=redis or settings.crawl.redis_url,
+        processes=settings.crawl.processes if processes is None else processes,
     )
+    farm = _check_farm(engine, opts)
     names = None
     if universities_file:
         from webometrics.universities import import_universities, parse_universities
@@ -434,7 +497,9 @@ def run(
                 db_url,
                 candidates if phase == "citing" else None,
             )
-            outcome = _run_child(job_file, phase, progress)
+            if farm is not None:
+                _publish(farm, settings, run_id, phase, job_file)
+            outcome = _run_children(job_file, phase, progress, opts.processes)
             phase_stats = outcome.get("stats") or {}
             scrapy_stats[phase] = _merge_scrapy_stats(scrapy_stats.get(phase, {}), phase_stats)
             code = outcome["returncode"]
@@ -463,7 +528,9 @@ def run(
             _write_state(job_path, state)
         redirects: dict[str, str] = {}
         frontier_file = job_path / FRONTIER_FILE
-        if frontier_file.is_file():
+        if farm is not None:
+            redirects = _farm_frontier(farm, settings, run_id).redirects()
+        elif frontier_file.is_file():
             from crawler.frontier import Frontier
 
             frontier = Frontier(frontier_file)
@@ -488,9 +555,15 @@ def run(
         stats["citing_checked"] = citations
         stats["scrapy"] = scrapy_stats
         stats["resumed"] = bool(resumed)
+        if farm is not None:
+            stats["processes"] = opts.processes
+            stats["farm_workers"] = _farm_workers(farm, settings, run_id)
         update_run(
             engine, run_id, status="finished", finished_at=dt.datetime.now(dt.UTC), stats=stats
         )
+        if farm is not None:  # the shared frontier is no longer needed
+            _unpublish(farm, settings, run_id)
+            _farm_frontier(farm, settings, run_id).clear()
     except KeyboardInterrupt:
         with contextlib.suppress(Exception):
             update_run(
@@ -503,7 +576,176 @@ def run(
             )
         raise
     finally:
+        if farm is not None:
+            with contextlib.suppress(Exception):
+                _unpublish(farm, settings, run_id)
         if temporary:
             shutil.rmtree(job_path, ignore_errors=True)
     stats["run_id"] = run_id
     return stats
+
+
+# -- crawl farms: several crawler processes on one Redis frontier --------------------------
+
+
+def _check_farm(engine: Engine, opts: CrawlOptions) -> Any:
+    """The Redis connection of a crawl farm (None for a one-process crawl)."""
+    if opts.processes < 1:
+        raise ParameterError(f"--processes must be at least 1, got {opts.processes}")
+    if not opts.redis:
+        if opts.processes > 1:
+            raise ParameterError(
+                f"--processes {opts.processes} runs several crawler processes on one shared "
+                "frontier: give --redis URL (or [crawl] redis_url) as well"
+            )
+        return None
+    if engine.url.get_backend_name() == "sqlite":
+        raise ConfigError(
+            "a crawl farm (--redis) writes to one database from every crawler process: use "
+            "PostgreSQL (db_url = postgresql+psycopg://USER@HOST/DB); SQLite takes one "
+            "writer, so crawl without --redis on it"
+        )
+    from crawler.redis_frontier import connect
+
+    return connect(opts.redis)
+
+
+def _farm_frontier(server: Any, settings: Settings, run_id: int) -> Any:
+    from crawler.redis_frontier import RedisFrontier, run_prefix
+
+    return RedisFrontier(server, run_prefix(settings.crawl.redis_key, run_id))
+
+
+def _farm_workers(server: Any, settings: Settings, run_id: int) -> int:
+    """How many crawler processes took part in the run (counted by their heartbeats)."""
+    from crawler.redis_frontier import run_prefix
+
+    return int(server.scard(run_prefix(settings.crawl.redis_key, run_id) + ":joined"))
+
+
+def _active_key(settings: Settings) -> str:
+    return f"{settings.crawl.redis_key}:active"
+
+
+def _publish(server: Any, settings: Settings, run_id: int, phase: str, job_file: Path) -> None:
+    """Announce the phase so that `webometrics crawl-worker` processes can join it; the
+    database URL is left out (each worker uses its own ``db_url``)."""
+    job = json.loads(job_file.read_text(encoding="utf-8"))
+    for key in ("db_url", "frontier", "log_file", "progress_file"):
+        job.pop(key, None)
+    announcement = {"run_id": run_id, "phase": phase, "job": job}
+    server.set(_active_key(settings), json.dumps(announcement))
+
+
+def _unpublish(server: Any, settings: Settings, run_id: int) -> None:
+    raw = server.get(_active_key(settings))
+    if raw and json.loads(raw).get("run_id") == run_id:
+        server.delete(_active_key(settings))
+
+
+def work(
+    engine: Engine,
+    settings: Settings,
+    *,
+    redis: str | None = None,
+    processes: int | None = None,
+    wait: float = 60.0,
+    progress: bool = False,
+) -> dict[str, Any]:
+    """Join a crawl farm: run crawler processes on the phases ``webometrics crawl --redis``
+    announces, until its run ends.
+
+    Parameters
+    ----------
+    engine : Engine
+        This machine's connection to the run's database (the coordinator's PostgreSQL).
+    settings : Settings
+        ``[crawl] redis_url``, ``redis_key`` and ``processes`` are the defaults.
+    redis : str, optional
+        The shared frontier's Redis URL.
+    processes : int, optional
+        Crawler processes to run here.
+    wait : float
+        Seconds to wait for a crawl to join, and for the next phase after one ends.
+    progress : bool
+        Show a progress bar.
+
+    Returns
+    -------
+    dict
+        ``run_id``, ``phases`` (the phases worked on), ``stored`` (pages stored here).
+
+    Raises
+    ------
+    ConfigError
+        No Redis URL, an unreachable server, SQLite, or a database without the run.
+    StageError
+        Nothing to join within ``wait`` seconds, or a crawler process failed.
+    """
+    import time
+
+    from store.models import CrawlRun
+    from store.session import session_scope
+
+    url = redis or settings.crawl.redis_url
+    if not url:
+        raise ConfigError("crawl-worker needs the farm's Redis: give --redis URL")
+    opts = CrawlOptions(
+        redis=url, processes=settings.crawl.processes if processes is None else processes
+    )
+    server = _check_farm(engine, opts)
+    run_id: int | None = None
+    done: list[str] = []
+    stored = 0
+    deadline = time.monotonic() + wait
+    with tempfile.TemporaryDirectory(prefix="webometrics-worker-") as tmp:
+        while True:
+            raw = server.get(_active_key(settings))
+            active = json.loads(raw) if raw else None
+            if active is None or (run_id is not None and active["run_id"] != run_id):
+                if run_id is not None or time.monotonic() > deadline:
+                    break
+                time.sleep(0.5)
+                continue
+            if active["phase"] in done:
+                if time.monotonic() > deadline:
+                    break
+                time.sleep(0.5)
+                continue
+            if run_id is None:
+                with session_scope(engine) as s:
+                    row = s.get(CrawlRun, active["run_id"])
+                    if row is None:
+                        raise ConfigError(
+                            f"this worker's database has no crawl run {active['run_id']}: "
+                            "set db_url to the database of `webometrics crawl --redis` "
+                            f"(now {engine.url.render_as_string(hide_password=True)})"
+                        )
+            run_id = int(active["run_id"])
+            phase = active["phase"]
+            job = dict(active["job"])
+            job.update(
+                db_url=_absolute_url(engine),
+                frontier=str(Path(tmp) / FRONTIER_FILE),
+                log_file=str(Path(tmp) / f"{phase}.log"),
+            )
+            job_file = Path(tmp) / f"{phase}.json"
+            job_file.write_text(json.dumps(job), encoding="utf-8")
+            log.info(
+                "joined crawl run %d, %s phase, with %d processes", run_id, phase, opts.processes
+            )
+            outcome = _run_children(job_file, phase, progress, opts.processes)
+            if outcome["returncode"] != 0:
+                raise StageError(
+                    f"crawl run {run_id}: a {phase} crawler process failed (exit "
+                    f"{outcome['returncode']}): {outcome.get('stderr', '')[-2000:]}"
+                )
+            stored += int(outcome["stats"].get("webometrics/pages_stored", 0))
+            done.append(phase)
+            deadline = time.monotonic() + wait
+    if run_id is None:
+        raise StageError(
+            f"no crawl to join at {url} (key {settings.crawl.redis_key!r}) within {wait:g} s: "
+            "start `webometrics crawl --redis URL` first, or wait longer (--wait)"
+        )
+    return {"run_id": run_id, "phases": done, "stored": stored}

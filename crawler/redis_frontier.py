@@ -1,0 +1,488 @@
+"""A crawl frontier shared by many crawler processes through Redis (a crawl farm).
+
+The same contract as :class:`crawler.frontier.Frontier` (the one-process SQLite
+frontier), kept in Redis so that any number of crawler processes, on one machine or
+many, share one queue, one seen set, one set of budgets and one record of answers. Every
+operation is one Lua script, so it is atomic across processes.
+
+Keys, under the run's prefix ``P`` (``<redis_key>:run:<run id>``):
+
+``P:dupefilter``
+    the seen set: request fingerprints, scrapy-redis's ``RFPDupeFilter`` set
+    (:class:`crawler.redis_scheduler.FingerprintDupeFilter`); checked and filled inside
+    the enqueue script so that the check, the budget and the queueing are one step;
+``P:q0``, ``P:q1``, ``P:q2``
+    the queues of the three request classes (internal, external, deferred), sorted sets
+    of ``fingerprint|host`` scored by (depth,) priority and arrival;
+``P:req``
+    the serialised requests; ``P:budget`` the used budgets;
+``P:inflight``
+    requests handed to a process and not yet stored: fingerprint -> worker, class,
+    score, host; ``P:fi`` the internal ones by depth (the level-synchronous order);
+``P:hostn``, ``P:hostt``
+    requests in flight per host and the earliest time the next may leave (per-host
+    concurrency and delay enforced across all processes);
+``P:resp``, ``P:robots``, ``P:redirect``
+    answers kept until their page is stored (replayed after a crash), robots.txt
+    answers, redirects seen;
+``P:workers``, ``P:joined``
+    each live process and its last heartbeat; every process that took part.
+
+Order: as in :mod:`crawler.frontier` -- internal requests breadth-first and
+level-synchronous *across all processes* (depth ``d + 1`` leaves only when no request of
+depth ``<= d`` is queued first or still being parsed anywhere), external requests fill
+the pipe, deferred ones wait for every internal request and are dropped when the owner's
+crawl reached them. A process that dies (no heartbeat for ``lease`` seconds) has its
+requests in flight queued again by the others; answers it received but did not store
+are replayed, not fetched again.
+
+The crawl is finished when every queue is empty and nothing is in flight: each process
+then stops by itself.
+
+Costs: each operation is O(log n) in the queued requests (sorted sets) plus a look-ahead
+of at most ``lookahead`` queue entries for hosts that may not be fetched now; memory is
+in Redis (about 0.5 KiB per request until its page is stored, a fingerprint per seen
+request after).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+import uuid
+from collections.abc import Iterable, Iterator
+from typing import Any
+from urllib.parse import urlsplit
+
+from crawler.frontier import DEFERRED, EXTERNAL, INTERNAL, Gate
+
+#: queue entries looked at per class to find one whose host may be fetched now
+LOOKAHEAD = 64
+#: seconds without a heartbeat after which a process is taken for dead
+DEFAULT_LEASE = 60.0
+
+_DEPTH = 1 << 40  # score = depth * 2**40 + priority rank * 2**32 + arrival
+_RANK = 1 << 32
+
+_RELEASE = """
+local function release(fp)
+  local e = redis.call('HGET', KEYS[8], fp)
+  if not e then return false end
+  local w, c, s, host, held = string.match(e, '^(.-)\\t(.-)\\t(.-)\\t(.-)\\t(.-)$')
+  if held == '1' then redis.call('HINCRBY', KEYS[10], host, -1) end
+  redis.call('HDEL', KEYS[8], fp)
+  redis.call('ZREM', KEYS[9], fp)
+  return true
+end
+"""
+
+# KEYS: 1 seen 2 req 3 q0 4 q1 5 q2 6 seq 7 budget 8 inflight 9 fi 10 hostn 11 resp
+# ARGV: fp member cls depth rank blob budget_key budget_limit dont_filter
+_ADD = (
+    _RELEASE
+    + """
+local fp, member, cls = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local depth, rank, blob = tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6]
+local bkey, blimit = ARGV[7], tonumber(ARGV[8])
+local queues = {KEYS[3], KEYS[4], KEYS[5]}
+local function score()
+  local seq = redis.call('INCR', KEYS[6])
+  if cls == 0 then return depth * 1099511627776 + rank * 4294967296 + seq end
+  return rank * 4294967296 + seq
+end
+if ARGV[9] == '1' then
+  release(fp)
+  redis.call('HDEL', KEYS[11], fp)
+  redis.call('SADD', KEYS[1], fp)
+  redis.call('HSET', KEYS[2], fp, blob)
+  redis.call('ZADD', queues[cls + 1], score(), member)
+  return 'requeued'
+end
+if redis.call('SISMEMBER', KEYS[1], fp) == 1 then return 'duplicate' end
+if cls == 2 then
+  if redis.call('ZSCORE', KEYS[5], member) then return 'duplicate' end
+  redis.call('HSET', KEYS[2], fp, blob)
+  redis.call('ZADD', KEYS[5], score(), member)
+  return 'added'
+end
+if bkey ~= '' then
+  local used = tonumber(redis.call('HGET', KEYS[7], bkey) or '0')
+  if used >= blimit then return 'budget' end
+  redis.call('HINCRBY', KEYS[7], bkey, 1)
+end
+redis.call('SADD', KEYS[1], fp)
+local upgraded = redis.call('ZREM', KEYS[5], member)
+redis.call('HSET', KEYS[2], fp, blob)
+redis.call('ZADD', queues[cls + 1], score(), member)
+if upgraded == 1 then return 'upgraded' end
+return 'added'
+"""
+)
+
+# KEYS: 1 seen 2 req 3 q0 4 q1 5 q2 6 inflight 7 fi 8 hostn 9 hostt
+# ARGV: worker concurrency delay_ms lookahead busy-host...
+_POP = """
+local worker = ARGV[1]
+local conc, delay, look = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local busy = {}
+for i = 5, #ARGV do busy[ARGV[i]] = true end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local function split(member)
+  local bar = string.find(member, '|', 1, true)
+  return string.sub(member, 1, bar - 1), string.sub(member, bar + 1)
+end
+local function free(host)
+  if busy[host] then return false end
+  if conc > 0 and tonumber(redis.call('HGET', KEYS[8], host) or '0') >= conc then
+    return false
+  end
+  if delay > 0 and tonumber(redis.call('HGET', KEYS[9], host) or '0') > now then
+    return false
+  end
+  return true
+end
+local function take(queue, member, score, cls, depth)
+  local fp, host = split(member)
+  redis.call('ZREM', queue, member)
+  local entry = worker .. '\\t' .. cls .. '\\t' .. score .. '\\t' .. host .. '\\t1'
+  redis.call('HSET', KEYS[6], fp, entry)
+  if cls == 0 then redis.call('ZADD', KEYS[7], depth, fp) end
+  redis.call('HINCRBY', KEYS[8], host, 1)
+  if delay > 0 then redis.call('HSET', KEYS[9], host, now + delay) end
+  return {fp, redis.call('HGET', KEYS[2], fp)}
+end
+local fimin = redis.call('ZRANGE', KEYS[7], 0, 0, 'WITHSCORES')
+local head = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
+if #head > 0 then
+  local depth = math.floor(tonumber(head[2]) / 1099511627776)
+  if #fimin == 0 or depth <= tonumber(fimin[2]) then
+    local lo = depth * 1099511627776
+    local rows = redis.call('ZRANGEBYSCORE', KEYS[3], lo, '(' .. (lo + 1099511627776),
+                            'WITHSCORES', 'LIMIT', 0, look)
+    for i = 1, #rows, 2 do
+      local _, host = split(rows[i])
+      if free(host) then return take(KEYS[3], rows[i], rows[i + 1], 0, depth) end
+    end
+  end
+end
+local rows = redis.call('ZRANGE', KEYS[4], 0, look - 1, 'WITHSCORES')
+for i = 1, #rows, 2 do
+  local _, host = split(rows[i])
+  if free(host) then return take(KEYS[4], rows[i], rows[i + 1], 1, 0) end
+end
+if #head > 0 or #fimin > 0 then return false end
+rows = redis.call('ZRANGE', KEYS[5], 0, look - 1, 'WITHSCORES')
+for i = 1, #rows, 2 do
+  local fp, host = split(rows[i])
+  if redis.call('SISMEMBER', KEYS[1], fp) == 1 then
+    redis.call('ZREM', KEYS[5], rows[i])
+  elseif free(host) then
+    redis.call('SADD', KEYS[1], fp)
+    return take(KEYS[5], rows[i], rows[i + 1], 1, 0)
+  end
+end
+return false
+"""
+
+# KEYS: as _ADD; ARGV: fp response
+_RECEIVED = """
+local e = redis.call('HGET', KEYS[8], ARGV[1])
+if not e then return 0 end
+redis.call('HSET', KEYS[11], ARGV[1], ARGV[2])
+local w, c, s, host, held = string.match(e, '^(.-)\\t(.-)\\t(.-)\\t(.-)\\t(.-)$')
+if held == '1' then
+  redis.call('HINCRBY', KEYS[10], host, -1)
+  redis.call('HSET', KEYS[8], ARGV[1], w .. '\\t' .. c .. '\\t' .. s .. '\\t' .. host .. '\\t0')
+end
+return 1
+"""
+
+# KEYS: as _ADD; ARGV: fp...
+_DONE = (
+    _RELEASE
+    + """
+local n = 0
+for i = 1, #ARGV do
+  if release(ARGV[i]) then n = n + 1 end
+  redis.call('HDEL', KEYS[11], ARGV[i])
+  redis.call('HDEL', KEYS[2], ARGV[i])
+end
+return n
+"""
+)
+
+# KEYS: as _ADD plus 12 workers; ARGV: now_ms lease_ms worker-to-drop-or-empty
+# Queue again the requests in flight of processes without a heartbeat for `lease` (and of
+# the given worker, which is closing); their received answers stay for a replay.
+_REAP = (
+    _RELEASE
+    + """
+local now, lease, closing = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
+local dead = {}
+local beats = redis.call('HGETALL', KEYS[12])
+for i = 1, #beats, 2 do
+  if beats[i] == closing or now - tonumber(beats[i + 1]) > lease then
+    dead[beats[i]] = true
+    redis.call('HDEL', KEYS[12], beats[i])
+  end
+end
+if closing ~= '' then dead[closing] = true end
+local queues = {KEYS[3], KEYS[4], KEYS[5]}
+local entries = redis.call('HGETALL', KEYS[8])
+local n = 0
+for i = 1, #entries, 2 do
+  local w, c, s, host, held = string.match(entries[i + 1], '^(.-)\\t(.-)\\t(.-)\\t(.-)\\t(.-)$')
+  if dead[w] then
+    release(entries[i])
+    redis.call('ZADD', queues[tonumber(c) + 1], s, entries[i] .. '|' .. host)
+    n = n + 1
+  end
+end
+return n
+"""
+)
+
+
+def _host(url: str) -> str:
+    try:
+        return (urlsplit(url).hostname or "").replace("|", "")
+    except ValueError:
+        return ""
+
+
+def worker_name() -> str:
+    """A name unique to this process: host, process id and a random part."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+
+
+def connect(url: str) -> Any:
+    """A Redis client for ``url``, checked with a PING.
+
+    Raises
+    ------
+    ConfigError
+        The URL is malformed or the server does not answer; the message says what to do.
+    """
+    import redis
+
+    from webometrics.exceptions import ConfigError
+
+    try:
+        server = redis.Redis.from_url(url, socket_connect_timeout=10, socket_timeout=60)
+        server.ping()
+    except ValueError as exc:
+        raise ConfigError(
+            f"--redis {url!r} is not a Redis URL ({exc}): use redis://HOST:PORT/DB"
+        ) from exc
+    except redis.RedisError as exc:
+        raise ConfigError(
+            f"cannot reach Redis at {url}: {exc}. Start redis-server (or fix the URL) and try again"
+        ) from exc
+    return server
+
+
+def run_prefix(base_key: str, run_id: int) -> str:
+    """The key prefix of one crawl run's frontier.
+
+    >>> run_prefix("webometrics", 7)
+    'webometrics:run:7'
+    """
+    return f"{base_key}:run:{run_id}"
+
+
+class RedisFrontier:
+    """The shared request store (see the module docstring).
+
+    Parameters
+    ----------
+    server : redis.Redis
+        The connection (:func:`connect`).
+    prefix : str
+        The run's key prefix (:func:`run_prefix`).
+    worker : str, optional
+        This process's name (default :func:`worker_name`).
+    host_concurrency : int
+        Requests in flight per host across all processes (0: no limit).
+    host_delay : float
+        Seconds between two requests to one host across all processes.
+    lease : float
+        Seconds without a heartbeat after which a process's requests are taken back.
+    """
+
+    def __init__(
+        self,
+        server: Any,
+        prefix: str,
+        *,
+        worker: str | None = None,
+        host_concurrency: int = 0,
+        host_delay: float = 0.0,
+        lease: float = DEFAULT_LEASE,
+    ) -> None:
+        self.server = server
+        self.prefix = prefix
+        self.worker = worker or worker_name()
+        self.host_concurrency = int(host_concurrency)
+        self.host_delay_ms = round(host_delay * 1000)
+        self.lease = float(lease)
+        k = self.key
+        self.seen_key = k("dupefilter")
+        self._keys = [
+            self.seen_key, k("req"), k("q0"), k("q1"), k("q2"), k("seq"), k("budget"),
+            k("inflight"), k("fi"), k("hostn"), k("resp"), k("workers"),
+        ]  # fmt: skip
+        self._pop_keys = [*self._keys[:5], k("inflight"), k("fi"), k("hostn"), k("hostt")]
+        self._add = server.register_script(_ADD)
+        self._pop = server.register_script(_POP)
+        self._received = server.register_script(_RECEIVED)
+        self._done = server.register_script(_DONE)
+        self._reap = server.register_script(_REAP)
+        self.resumed = bool(server.exists(k("seq")))
+
+    def key(self, name: str) -> str:
+        """The Redis key of one part of the frontier."""
+        return f"{self.prefix}:{name}"
+
+    # -- life cycle -------------------------------------------------------------------------
+    def heartbeat(self) -> int:
+        """Say this process is alive and take back the requests of dead ones; return how
+        many requests were queued again."""
+        now = int(time.time() * 1000)
+        pipe = self.server.pipeline(transaction=False)
+        pipe.hset(self.key("workers"), self.worker, now)
+        pipe.sadd(self.key("joined"), self.worker)
+        pipe.execute()
+        return int(self._reap(keys=self._keys, args=[now, int(self.lease * 1000), ""]))
+
+    def leave(self) -> int:
+        """This process stops: its requests in flight go back to the queue (their received
+        answers stay, to be replayed by another process)."""
+        now = int(time.time() * 1000)
+        return int(self._reap(keys=self._keys, args=[now, int(self.lease * 1000), self.worker]))
+
+    def close(self) -> None:
+        """Nothing to flush: every change is already in Redis."""
+
+    def clear(self) -> int:
+        """Delete every key of the run (after it finished); return how many."""
+        keys = list(self.server.scan_iter(match=f"{self.prefix}:*", count=1000))
+        for start in range(0, len(keys), 1000):
+            self.server.delete(*keys[start : start + 1000])
+        return len(keys)
+
+    # -- scheduling -----------------------------------------------------------------------
+    def add(
+        self,
+        fp: str,
+        url: str,
+        cls: int,
+        depth: int,
+        blob: Any,
+        *,
+        priority: int = 0,
+        budget: tuple[str, int] | None = None,
+        dont_filter: bool = False,
+    ) -> str:
+        """Store a request; return ``added``, ``requeued``, ``upgraded``, ``duplicate`` or
+        ``budget`` (as :meth:`crawler.frontier.Frontier.add`)."""
+        data = blob() if callable(blob) else blob
+        rank = min(max(128 - int(priority), 0), 255)
+        args = [
+            fp, f"{fp}|{_host(url)}", cls, min(int(depth), 4095), rank, data,
+            budget[0] if budget else "", budget[1] if budget else 0, int(dont_filter),
+        ]  # fmt: skip
+        result = self._add(keys=self._keys[:11], args=args)
+        return result.decode() if isinstance(result, bytes) else str(result)
+
+    def pop(self, gate: Gate) -> tuple[str, bytes] | None:
+        """The next request for this process (fingerprint, blob), marked in flight, or
+        None when nothing may leave now."""
+        args = [self.worker, self.host_concurrency, self.host_delay_ms, LOOKAHEAD, *gate.busy]
+        row = self._pop(keys=self._pop_keys, args=args)
+        if not row:
+            return None
+        fp, blob = row
+        return fp.decode(), blob
+
+    def _counts(self) -> list[int]:
+        pipe = self.server.pipeline(transaction=False)
+        for name in ("q0", "q1", "q2", "inflight"):
+            (pipe.hlen if name == "inflight" else pipe.zcard)(self.key(name))
+        return [int(n) for n in pipe.execute()]
+
+    @property
+    def pending(self) -> int:
+        """Requests queued, in every process's view (deferred ones included)."""
+        return sum(self._counts()[:3])
+
+    @property
+    def internal_queued(self) -> int:
+        return int(self.server.zcard(self.key("q0")))
+
+    def finished(self) -> bool:
+        """True when no request is queued or in flight anywhere: the crawl is over."""
+        return not any(self._counts())
+
+    def parsed(self, fp: str) -> None:
+        """The callback of an internal request is through (its links are queued): the
+        next depth need not wait for it any more."""
+        self.server.zrem(self.key("fi"), fp)
+
+    # -- answers ----------------------------------------------------------------------------
+    def received(self, fp: str, response: bytes) -> None:
+        """Keep the answer of a request until its page is stored; free its host slot."""
+        self._received(keys=self._keys[:11], args=[fp, response])
+
+    def cached_response(self, fp: str) -> bytes | None:
+        return self.server.hget(self.key("resp"), fp)  # type: ignore[no-any-return]
+
+    def done(self, fps: Iterable[str]) -> None:
+        """Requests whose pages are committed: out of flight, answers dropped."""
+        fps = list(fps)
+        for start in range(0, len(fps), 500):
+            self._done(keys=self._keys[:11], args=fps[start : start + 500])
+
+    def robots(self, url: str) -> bytes | None:
+        return self.server.hget(self.key("robots"), url)  # type: ignore[no-any-return]
+
+    def store_robots(self, url: str, response: bytes) -> None:
+        self.server.hsetnx(self.key("robots"), url, response)
+
+    def record_redirect(self, url: str, target: str) -> None:
+        self.server.hset(self.key("redirect"), url, target)
+
+    def redirects(self) -> dict[str, str]:
+        return {
+            k.decode(): v.decode() for k, v in self.server.hgetall(self.key("redirect")).items()
+        }
+
+    # -- inspection -------------------------------------------------------------------------
+    def counts(self) -> dict[str, int]:
+        """Requests queued and in flight, and fingerprints seen."""
+        q0, q1, q2, inflight = self._counts()
+        return {
+            "queued": q0 + q1 + q2,
+            "in_flight": inflight,
+            "seen": int(self.server.scard(self.seen_key)),
+            "workers": int(self.server.hlen(self.key("workers"))),
+        }
+
+    def in_flight(self) -> Iterator[tuple[str, str]]:
+        """(fingerprint, worker) of every request in flight."""
+        for fp, entry in self.server.hgetall(self.key("inflight")).items():
+            yield fp.decode(), entry.decode().split("\t", 1)[0]
+
+
+__all__ = [
+    "DEFAULT_LEASE",
+    "DEFERRED",
+    "EXTERNAL",
+    "INTERNAL",
+    "LOOKAHEAD",
+    "RedisFrontier",
+    "connect",
+    "run_prefix",
+    "worker_name",
+]

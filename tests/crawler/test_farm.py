@@ -1,0 +1,175 @@
+"""A crawl farm over the local test web (issue 9, "Distributed crawling").
+
+The same crawl (the four WebKB universities, both directions, depth 2) is run twice on a
+private PostgreSQL server: once by one crawler process, once by three processes sharing
+a real redis-server -- two started by ``webometrics crawl --redis URL --processes 2``
+and one by ``webometrics crawl-worker --redis URL`` in its own process, as on a second
+machine. Every URL must be fetched exactly once by the farm, and both databases must
+hold the same pages (status, role, depth, university, error kind), the same links and
+the same citations. The farm's processes stop by themselves when the frontier is empty.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+
+from store.models import Citation, Link, Page, University
+from store.session import session_scope
+from webometrics.stages import crawl
+
+from .conftest import fast_settings, migrated_engine
+
+REPO = Path(__file__).resolve().parents[2]
+DEPTH = 2
+
+
+def _settings() -> Any:
+    # no retries: a retry is a second fetch; no budget that binds (extra pages of external
+    # domains, pages per university): which requests fill a budget depends on the order
+    # answers arrive in, in one process as in many
+    return fast_settings(
+        depth=DEPTH,
+        retry_times=0,
+        external_pages_per_domain=0,
+        max_pages_per_university=100_000,
+        concurrent_requests=16,
+    )
+
+
+def _snapshot(engine: Any) -> dict[str, Any]:
+    with session_scope(engine) as s:
+        names = {u.id: u.name for u in s.scalars(select(University))}
+        pages = {
+            p.url: (
+                p.role,
+                p.depth,
+                p.http_status,
+                (p.fetch_error or "").split(":", 1)[0],
+                names.get(p.university_id) if p.university_id else None,
+            )
+            for p in s.scalars(select(Page))
+        }
+        links = set(
+            s.execute(
+                select(Page.url, Link.target_url, Link.anchor, Link.nofollow).join(
+                    Page, Page.id == Link.source_page_id
+                )
+            ).all()
+        )
+        citations = {
+            (names[c.university_id], c.citing_url): c.status for c in s.scalars(select(Citation))
+        }
+    return {"pages": pages, "links": links, "citations": citations}
+
+
+def _page_fetches(log: list[dict[str, Any]]) -> collections.Counter[str]:
+    """Requests per URL as sent (two spellings of one page are two requests to the
+    server, in one process as in many; robots.txt files are counted apart)."""
+    return collections.Counter(e["url"] for e in log if not e["url"].endswith("/robots.txt"))
+
+
+@pytest.fixture(scope="module")
+def crawls(
+    testbed_dir: Path,
+    postgres_server: Any,
+    redis_server: Any,
+) -> dict[str, Any]:
+    from testbed.server import TestbedServer
+
+    universities = str(REPO / "testbed" / "universities.toml")
+    one = migrated_engine(postgres_server.create_database())
+    farm = migrated_engine(postgres_server.create_database())
+    farm_url = farm.url.render_as_string(hide_password=False)
+    with TestbedServer(testbed_dir) as server:
+        single = crawl.run(
+            one,
+            _settings(),
+            universities_file=universities,
+            direction="both",
+            proxy=server.proxy_url,
+            testbed_dir=str(testbed_dir),
+        )
+        n_single = len(server.requests)
+        env = dict(os.environ, WEBOMETRICS_DB_URL=farm_url)
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "webometrics", "crawl-worker", "--redis", redis_server.url,
+             "--wait", "60", "--no-progress"],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        try:
+            distributed = crawl.run(
+                farm,
+                _settings(),
+                universities_file=universities,
+                direction="both",
+                proxy=server.proxy_url,
+                testbed_dir=str(testbed_dir),
+                redis=redis_server.url,
+                processes=2,
+            )
+            out, err = worker.communicate(timeout=120)
+        finally:
+            if worker.poll() is None:
+                worker.kill()
+                worker.wait()
+        log = server.requests
+    return {
+        "single": single,
+        "farm": distributed,
+        "worker": (worker.returncode, out, err),
+        "single_fetches": _page_fetches(log[:n_single]),
+        "farm_fetches": _page_fetches(log[n_single:]),
+        "one": _snapshot(one),
+        "many": _snapshot(farm),
+        "redis": redis_server,
+    }
+
+
+def test_three_processes_took_part_and_stopped_by_themselves(crawls: dict[str, Any]) -> None:
+    code, out, err = crawls["worker"]
+    assert code == 0, err[-3000:]
+    assert "pages stored by this worker" in out
+    stored_by_worker = int(out.split(";")[-1].split()[0])
+    assert stored_by_worker > 0  # the third process did part of the work
+    # two phases x (two local processes + the worker's)
+    assert crawls["farm"]["farm_workers"] == 6
+    assert crawls["farm"]["processes"] == 2
+
+
+def test_every_page_is_fetched_exactly_once(crawls: dict[str, Any]) -> None:
+    fetches = crawls["farm_fetches"]
+    assert len(fetches) > 500
+    assert {url: n for url, n in fetches.items() if n > 1} == {}
+    assert set(fetches) == set(crawls["single_fetches"])
+
+
+def test_the_same_pages_are_stored(crawls: dict[str, Any]) -> None:
+    one, many = crawls["one"]["pages"], crawls["many"]["pages"]
+    assert len(one) > 500
+    assert set(one) == set(many)
+    assert {u: v for u, v in many.items() if one[u] != v} == {}
+
+
+def test_the_same_links_and_citations_are_stored(crawls: dict[str, Any]) -> None:
+    one, many = crawls["one"], crawls["many"]
+    assert len(one["links"]) > 500
+    assert one["links"] == many["links"]
+    assert one["citations"] and one["citations"] == many["citations"]
+    assert crawls["single"]["pages"] == crawls["farm"]["pages"]
+
+
+def test_the_run_keys_are_removed_from_redis(crawls: dict[str, Any]) -> None:
+    from crawler.redis_frontier import connect
+
+    server = connect(crawls["redis"].url)
+    run_id = crawls["farm"]["run_id"]
+    assert list(server.scan_iter(match=f"webometrics:run:{run_id}:*")) == []
+    assert server.get("webometrics:active") is None

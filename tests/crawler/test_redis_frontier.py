@@ -1,0 +1,166 @@
+"""The crawl farm's shared frontier on a real redis-server (started by the tests).
+
+Each behaviour of the one-process frontier (order, seen set, budgets, deferred requests,
+answers kept until stored) is checked for the shared one, and what only a farm needs:
+two processes never get the same request, a dead process's requests are taken back and
+its received answers replayed, per-host limits hold across processes, and the crawl is
+over only when nothing is queued or in flight anywhere.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+import pytest
+
+from crawler.frontier import DEFERRED, EXTERNAL, INTERNAL, Gate
+from crawler.redis_frontier import RedisFrontier, connect, run_prefix
+
+
+@pytest.fixture
+def server(redis_server: Any) -> Any:
+    return connect(redis_server.url)
+
+
+@pytest.fixture
+def prefix() -> str:
+    return run_prefix(f"test-{uuid.uuid4().hex[:8]}", 1)
+
+
+def frontier(server: Any, prefix: str, worker: str = "w1", **kw: Any) -> RedisFrontier:
+    return RedisFrontier(server, prefix, worker=worker, **kw)
+
+
+def drain(f: RedisFrontier) -> list[str]:
+    out = []
+    while (popped := f.pop(Gate())) is not None:
+        out.append(popped[1].decode())
+    return out
+
+
+def test_seen_set_budget_and_order(server: Any, prefix: str) -> None:
+    f = frontier(server, prefix)
+    assert f.add("a1", "http://u.edu/a", INTERNAL, 1, b"a1") == "added"
+    assert f.add("a1", "http://u.edu/a", INTERNAL, 1, b"a1") == "duplicate"
+    assert f.add("r0", "http://u.edu/", INTERNAL, 0, b"r0") == "added"
+    assert f.add("x", "http://ext.org/", EXTERNAL, 0, b"x") == "added"
+    assert f.add("b1", "http://u.edu/b", INTERNAL, 1, b"b1", budget=("u1", 3)) == "added"
+    assert f.add("c1", "http://u.edu/c", INTERNAL, 1, b"c1", budget=("u1", 1)) == "budget"
+    assert f.pending == 4
+    # depth 0 first, then external while depth 0 is being parsed
+    assert f.pop(Gate()) == ("r0", b"r0")
+    assert f.pop(Gate()) == ("x", b"x")
+    assert f.pop(Gate()) is None  # depth 1 waits for depth 0
+    f.parsed("r0")
+    assert drain(f) == ["a1", "b1"]
+    assert not f.finished()  # in flight until stored
+    f.done(["r0", "x", "a1", "b1"])
+    assert f.finished()
+    assert f.counts()["seen"] == 4
+
+
+def test_deferred_requests_wait_and_are_upgraded_or_dropped(server: Any, prefix: str) -> None:
+    f = frontier(server, prefix)
+    assert f.add("d1", "http://v.edu/p", DEFERRED, 0, b"d1") == "added"
+    assert f.add("d1", "http://v.edu/p", DEFERRED, 0, b"d1") == "duplicate"
+    assert f.add("d2", "http://v.edu/q", DEFERRED, 0, b"d2") == "added"
+    assert f.add("i0", "http://v.edu/", INTERNAL, 0, b"i0") == "added"
+    assert f.pop(Gate()) == ("i0", b"i0")
+    assert f.pop(Gate()) is None  # deferred waits for every internal request
+    # the owner's crawl reaches d1 itself: upgraded in place, fetched as internal
+    assert f.add("d1", "http://v.edu/p", INTERNAL, 1, b"d1-internal") == "upgraded"
+    f.parsed("i0")
+    assert f.pop(Gate()) == ("d1", b"d1-internal")
+    f.parsed("d1")
+    assert f.pop(Gate()) == ("d2", b"d2")
+    assert f.pop(Gate()) is None
+
+
+def test_two_processes_never_get_the_same_request(server: Any, prefix: str) -> None:
+    a, b = frontier(server, prefix, "a"), frontier(server, prefix, "b")
+    for k in range(200):
+        a.add(f"f{k}", f"http://h{k % 7}.org/{k}", EXTERNAL, 0, f"f{k}".encode())
+    got: list[str] = []
+    while True:
+        pa, pb = a.pop(Gate()), b.pop(Gate())
+        if pa is None and pb is None:
+            break
+        got += [p[0] for p in (pa, pb) if p is not None]
+    assert len(got) == 200 and len(set(got)) == 200
+
+
+def test_host_limits_hold_across_processes(server: Any, prefix: str) -> None:
+    a = frontier(server, prefix, "a", host_concurrency=2)
+    b = frontier(server, prefix, "b", host_concurrency=2)
+    for k in range(5):
+        a.add(f"s{k}", f"http://slow.org/{k}", EXTERNAL, 0, b"s")
+    assert a.pop(Gate()) is not None and b.pop(Gate()) is not None
+    assert a.pop(Gate()) is None and b.pop(Gate()) is None  # two in flight on slow.org
+    a.received("s0", b"answer")  # an answer frees its host slot
+    assert b.pop(Gate()) is not None
+    # a busy local downloader slot is passed over
+    c = frontier(server, run_prefix(prefix, 3), "c")
+    c.add("o1", "http://other.org/", EXTERNAL, 0, b"o")
+    assert c.pop(Gate(busy=frozenset({"other.org"}))) is None
+
+    d = frontier(server, run_prefix(prefix, 2), "d", host_delay=0.3)
+    for k in range(2):
+        d.add(f"t{k}", f"http://polite.org/{k}", EXTERNAL, 0, b"t")
+    assert d.pop(Gate()) is not None
+    assert d.pop(Gate()) is None  # the delay holds across processes
+    time.sleep(0.35)
+    assert d.pop(Gate()) is not None
+
+
+def test_a_dead_process_requests_are_taken_back_and_replayed(server: Any, prefix: str) -> None:
+    dead = frontier(server, prefix, "dead", lease=5)
+    alive = frontier(server, prefix, "alive", lease=5)
+    dead.heartbeat()
+    dead.add("p1", "http://x.org/1", EXTERNAL, 0, b"p1")
+    dead.add("p2", "http://x.org/2", EXTERNAL, 0, b"p2")
+    assert dead.pop(Gate()) is not None and dead.pop(Gate()) is not None
+    dead.received("p1", b"kept answer")
+    assert alive.pop(Gate()) is None and not alive.finished()
+    # the dead process's heartbeat is older than the lease
+    server.hset(f"{prefix}:workers", "dead", int(time.time() * 1000) - 6000)
+    assert alive.heartbeat() == 2
+    assert {alive.pop(Gate())[0], alive.pop(Gate())[0]} == {"p1", "p2"}  # type: ignore[index]
+    assert alive.cached_response("p1") == b"kept answer"  # replayed, not fetched again
+    assert alive.cached_response("p2") is None
+    alive.done(["p1", "p2"])
+    assert alive.finished()
+
+
+def test_a_closing_process_gives_its_requests_back(server: Any, prefix: str) -> None:
+    a, b = frontier(server, prefix, "a"), frontier(server, prefix, "b")
+    a.heartbeat()
+    a.add("q1", "http://y.org/", EXTERNAL, 0, b"q1")
+    assert a.pop(Gate()) is not None
+    assert a.leave() == 1
+    assert b.pop(Gate()) == ("q1", b"q1")
+
+
+def test_retries_requeue_and_clear_removes_every_key(server: Any, prefix: str) -> None:
+    f = frontier(server, prefix)
+    f.add("r", "http://z.org/", EXTERNAL, 0, b"first")
+    assert f.pop(Gate()) == ("r", b"first")
+    assert f.add("r", "http://z.org/", EXTERNAL, 0, b"retry", dont_filter=True) == "requeued"
+    assert f.pop(Gate()) == ("r", b"retry")
+    f.record_redirect("http://z.org/", "http://z.org/home")
+    f.store_robots("http://z.org/robots.txt", b"robots")
+    assert f.redirects() == {"http://z.org/": "http://z.org/home"}
+    assert f.robots("http://z.org/robots.txt") == b"robots"
+    assert f.clear() > 0
+    assert list(server.scan_iter(match=f"{prefix}:*")) == []
+
+
+def test_unreachable_redis_is_a_clear_error() -> None:
+    from tests.conftest import free_port
+    from webometrics.exceptions import ConfigError
+
+    with pytest.raises(ConfigError, match="cannot reach Redis"):
+        connect(f"redis://127.0.0.1:{free_port()}/0")
+    with pytest.raises(ConfigError, match="not a Redis URL"):
+        connect("http://127.0.0.1/")
