@@ -21,7 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "an LSH bucket whose similarity exceeds [cluster] leiden_threshold become the "
         "weighted edges of a graph whose Leiden communities are the clusters, one level per "
         "resolution. Defaults come from [cluster] and [minhash]; the same parameters and "
-        "seed give the same clusters.",
+        "seed give the same clusters, whatever the number of --workers and with or without "
+        "a --signature-store.",
     )
     p.add_argument("--unit", choices=("page", "domain"), help="default: [cluster] unit")
     p.add_argument(
@@ -66,6 +67,21 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="leiden: quality function (default: [cluster] quality)",
     )
     p.add_argument(
+        "--workers",
+        type=int,
+        metavar="N",
+        help="threads signing the documents; -1 every core (default: [minhash] workers, -1)",
+    )
+    p.add_argument(
+        "--signature-store",
+        dest="signature_store",
+        metavar="DIR",
+        help="stream the documents from the database in chunks into a memory-mapped signature "
+        "store in folder DIR instead of loading all shingles, for corpora larger than memory "
+        "(a store of other MinHash parameters there is refused; default: [cluster] "
+        "signature_store, none)",
+    )
+    p.add_argument(
         "--keep-duplicates",
         action="store_true",
         help="also cluster the non-canonical members of the latest dedup run's groups",
@@ -95,6 +111,8 @@ def _cluster(ctx) -> int:
         linkage=a.linkage,
         resolution=a.resolution,
         quality=a.quality,
+        workers=a.workers,
+        signature_store=a.signature_store,
     )
     dup = stats["n_excluded_duplicates"]
     if stats["dedup_run_id"] is None:
@@ -108,6 +126,8 @@ def _cluster(ctx) -> int:
         f"{stats['n_documents']} {stats['unit']} "
         f"documents -> {stats['n_clusters']} clusters ({stats['n_multi']} with 2+ documents, "
         f"largest {stats['largest']}) over {stats['n_levels']} levels; {dup_note}; "
-        f"{stats['signatures_written']} signatures stored ({stats['seconds']:.1f} s)"
+        f"{stats['signatures_written']} signatures stored"
+        + (f", signature store {stats['signature_store']}" if stats["signature_store"] else "")
+        + f" ({stats['seconds']:.1f} s)"
     )
     return 0

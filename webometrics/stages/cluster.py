@@ -22,13 +22,22 @@ candidate graph, one level per resolution) and writes:
 
 The documents are read in id order and every random choice comes from the seed, so the
 same documents, parameters and seed give the same clusters.
+
+Beyond one process: ``[minhash] workers`` threads sign the documents (the same
+signatures for any number), and with ``[cluster] signature_store`` (a folder) the
+documents are streamed from the database in chunks into a memory-mapped
+:class:`cluster.sigstore.SignatureStore` instead of loading all shingles; the model then
+fits from the memory-mapped signatures, bands them within ``[cluster] band_memory_mb`` and
+fetches the shingles of the candidate pairs from the database for exact Jaccard. The
+clusters are those of the in-memory run.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -74,11 +83,17 @@ def _load(
     university: str | None,
     direction: str,
     keep_duplicates: bool,
+    with_shingles: bool = True,
 ) -> dict[str, Any]:
-    """Ids, domains and shingles of the documents to cluster, and what was left out."""
+    """Ids, domains and shingles of the documents to cluster, and what was left out.
+
+    Without shingles (``with_shingles=False``: they are streamed later by
+    :func:`_stream_shingles`), ``shingles`` is ``None``.
+    """
     with session_scope(engine) as s:
         uid = _university_id(s, university) if university else None
-        stmt = select(Document.id, Document.domain, Document.shingles, Document.shingle_k).where(
+        shingles_col = Document.shingles if with_shingles else Document.n_shingles
+        stmt = select(Document.id, Document.domain, shingles_col, Document.shingle_k).where(
             Document.unit == unit
         )
         if uid is not None or direction != "both":
@@ -115,66 +130,143 @@ def _load(
         "n_excluded": len(rows) - len(kept),
         "ids": [int(r.id) for r in kept],
         "domains": [r.domain for r in kept],
-        "shingles": [
-            np.frombuffer(r.shingles, dtype="<u8").astype(np.uint64)
-            if r.shingles
-            else np.empty(0, dtype=np.uint64)
-            for r in kept
-        ],
+        "shingles": [_shingles(r.shingles) for r in kept] if with_shingles else None,
         "shingle_k": ks,
     }
 
 
+def _shingles(blob: bytes | None) -> np.ndarray:
+    """A stored shingle column as uint64 hashes."""
+    if not blob:
+        return np.empty(0, dtype=np.uint64)
+    return np.frombuffer(blob, dtype="<u8").astype(np.uint64)
+
+
+_ID_BATCH = 500  # ids per IN (...) query: far below any database's parameter limit
+
+
+def _fetch_shingles(engine: Engine, ids: Sequence[int]) -> list[np.ndarray]:
+    """The shingles of the documents ``ids``, in that order."""
+    got: dict[int, np.ndarray] = {}
+    with engine.connect() as conn:
+        for start in range(0, len(ids), _ID_BATCH):
+            batch = [int(i) for i in ids[start : start + _ID_BATCH]]
+            rows = conn.execute(
+                select(Document.id, Document.shingles).where(Document.id.in_(batch))
+            )
+            got.update((int(r.id), _shingles(r.shingles)) for r in rows)
+    missing = [int(i) for i in ids if int(i) not in got]
+    if missing:
+        raise StageError(
+            f"{len(missing)} documents (ids {missing[:5]}) were deleted while clustering: "
+            "run `webometrics cluster` again"
+        )
+    return [got[int(i)] for i in ids]
+
+
+def _stream_shingles(
+    engine: Engine, ids: Sequence[int], chunk: int = 2000
+) -> Iterator[list[np.ndarray]]:
+    """The shingles of the documents ``ids`` in order, ``chunk`` documents at a time."""
+    for start in range(0, len(ids), chunk):
+        yield _fetch_shingles(engine, ids[start : start + chunk])
+
+
+class _DatabaseShingles:
+    """A :class:`cluster.sigstore.ShingleSource` over stored documents: the shingles of
+    the candidate pairs are read from the database when their Jaccard is computed."""
+
+    def __init__(self, engine: Engine, ids: Sequence[int], lengths: np.ndarray) -> None:
+        self._engine = engine
+        self._ids = np.asarray(ids, dtype=np.int64)
+        self.lengths = lengths
+
+    def __len__(self) -> int:
+        return int(self._ids.shape[0])
+
+    def fetch(self, index: np.ndarray) -> list[np.ndarray]:
+        """The shingles of documents ``index`` (positions in the clustered documents)."""
+        return _fetch_shingles(self._engine, self._ids[np.asarray(index)].tolist())
+
+
 def _store_signatures(engine: Engine, ids: Sequence[int], signatures: Any, hash_name: str) -> int:
-    """Insert or refresh the signature rows; return how many were written."""
+    """Insert or refresh the signature rows; return how many were written.
+
+    Works through the documents in batches (the signatures may be memory-mapped from a
+    store larger than memory).
+    """
     params = signatures.params
+    same = (
+        Signature.num_perm == params["num_perm"],
+        Signature.seed == params["seed"],
+        Signature.scheme == params["scheme"],
+        Signature.hash_func == hash_name,
+    )
     written = 0
     with session_scope(engine) as s:
-        existing = dict(
-            s.execute(
-                select(Signature.document_id, Signature.hashvalues).where(
-                    Signature.num_perm == params["num_perm"],
-                    Signature.seed == params["seed"],
-                    Signature.scheme == params["scheme"],
-                    Signature.hash_func == hash_name,
+        for start in range(0, len(ids), _ID_BATCH):
+            batch = [int(i) for i in ids[start : start + _ID_BATCH]]
+            existing = dict(
+                s.execute(
+                    select(Signature.document_id, Signature.hashvalues).where(
+                        Signature.document_id.in_(batch), *same
+                    )
                 )
+                .tuples()
+                .all()
             )
-            .tuples()
-            .all()
-        )
-        new_rows, changed = [], []
-        for k, doc_id in enumerate(ids):
-            value = signatures.row_bytes(k)
-            old = existing.get(doc_id)
-            if old is None:
-                new_rows.append(
-                    {
-                        "document_id": doc_id,
-                        "num_perm": params["num_perm"],
-                        "seed": params["seed"],
-                        "scheme": params["scheme"],
-                        "hash_func": hash_name,
-                        "hashvalues": value,
-                    }
+            new_rows, changed = [], []
+            for k, doc_id in enumerate(batch, start=start):
+                value = signatures.row_bytes(k)
+                old = existing.get(doc_id)
+                if old is None:
+                    new_rows.append(
+                        {
+                            "document_id": doc_id,
+                            "num_perm": params["num_perm"],
+                            "seed": params["seed"],
+                            "scheme": params["scheme"],
+                            "hash_func": hash_name,
+                            "hashvalues": value,
+                        }
+                    )
+                elif bytes(old) != value:
+                    changed.append((doc_id, value))
+            if new_rows:
+                s.execute(insert(Signature), new_rows)
+            for doc_id, value in changed:
+                s.execute(
+                    update(Signature)
+                    .where(Signature.document_id == doc_id, *same)
+                    .values(hashvalues=value)
                 )
-            elif bytes(old) != value:
-                changed.append((doc_id, value))
-        for start in range(0, len(new_rows), 5000):
-            s.execute(insert(Signature), new_rows[start : start + 5000])
-        for doc_id, value in changed:
-            s.execute(
-                update(Signature)
-                .where(
-                    Signature.document_id == doc_id,
-                    Signature.num_perm == params["num_perm"],
-                    Signature.seed == params["seed"],
-                    Signature.scheme == params["scheme"],
-                    Signature.hash_func == hash_name,
-                )
-                .values(hashvalues=value)
-            )
-        written = len(new_rows) + len(changed)
+            written += len(new_rows) + len(changed)
     return written
+
+
+def _sign_into_store(
+    engine: Engine, ids: Sequence[int], folder: Path, model: Any, workers: int, progress: bool
+) -> tuple[Any, np.ndarray]:
+    """Stream the documents' shingles into the signature store ``folder``; return its
+    memory-mapped signatures and the shingles per document."""
+    from cluster.minhash import MinHasher
+    from cluster.sigstore import SignatureStore
+
+    hasher = MinHasher(num_perm=int(model.num_perm), seed=int(model.seed), scheme=model.scheme)
+    bar = tqdm(total=len(ids), desc=f"sign into {folder}", unit="doc", disable=not progress or None)
+    try:
+        store = SignatureStore.write(
+            folder,
+            hasher,
+            _stream_shingles(engine, ids),
+            ids=ids,
+            n_jobs=workers,
+            progress=bar.update,
+        )
+    finally:
+        bar.close()
+    log.info("signed %d documents into %s", len(store), folder)
+    return store.signatures(), store.lengths
 
 
 def _write_level(
@@ -228,6 +320,8 @@ def run(
     linkage: str | None = None,
     resolution: float | Sequence[float] | None = None,
     quality: str | None = None,
+    workers: int | None = None,
+    signature_store: str | Path | None = None,
 ) -> dict[str, Any]:
     """Cluster the stored documents (LSH single link or Leiden) and store the result.
 
@@ -261,18 +355,28 @@ def run(
         the smallest the final clusters).
     quality : {"rb", "modularity", "cpm"}, optional
         Override of ``[cluster] quality`` (leiden).
+    workers : int, optional
+        Override of ``[minhash] workers``: threads signing the documents (``-1`` every
+        core); the signatures do not depend on it.
+    signature_store : path, optional
+        Override of ``[cluster] signature_store``: a folder where the documents, streamed
+        from the database in chunks, are signed into a memory-mapped
+        :class:`~cluster.sigstore.SignatureStore` (replacing a store of the same MinHash
+        parameters there); the clusters are those of the in-memory run.
 
     Returns
     -------
     dict
         ``clustering_id``, ``unit``, ``linkage``, ``n_documents``, ``n_excluded_duplicates``,
         ``dedup_run_id``, ``n_clusters``, ``n_multi`` (clusters of two or more documents),
-        ``largest``, ``n_levels``, ``signatures_written``, ``seconds``.
+        ``largest``, ``n_levels``, ``signatures_written``, ``signature_store`` (the
+        folder or ``None``), ``workers``, ``seconds``.
 
     Raises
     ------
     ParameterError
-        A parameter is outside what is allowed, or the university is unknown.
+        A parameter is outside what is allowed, the university is unknown, or the
+        signature store folder holds a store of other MinHash parameters.
     StageError
         No document to cluster (run ``webometrics extract`` first), or documents shingled
         with different k.
@@ -291,6 +395,8 @@ def run(
     if linkage not in LINKAGES:
         raise ParameterError(f"linkage must be one of {', '.join(LINKAGES)}, got {linkage!r}")
     num_perm = mh.num_perm if num_perm is None else num_perm
+    workers = mh.workers if workers is None else workers
+    store_dir = signature_store if signature_store is not None else cfg.signature_store
     model: Any
     if linkage == "leiden":
         given = [k for k, v in (("r0", r0), ("r_min", r_min), ("step", step)) if v is not None]
@@ -312,6 +418,8 @@ def run(
             similarity=similarity or cfg.leiden_similarity,
             max_neighbours=cfg.max_neighbours,
             scheme=mh.scheme,
+            n_jobs=workers,
+            band_memory_mb=cfg.band_memory_mb,
         )
         n_levels = len(model.resolutions())  # validates the parameters before any work
     else:
@@ -326,10 +434,12 @@ def run(
             seed=mh.seed if seed is None else seed,
             similarity=similarity or cfg.similarity,
             scheme=mh.scheme,
+            n_jobs=workers,
+            band_memory_mb=cfg.band_memory_mb,
         )
         n_levels = len(model.rows_per_level())  # validates the parameters before any work
     started = time.perf_counter()
-    data = _load(engine, unit, university, direction, keep_duplicates)
+    data = _load(engine, unit, university, direction, keep_duplicates, store_dir is None)
     ids = data["ids"]
     scope = f" of {university}" if university else ""
     if not ids:
@@ -350,6 +460,10 @@ def run(
         scope,
         data["n_excluded"],
     )
+    if store_dir is not None:
+        signatures, lengths = _sign_into_store(
+            engine, ids, Path(store_dir), model, workers, progress
+        )
     bar = tqdm(
         total=n_levels,
         desc=f"{'Leiden' if linkage == 'leiden' else 'LSH'} levels ({len(ids)} {unit}s)",
@@ -365,7 +479,13 @@ def run(
         bar.update(1)
 
     try:
-        model.fit(data["shingles"], progress=on_level)
+        if store_dir is None:
+            model.fit(data["shingles"], progress=on_level)
+        else:
+            source = (
+                _DatabaseShingles(engine, ids, lengths) if model.similarity == "jaccard" else None
+            )
+            model.fit(source, signatures=signatures, progress=on_level)
     finally:
         bar.close()
     hash_name = f"{HASH_NAME}|{model.signatures_.hash_func}"
@@ -374,7 +494,12 @@ def run(
     sizes = np.bincount(labels)
     seconds = time.perf_counter() - started
     parameters = {
-        **{k: v for k, v in model.get_params().items() if k != "max_pairs"},
+        **{
+            k: v
+            for k, v in model.get_params().items()
+            if k
+            not in ("max_pairs", "n_jobs", "band_memory_mb")  # the clusters do not depend on them
+        },
         "hash_func": hash_name,
         "shingle_k": data["shingle_k"][0] if data["shingle_k"] else None,
     }
@@ -425,6 +550,8 @@ def run(
         "largest": int(sizes.max()),
         "n_levels": len(model.levels_),
         "signatures_written": written,
+        "signature_store": str(store_dir) if store_dir is not None else None,
+        "workers": workers,
         "seconds": round(time.perf_counter() - started, 3),
     }
     log.info("clustering %d: %s", clustering_id, stats)
