@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import time
 import zlib
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -34,6 +35,7 @@ from crawler.items import PageErrorItem, PageItem
 from store.models import Citation, CrawlRun, Environment, Link, Page, UniversityDomain, utcnow
 from store.session import session_scope
 from webometrics.domains import host_of, in_domains, normalize_url, registered_domain
+from webometrics.exceptions import DatabaseError
 
 _HTML = ("text/html", "application/xhtml+xml")
 
@@ -221,36 +223,65 @@ def store_batch(
         for row in rows.values():
             for key in keys:
                 row.setdefault(key, None)
-    with session_scope(engine) as session:
-        ids = _upsert_pages(session, list(rows.values()))
-        link_rows: dict[tuple[int, str], dict[str, Any]] = {}
-        for url, item in page_items.items():
-            source = ids[url]
-            for link in item.links:
-                target = normalize_url(link.target)
-                link_key = (source, target)
-                if link_key in link_rows:
-                    continue
-                host = host_of(target)
-                link_rows[link_key] = {
-                    "run_id": run_id,
-                    "source_page_id": source,
-                    "target_url": target,
-                    "target_host": host[:253],
-                    "target_domain": registered_domain(host)[:253],
-                    "anchor": link.anchor or None,
-                    "nofollow": link.nofollow,
-                    "external": link.external,
-                }
-        if link_rows:
-            stmt = _insert(session, Link).on_conflict_do_nothing(
-                index_elements=["run_id", "source_page_id", "target_url"]
-            )
-            session.execute(stmt, list(link_rows.values()))
-            result.links = len(link_rows)
-        if errors:
-            _store_chain_errors(session, run_id, errors)
+    for attempt in range(DEADLOCK_RETRIES + 1):
+        try:
+            with session_scope(engine) as session:
+                result.links = _write_batch(session, run_id, rows, page_items, errors)
+            break
+        except DatabaseError as exc:
+            if attempt == DEADLOCK_RETRIES or not _is_deadlock(exc):
+                raise
+            time.sleep(0.05 * (attempt + 1))  # the other transaction finishes meanwhile
     return result
+
+
+#: times a batch is written again after PostgreSQL chose it as a deadlock victim
+DEADLOCK_RETRIES = 5
+
+
+def _is_deadlock(exc: BaseException) -> bool:
+    """True for PostgreSQL's deadlock and serialization failures (SQLSTATE 40P01, 40001):
+    concurrent writers of a crawl farm, the transaction may simply run again."""
+    orig = getattr(exc.__cause__, "orig", None)
+    return getattr(orig, "sqlstate", None) in ("40P01", "40001")
+
+
+def _write_batch(
+    session: Session,
+    run_id: int,
+    rows: dict[str, dict[str, Any]],
+    page_items: dict[str, PageItem],
+    errors: list[PageErrorItem],
+) -> int:
+    """One batch's statements in the session's transaction; return the links written."""
+    ids = _upsert_pages(session, list(rows.values()))
+    link_rows: dict[tuple[int, str], dict[str, Any]] = {}
+    for url, item in page_items.items():
+        source = ids[url]
+        for link in item.links:
+            target = normalize_url(link.target)
+            link_key = (source, target)
+            if link_key in link_rows:
+                continue
+            host = host_of(target)
+            link_rows[link_key] = {
+                "run_id": run_id,
+                "source_page_id": source,
+                "target_url": target,
+                "target_host": host[:253],
+                "target_domain": registered_domain(host)[:253],
+                "anchor": link.anchor or None,
+                "nofollow": link.nofollow,
+                "external": link.external,
+            }
+    if link_rows:
+        stmt = _insert(session, Link).on_conflict_do_nothing(
+            index_elements=["run_id", "source_page_id", "target_url"]
+        )
+        session.execute(stmt, list(link_rows.values()))
+    if errors:
+        _store_chain_errors(session, run_id, errors)
+    return len(link_rows)
 
 
 #: errors a redirect chain gives to its earlier pages (:class:`PageErrorItem`)

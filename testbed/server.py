@@ -105,6 +105,7 @@ class _Server(ThreadingHTTPServer):
         self.tls: ssl.SSLContext | None = None
         self.in_flight = 0
         self.tls_lock = threading.Lock()
+        self.latency = 0.0
 
     def tls_context(self) -> ssl.SSLContext:
         with self.tls_lock:
@@ -250,8 +251,8 @@ class _Handler(BaseHTTPRequestHandler):
         # in the log before the answer leaves, so a client that got it finds it logged
         self.server.record(entry)
         try:
-            if answer.delay:
-                time.sleep(answer.delay)
+            if answer.delay or self.server.latency:
+                time.sleep(answer.delay + self.server.latency)
             entry["bytes"] = self._send(answer, head=head)
         except (BrokenPipeError, ConnectionResetError, ssl.SSLError, TimeoutError) as exc:
             entry["aborted"] = type(exc).__name__
@@ -319,6 +320,9 @@ class TestbedServer:
     host : str, default "127.0.0.1"
     log_file : path-like, optional
         Also append every fetch as one JSON line to this file.
+    latency : float, default 0
+        Seconds added before every answer, as the round trip to a distant site would
+        (benchmarks of crawls whose speed is bound by the network, not the CPU).
 
     Attributes
     ----------
@@ -343,12 +347,18 @@ class TestbedServer:
         port: int = 0,
         host: str = "127.0.0.1",
         log_file: str | Path | None = None,
+        latency: float = 0.0,
     ) -> None:
+        if latency < 0:
+            from webometrics.exceptions import ParameterError
+
+            raise ParameterError(f"--latency must be >= 0 seconds, got {latency}")
         self.folder = Path(folder)
         self.index = SiteIndex(self.folder)
         self._server = _Server(
             (host, port), self.index, self.folder, Path(log_file) if log_file else None
         )
+        self._server.latency = float(latency)
         self.host, self.port = self._server.server_address[:2]
         self._thread: threading.Thread | None = None
 

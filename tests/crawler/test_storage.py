@@ -172,3 +172,78 @@ def test_sqlite_url_of_engine_is_reopened_by_path(tmp_path: Path) -> None:
     engine = make_engine("sqlite:///relative.db")
     assert _absolute_url(engine) == f"sqlite:///{Path('relative.db').resolve()}"
     engine.dispose()
+
+
+def _page(url: str, fp: str, error: str | None = None, status: int = 200) -> PageItem:
+    return PageItem(
+        url=url, fingerprint=fp, role="external", university_id=None, depth=None,
+        http_status=status, fetch_error=error,
+        body=BODY, content_type="text/html", content_length=len(BODY),
+    )  # fmt: skip
+
+
+def test_a_redirect_loop_error_does_not_depend_on_the_store_order(db_url: str) -> None:
+    """In a crawl farm the loop's later hop may be stored before its first hop."""
+    engine, run_id = _setup(db_url)
+    loop = "redirect_loop: http://x.org/a -> http://x.org/b -> http://x.org/a"
+    store_batch(
+        engine,
+        run_id,
+        [_page("http://x.org/b", "fb", loop, 302), PageErrorItem("http://x.org/a", loop)],
+    )
+    store_batch(engine, run_id, [_page("http://x.org/a", "fa", None, 302)])
+    with session_scope(engine) as s:
+        errors = dict(s.execute(select(Page.url, Page.fetch_error)).all())
+        statuses = dict(s.execute(select(Page.url, Page.http_status)).all())
+    assert errors == {"http://x.org/a": loop, "http://x.org/b": loop}
+    assert statuses["http://x.org/a"] == 302
+    # a later run that finds no loop clears it
+    with session_scope(engine) as s:
+        run = CrawlRun(kind="both")
+        s.add(run)
+        s.flush()
+        later = run.id
+    store_batch(engine, later, [_page("http://x.org/a", "fa", None, 302)])
+    with session_scope(engine) as s:
+        assert s.scalar(select(Page.fetch_error).where(Page.url == "http://x.org/a")) is None
+
+
+def test_a_batch_chosen_as_deadlock_victim_is_written_again(postgres_url: str) -> None:
+    """Two writers lock pages in opposite orders: PostgreSQL aborts one; the batch of
+    :func:`store_batch` runs again and every page is stored."""
+    import threading
+
+    import psycopg
+
+    engine, run_id = _setup(postgres_url)
+    store_batch(engine, run_id, [_page("http://d.org/a", "a"), _page("http://d.org/b", "b")])
+    dsn = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
+    other = psycopg.connect(dsn)
+    other.execute("UPDATE page SET etag = 'other' WHERE url = 'http://d.org/b'")  # holds b
+    done: dict[str, object] = {}
+
+    def write() -> None:  # locks a, then waits for b
+        try:
+            done["result"] = store_batch(
+                engine, run_id, [_page("http://d.org/a", "a2"), _page("http://d.org/b", "b2")]
+            )
+        except Exception as exc:  # reported below
+            done["error"] = exc
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    import time
+
+    time.sleep(0.5)
+    try:
+        other.execute("UPDATE page SET etag = 'other' WHERE url = 'http://d.org/a'")
+        other.commit()
+    except psycopg.errors.DeadlockDetected:
+        other.rollback()
+    finally:
+        other.close()
+    writer.join(30)
+    assert "error" not in done, done.get("error")
+    assert done["result"].pages == 2  # type: ignore[attr-defined]
+    with session_scope(engine) as s:
+        assert s.scalar(select(func.count()).select_from(Page).where(Page.url.like("%d.org%"))) == 2

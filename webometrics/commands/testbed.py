@@ -37,6 +37,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--port", type=int, help="port (default [testbed] port; 0 = any free port)")
     s.add_argument("--host", help="address to bind (default [testbed] host, 127.0.0.1)")
     s.add_argument("--log-file", metavar="PATH", help="append every fetch as a JSON line")
+    s.add_argument(
+        "--latency",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="wait this long before every answer, like a distant site (default 0)",
+    )
     s.set_defaults(func=_serve)
 
 
@@ -71,6 +78,7 @@ def _serve(ctx) -> int:
         port=port,
         host=ctx.args.host or t.host,
         log_file=ctx.args.log_file or t.log_file,
+        latency=ctx.args.latency,
     )
     print(
         f"test web {folder} ({len(server.index)} URLs) on {server.proxy_url}: use it as the "
