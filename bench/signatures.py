@@ -322,43 +322,61 @@ def measure(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         "corpus": prepare(args.docs, data),
     }
     print(f"corpus: {res['corpus']}", flush=True)
-    common = {"data": str(data), "tmp": str(tmp), "repeats": args.repeats}
-    rows = []
-    for num_perm in PERMS:
+    common = {"data": str(data), "tmp": str(tmp), "repeats": 1}
+    configs = [
+        (num_perm, mode, workers)
+        for num_perm in PERMS
         for mode, workers in (
             ("threads", 1),
             ("threads", 2),
             ("processes", 2),
             ("store", 1),
             ("store", 2),
-        ):
-            row = {"num_perm": num_perm, "mode": mode, "workers": workers, "load": load()}
+        )
+    ]
+    # repeats round-robin over the configurations, so that the load of the shared machine
+    # falls on all of them alike
+    runs: dict[tuple[int, str, int], list[dict[str, Any]]] = {c: [] for c in configs}
+    for rep in range(args.repeats):
+        for num_perm, mode, workers in configs:
+            before = load()[0]
+            got = run_child("sign", **common, num_perm=num_perm, mode=mode, workers=workers,
+                            check=rep == 0)  # fmt: skip
+            got["load"] = [before, load()[0]]
+            runs[num_perm, mode, workers].append(got)
+            print(f"run {rep + 1}: num_perm {num_perm} {mode} x{workers}: "
+                  f"{got['seconds']:.3f} s (load {before})", flush=True)  # fmt: skip
+    rows = []
+    for (num_perm, mode, workers), rs in runs.items():
+        row: dict[str, Any] = {"num_perm": num_perm, "mode": mode, "workers": workers}
+        row["seconds_runs"] = [r["seconds"] for r in rs]
+        row["seconds"] = statistics.median(row["seconds_runs"])
+        row["best_seconds"] = min(row["seconds_runs"])
+        row["cpu_seconds"] = statistics.median(r["cpu_seconds"] for r in rs)
+        row["loads"] = [r["load"] for r in rs]
+        row["identical_to_one_thread"] = rs[0]["identical_to_one_thread"]
+        for key in ("peak_rss_mb", "peak_anon_mb"):
+            base = key.replace("peak", "base")
+            row[key.replace("_mb", "_above_base_mb")] = max(r[key] - r[base] for r in rs)
+        row["matrix_mb"] = rs[0]["matrix_mb"]
+        if "store_mb" in rs[0]:
+            row["store_mb"] = rs[0]["store_mb"]
+        if mode != "processes":
             row.update(
-                run_child("sign", **common, num_perm=num_perm, mode=mode, workers=workers,
-                          check=True)
-            )  # fmt: skip
-            if mode != "processes":
-                row.update(
-                    run_child("sign_traced", **common, num_perm=num_perm, mode=mode,
-                              workers=workers)
-                )  # fmt: skip
-            row["load_after"] = load()
-            rows.append(row)
-            print(
-                f"num_perm {num_perm} {mode} x{workers}: {row['seconds']:.3f} s, "
-                f"identical {row['identical_to_one_thread']}",
-                flush=True,
+                run_child("sign_traced", **common, num_perm=num_perm, mode=mode, workers=workers)
             )
+        rows.append(row)
     res["signing"] = rows
     # clustering from memory and from the store (the store of the default num_perm)
     store = tmp / "fit-store"
-    run_child("sign", **{**common, "repeats": 1}, num_perm=D.MINHASH_NUM_PERM, mode="store",
-              workers=2, check=False)  # fmt: skip
+    run_child("sign", **common, num_perm=D.MINHASH_NUM_PERM, mode="store", workers=2,
+              check=False)  # fmt: skip
     shutil.move(tmp / f"store-{D.MINHASH_NUM_PERM}-store-2", store)
-    fits = []
+    fit_configs = [("memory", None), ("store", None), ("store", 64)]
+    fit_runs: dict[tuple[str, int | None], list[dict[str, Any]]] = {c: [] for c in fit_configs}
     ref_labels = ref_linkage = None
-    for source, budget in (("memory", None), ("store", None), ("store", 64)):
-        for rep in range(args.repeats):
+    for rep in range(args.repeats):
+        for source, budget in fit_configs:
             job = {
                 **common,
                 "source": source,
@@ -368,31 +386,35 @@ def measure(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
                 "labels": str(tmp / "labels.npy"),
                 "linkage": str(tmp / "linkage.npy"),
             }
-            row = {"source": source, "band_memory_mb": budget or D.CLUSTER_BAND_MEMORY_MB}
-            row["load"] = load()
-            row.update(run_child("fit", **job, traced=False))
+            before = load()[0]
+            got = run_child("fit", **job, traced=False)
+            got["load"] = [before, load()[0]]
             labels, linkage = np.load(job["labels"]), np.load(job["linkage"])
             if ref_labels is None:
                 ref_labels, ref_linkage = labels, linkage
-            row["identical_to_memory"] = bool(
+            got["identical_to_memory"] = bool(
                 np.array_equal(labels, ref_labels) and np.array_equal(linkage, ref_linkage)
             )
             if rep == 0:
-                row.update(run_child("fit", **job, traced=True))
-                first = row
-                runs = [row]
-            else:
-                runs.append(row)
-                first["identical_to_memory"] &= row["identical_to_memory"]
+                got.update(run_child("fit", **job, traced=True))
+            fit_runs[source, budget].append(got)
+            print(f"run {rep + 1}: fit from {source} (budget {budget}): {got['seconds']:.2f} s, "
+                  f"identical {got['identical_to_memory']}", flush=True)  # fmt: skip
+    fits = []
+    for (source, budget), rs in fit_runs.items():
+        row = {"source": source, "band_memory_mb": budget or D.CLUSTER_BAND_MEMORY_MB}
         for key in ("seconds", "sign_seconds", "levels_seconds", "cpu_seconds"):
-            first[f"{key}_runs"] = [r[key] for r in runs]
-            first[key] = statistics.median(first[f"{key}_runs"])
-        fits.append(first)
-        print(
-            f"fit from {source} (budget {first['band_memory_mb']} MB): "
-            f"{first['seconds']:.2f} s, identical {first['identical_to_memory']}",
-            flush=True,
-        )
+            row[f"{key}_runs"] = [r[key] for r in rs]
+            row[key] = statistics.median(row[f"{key}_runs"])
+        row["loads"] = [r["load"] for r in rs]
+        row["identical_to_memory"] = all(r["identical_to_memory"] for r in rs)
+        for key in ("peak_rss_mb", "peak_anon_mb"):
+            base = key.replace("peak", "base")
+            row[key.replace("_mb", "_above_base_mb")] = max(r[key] - r[base] for r in rs)
+        row["traced_peak_mb"] = rs[0]["traced_peak_mb"]
+        row["n_clusters"] = rs[0]["n_clusters"]
+        row["levels"] = rs[0]["levels"]
+        fits.append(row)
     res["clustering"] = fits
     res["load_end"] = load()
     return res
@@ -406,10 +428,12 @@ def markdown(res: dict[str, Any]) -> str:
         f"Run: `.venv/bin/python bench/signatures.py` on {res['machine']} ({res['date']}); "
         f"Reuters-21578, {c['n_documents']:,} stories, {c['n_shingles']:,} 1-word shingles "
         "(stemmed, stop words removed); MinHash affine32. Each configuration runs in a fresh "
-        f"process; seconds are the median of {res['repeats']} runs (all runs in "
-        "signatures.json). The 2 cores are shared with other work (1-minute load average "
-        f"{res['load_start'][0]} at the start, {res['load_end'][0]} at the end): a load "
-        "above 2 means a run got less than the whole machine.",
+        f"process; seconds are the median of {res['repeats']} runs, taken round-robin over "
+        "the configurations so that other work falls on all alike (all runs, and the load "
+        "before and after each, in signatures.json). The 2 cores are shared with other "
+        f"work (1-minute load average {res['load_start'][0]} at the start, "
+        f"{res['load_end'][0]} at the end): a load above 2 means a run got less than the "
+        "whole machine.",
         "",
         "Memory: **peak RSS** and **peak anon** (anonymous RSS sampled every 5 ms, the "
         "memory the process cannot give back; RSS also counts pages of the memory-mapped "
@@ -419,9 +443,9 @@ def markdown(res: dict[str, Any]) -> str:
         "",
         "## Signing",
         "",
-        "| num_perm | how | workers | seconds | speed-up | CPU s | identical | peak RSS MB | "
-        "peak anon MB | traced MB | matrix MB |",
-        "|---:|---|---:|---:|---:|---:|---|---:|---:|---:|---:|",
+        "| num_perm | how | workers | seconds (median) | best | speed-up | CPU s | identical | "
+        "peak RSS MB | peak anon MB | traced MB | matrix MB |",
+        "|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|",
     ]
     names = {
         "threads": "in memory, threads",
@@ -435,16 +459,18 @@ def markdown(res: dict[str, Any]) -> str:
             traced = f"{r['traced_peak_mb']:.0f}" if "traced_peak_mb" in r else "-"
             L.append(
                 f"| {num_perm:,} | {names[r['mode']]} | {r['workers']} | {r['seconds']:.3f} | "
-                f"{one['seconds'] / r['seconds']:.2f}x | {r['cpu_seconds']:.2f} | "
+                f"{r['best_seconds']:.3f} | {one['seconds'] / r['seconds']:.2f}x | "
+                f"{r['cpu_seconds']:.2f} | "
                 f"{'yes' if r['identical_to_one_thread'] else 'NO'} | "
-                f"{r['peak_rss_mb'] - r['base_rss_mb']:.0f} | "
-                f"{r['peak_anon_mb'] - r['base_anon_mb']:.0f} | {traced} | "
+                f"{r['peak_rss_above_base_mb']:.0f} | "
+                f"{r['peak_anon_above_base_mb']:.0f} | {traced} | "
                 f"{r['matrix_mb']:.0f} |"
             )
     fits = res["clustering"]
     L += [
         "",
-        "speed-up: against 1 thread in memory at the same num_perm. identical: every value "
+        "speed-up: median against the median of 1 thread in memory at the same num_perm; "
+        "best: the fastest run (the least disturbed by other work). identical: every value "
         "equal to 1 thread's. The store is written from a stream of blocks of "
         f"{STREAM_BLOCK:,} documents; its seconds include writing the file.",
         "",
@@ -461,8 +487,8 @@ def markdown(res: dict[str, Any]) -> str:
             f"| {src} | {f['band_memory_mb']:,} | {f['sign_seconds']:.2f} | "
             f"{f['levels_seconds']:.2f} | {f['seconds']:.2f} | {f['cpu_seconds']:.2f} | "
             f"{'yes' if f['identical_to_memory'] else 'NO'} | "
-            f"{f['peak_rss_mb'] - f['base_rss_mb']:.0f} | "
-            f"{f['peak_anon_mb'] - f['base_anon_mb']:.0f} | {f['traced_peak_mb']:.0f} | "
+            f"{f['peak_rss_above_base_mb']:.0f} | "
+            f"{f['peak_anon_above_base_mb']:.0f} | {f['traced_peak_mb']:.0f} | "
             f"{f['n_clusters']:,} |"
         )
     L += [

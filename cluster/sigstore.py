@@ -44,13 +44,14 @@ Examples
 >>> hasher = MinHasher(num_perm=16)
 >>> blocks = ([np.arange(40, dtype=np.uint64), np.arange(20, 60, dtype=np.uint64)],
 ...           [np.empty(0, dtype=np.uint64)])
->>> folder = tempfile.mkdtemp()
->>> store = SignatureStore.write(folder, hasher, blocks)
+>>> folder = tempfile.TemporaryDirectory()
+>>> store = SignatureStore.write(folder.name, hasher, blocks)
 >>> sig = store.signatures()
 >>> len(sig), sig.empty.tolist(), type(sig.hashvalues).__name__
 (3, [False, False, True], 'memmap')
 >>> bool(np.array_equal(sig.hashvalues, hasher.sign([*blocks[0], *blocks[1]]).hashvalues))
 True
+>>> del sig; folder.cleanup()
 """
 
 from __future__ import annotations
@@ -105,12 +106,13 @@ class SignatureStore:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.meta = _read_meta(self.path)
-        if self.meta is None:
+        meta = _read_meta(self.path)
+        if meta is None:
             raise DataNotFoundError(
                 f"no signature store in {self.path} (no store.json): write one with "
                 "SignatureStore.write or `webometrics cluster --signature-store DIR`"
             )
+        self.meta: dict[str, Any] = meta
         if self.meta.get("format") != FORMAT:
             raise ParameterError(
                 f"{self.path / 'store.json'} is not a signature store of format {FORMAT}: "
