@@ -24,6 +24,18 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--testbed", metavar="DIR", help="test-web folder (citing sources of the local test web)"
     )
+    p.add_argument(
+        "--redis",
+        metavar="URL",
+        help="crawl as a farm on this Redis (see `webometrics crawl --help`; default [crawl] "
+        "redis_url)",
+    )
+    p.add_argument(
+        "--processes",
+        type=int,
+        metavar="N",
+        help="crawler processes here (needs --redis; default [crawl] processes)",
+    )
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -64,6 +76,10 @@ def _options(ctx, trigger: str):
         crawl["proxy"] = args.proxy
     if args.testbed:
         crawl["testbed_dir"] = args.testbed
+    if args.redis:
+        crawl["redis"] = args.redis
+    if args.processes is not None:
+        crawl["processes"] = args.processes
     return PipelineOptions(
         universities_file=args.universities,
         stages=stages,
