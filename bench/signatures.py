@@ -52,7 +52,18 @@ sys.path.insert(0, str(ROOT))
 
 from webometrics import defaults as D  # noqa: E402
 
+
+def _default_block_mib() -> int:
+    """MinHasher's default block size in MiB, read from its signature."""
+    import inspect
+
+    from cluster.minhash import MinHasher
+
+    return inspect.signature(MinHasher).parameters["block_bytes"].default >> 20
+
+
 PERMS = (128, 1024)
+BLOCK_MIB = (1, 4, 16, 64)  # block sizes of the block-size sweep
 STREAM_BLOCK = 2000  # documents per streamed block (the cluster stage's chunk)
 
 
@@ -273,7 +284,28 @@ def child_fit(job: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-CHILDREN = {"sign": child_sign, "sign_traced": child_sign_traced, "fit": child_fit}
+def child_blocks(job: dict[str, Any]) -> dict[str, Any]:
+    """Signing time against the block size (MinHasher.block_bytes), 1 and 2 threads."""
+    from cluster.minhash import MinHasher
+
+    sets = _load_sets(job["data"])
+    configs = [(p, mib, nj) for p in PERMS for mib in BLOCK_MIB for nj in (1, 2)]
+    times: dict[str, list[float]] = {f"{p}/{mib}/{nj}": [] for p, mib, nj in configs}
+    for _ in range(job["repeats"]):
+        for num_perm, mib, n_jobs in configs:
+            hasher = MinHasher(num_perm=num_perm, block_bytes=mib << 20)
+            t0 = time.perf_counter()
+            hasher.sign(sets, n_jobs=n_jobs)
+            times[f"{num_perm}/{mib}/{n_jobs}"].append(time.perf_counter() - t0)
+    return {"runs": times}
+
+
+CHILDREN = {
+    "sign": child_sign,
+    "sign_traced": child_sign_traced,
+    "fit": child_fit,
+    "blocks": child_blocks,
+}
 
 
 def run_child(kind: str, **job: Any) -> dict[str, Any]:
@@ -367,6 +399,22 @@ def measure(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
             )
         rows.append(row)
     res["signing"] = rows
+    before = load()[0]
+    blocks = run_child("blocks", **{**common, "repeats": args.repeats})["runs"]
+    res["block_size"] = {
+        "load": [before, load()[0]],
+        "rows": [
+            {
+                "num_perm": int(key.split("/")[0]),
+                "block_mib": int(key.split("/")[1]),
+                "workers": int(key.split("/")[2]),
+                "seconds": statistics.median(ts),
+                "best_seconds": min(ts),
+                "seconds_runs": ts,
+            }
+            for key, ts in blocks.items()
+        ],
+    }
     # clustering from memory and from the store (the store of the default num_perm)
     store = tmp / "fit-store"
     run_child("sign", **common, num_perm=D.MINHASH_NUM_PERM, mode="store", workers=2,
@@ -467,6 +515,33 @@ def markdown(res: dict[str, Any]) -> str:
                 f"{r['matrix_mb']:.0f} |"
             )
     fits = res["clustering"]
+    b = res["block_size"]
+    L += [
+        "",
+        "### Block size",
+        "",
+        "Seconds to sign all stories in memory against ``MinHasher.block_bytes`` (the "
+        "memory of one block of permuted values per thread; the default is "
+        f"{_default_block_mib()} MiB), median (best) of {res['repeats']} runs "
+        f"round-robin in one process (load {b['load'][0]} -> {b['load'][1]}):",
+        "",
+        "| num_perm | block MiB | shingles a block | 1 thread | 2 threads |",
+        "|---:|---:|---:|---:|---:|",
+    ]
+    for num_perm in PERMS:
+        for mib in BLOCK_MIB:
+            cells = []
+            for workers in (1, 2):
+                r = next(
+                    x
+                    for x in b["rows"]
+                    if (x["num_perm"], x["block_mib"], x["workers"]) == (num_perm, mib, workers)
+                )
+                cells.append(f"{r['seconds']:.3f} ({r['best_seconds']:.3f})")
+            L.append(
+                f"| {num_perm:,} | {mib} | {(mib << 20) // (num_perm * 4):,} | "
+                f"{cells[0]} | {cells[1]} |"
+            )
     L += [
         "",
         "speed-up: median against the median of 1 thread in memory at the same num_perm; "
