@@ -308,7 +308,19 @@ CHILDREN = {
 }
 
 
+def _busy_seconds() -> float:
+    """CPU seconds the whole machine has spent busy (all processes), from /proc/stat."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:9]]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = fields
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
 def run_child(kind: str, **job: Any) -> dict[str, Any]:
+    """Run one job in a fresh process; add ``others_cores``: the cores other processes
+    kept busy meanwhile (the machine's busy CPU time less the job's, over its wall time)."""
+    busy0, wall0 = _busy_seconds(), time.perf_counter()
+    usage0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     out = subprocess.run(
         [sys.executable, __file__, "--child", kind, json.dumps(job)],
         capture_output=True,
@@ -316,9 +328,14 @@ def run_child(kind: str, **job: Any) -> dict[str, Any]:
         check=False,
         cwd=ROOT,
     )
+    usage1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall = time.perf_counter() - wall0
+    mine = (usage1.ru_utime - usage0.ru_utime) + (usage1.ru_stime - usage0.ru_stime)
     if out.returncode != 0:
         raise RuntimeError(f"{kind} job failed:\n{out.stderr[-3000:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    result["others_cores"] = max(0.0, (_busy_seconds() - busy0 - mine) / wall)
+    return result
 
 
 # --- the parent ---------------------------------------------------------------------------------
@@ -386,6 +403,7 @@ def measure(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         row["best_seconds"] = min(row["seconds_runs"])
         row["cpu_seconds"] = statistics.median(r["cpu_seconds"] for r in rs)
         row["loads"] = [r["load"] for r in rs]
+        row["others_cores"] = statistics.median(r["others_cores"] for r in rs)
         row["identical_to_one_thread"] = rs[0]["identical_to_one_thread"]
         for key in ("peak_rss_mb", "peak_anon_mb"):
             base = key.replace("peak", "base")
@@ -400,9 +418,11 @@ def measure(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         rows.append(row)
     res["signing"] = rows
     before = load()[0]
-    blocks = run_child("blocks", **{**common, "repeats": args.repeats})["runs"]
+    blocks_job = run_child("blocks", **{**common, "repeats": args.repeats})
+    blocks = blocks_job["runs"]
     res["block_size"] = {
         "load": [before, load()[0]],
+        "others_cores": blocks_job["others_cores"],
         "rows": [
             {
                 "num_perm": int(key.split("/")[0]),
@@ -455,6 +475,7 @@ def measure(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
             row[f"{key}_runs"] = [r[key] for r in rs]
             row[key] = statistics.median(row[f"{key}_runs"])
         row["loads"] = [r["load"] for r in rs]
+        row["others_cores"] = statistics.median(r["others_cores"] for r in rs)
         row["identical_to_memory"] = all(r["identical_to_memory"] for r in rs)
         for key in ("peak_rss_mb", "peak_anon_mb"):
             base = key.replace("peak", "base")
@@ -479,9 +500,10 @@ def markdown(res: dict[str, Any]) -> str:
         f"process; seconds are the median of {res['repeats']} runs, taken round-robin over "
         "the configurations so that other work falls on all alike (all runs, and the load "
         "before and after each, in signatures.json). The 2 cores are shared with other "
-        f"work (1-minute load average {res['load_start'][0]} at the start, "
-        f"{res['load_end'][0]} at the end): a load above 2 means a run got less than the "
-        "whole machine.",
+        "work: **others' cores** is the median number of cores that other processes kept "
+        "busy during a configuration's runs (the machine's busy time from /proc/stat less "
+        "the run's own CPU time, over its wall time); with 0.5 or more, two threads cannot "
+        "have had two whole cores.",
         "",
         "Memory: **peak RSS** and **peak anon** (anonymous RSS sampled every 5 ms, the "
         "memory the process cannot give back; RSS also counts pages of the memory-mapped "
@@ -491,9 +513,9 @@ def markdown(res: dict[str, Any]) -> str:
         "",
         "## Signing",
         "",
-        "| num_perm | how | workers | seconds (median) | best | speed-up | CPU s | identical | "
-        "peak RSS MB | peak anon MB | traced MB | matrix MB |",
-        "|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|",
+        "| num_perm | how | workers | seconds (median) | best | speed-up | CPU s | others' "
+        "cores | identical | peak RSS MB | peak anon MB | traced MB | matrix MB |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|",
     ]
     names = {
         "threads": "in memory, threads",
@@ -508,7 +530,7 @@ def markdown(res: dict[str, Any]) -> str:
             L.append(
                 f"| {num_perm:,} | {names[r['mode']]} | {r['workers']} | {r['seconds']:.3f} | "
                 f"{r['best_seconds']:.3f} | {one['seconds'] / r['seconds']:.2f}x | "
-                f"{r['cpu_seconds']:.2f} | "
+                f"{r['cpu_seconds']:.2f} | {r['others_cores']:.2f} | "
                 f"{'yes' if r['identical_to_one_thread'] else 'NO'} | "
                 f"{r['peak_rss_above_base_mb']:.0f} | "
                 f"{r['peak_anon_above_base_mb']:.0f} | {traced} | "
@@ -523,7 +545,7 @@ def markdown(res: dict[str, Any]) -> str:
         "Seconds to sign all stories in memory against ``MinHasher.block_bytes`` (the "
         "memory of one block of permuted values per thread; the default is "
         f"{_default_block_mib()} MiB), median (best) of {res['repeats']} runs "
-        f"round-robin in one process (load {b['load'][0]} -> {b['load'][1]}):",
+        f"round-robin in one process (others' cores {b['others_cores']:.2f}):",
         "",
         "| num_perm | block MiB | shingles a block | 1 thread | 2 threads |",
         "|---:|---:|---:|---:|---:|",
@@ -552,15 +574,16 @@ def markdown(res: dict[str, Any]) -> str:
         f"## The paper's LSH single link at its defaults ({D.MINHASH_NUM_PERM} permutations, "
         "exact Jaccard, r = 12, 8, 4)",
         "",
-        "| signatures | banding budget MB | sign s | levels s | total s | CPU s | "
-        "identical clusters | peak RSS MB | peak anon MB | traced MB | clusters |",
-        "|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|",
+        "| signatures | banding budget MB | sign s | levels s | total s | CPU s | others' cores "
+        "| identical clusters | peak RSS MB | peak anon MB | traced MB | clusters |",
+        "|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|",
     ]
     for f in fits:
         src = "in memory" if f["source"] == "memory" else "memory-mapped store"
         L.append(
             f"| {src} | {f['band_memory_mb']:,} | {f['sign_seconds']:.2f} | "
             f"{f['levels_seconds']:.2f} | {f['seconds']:.2f} | {f['cpu_seconds']:.2f} | "
+            f"{f['others_cores']:.2f} | "
             f"{'yes' if f['identical_to_memory'] else 'NO'} | "
             f"{f['peak_rss_above_base_mb']:.0f} | "
             f"{f['peak_anon_above_base_mb']:.0f} | {f['traced_peak_mb']:.0f} | "
