@@ -465,10 +465,11 @@ class MinHasher:
 
         Notes
         -----
-        Threads rather than processes: on Reuters-21578 (2 cores) two threads sign 1.6 to
-        1.9 times as fast as one, and two processes sharing the output through shared
-        memory are no faster while copying the shingles to the workers
-        (``bench/results/signatures.md``).
+        Threads rather than processes (``bench/results/signatures.md``, Reuters-21578 on
+        2 idle cores): at 1,024 permutations two threads sign 1.2 to 1.6 times as fast as
+        one, two forked processes writing to shared memory (the shingles sent to them)
+        0.9 times. At 128 permutations a block is too little work to share: a second
+        thread (0.6x) or process (0.5x) slows signing down; pass ``n_jobs=1`` there.
         """
         workers = effective_n_jobs(n_jobs)
         n = len(shingle_sets)
