@@ -466,10 +466,10 @@ class MinHasher:
         Notes
         -----
         Threads rather than processes (``bench/results/signatures.md``, Reuters-21578 on
-        2 idle cores): at 1,024 permutations two threads sign 1.2 to 1.6 times as fast as
+        2 idle cores): at 1,024 permutations two threads sign 1.3 to 1.7 times as fast as
         one, two forked processes writing to shared memory (the shingles sent to them)
         0.9 times. At 128 permutations a block is too little work to share: a second
-        thread (0.6x) or process (0.5x) slows signing down; pass ``n_jobs=1`` there.
+        thread (0.6 to 0.85x) or process (0.6x) slows signing down; pass ``n_jobs=1``.
         """
         workers = effective_n_jobs(n_jobs)
         n = len(shingle_sets)
