@@ -173,3 +173,80 @@ def test_the_run_keys_are_removed_from_redis(crawls: dict[str, Any]) -> None:
     run_id = crawls["farm"]["run_id"]
     assert list(server.scan_iter(match=f"webometrics:run:{run_id}:*")) == []
     assert server.get("webometrics:active") is None
+
+
+@pytest.fixture(scope="module")
+def killed(
+    crawls: dict[str, Any], testbed_dir: Path, postgres_server: Any, redis_server: Any
+) -> dict[str, Any]:
+    """A farm of three processes (one local, two crawl-workers) where one worker is
+    killed with SIGKILL mid-crawl: the others take back its requests after the lease."""
+    import signal
+    import threading
+    import time
+
+    from sqlalchemy import func
+
+    from testbed.server import TestbedServer
+
+    farm = migrated_engine(postgres_server.create_database())
+    env = dict(os.environ, WEBOMETRICS_DB_URL=farm.url.render_as_string(hide_password=False))
+    settings = _settings().replace(crawl={"worker_lease": 5.0})
+    with TestbedServer(testbed_dir) as server:
+        workers = [
+            subprocess.Popen(
+                [sys.executable, "-m", "webometrics", "crawl-worker", "--redis",
+                 redis_server.url, "--wait", "60", "--no-progress"],
+                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                start_new_session=True,
+            )
+            for _ in range(2)
+        ]  # fmt: skip
+        outcome: dict[str, Any] = {}
+
+        def coordinate() -> None:
+            try:
+                outcome["stats"] = crawl.run(
+                    farm,
+                    settings,
+                    universities_file=str(REPO / "testbed" / "universities.toml"),
+                    direction="both",
+                    proxy=server.proxy_url,
+                    testbed_dir=str(testbed_dir),
+                    redis=redis_server.url,
+                    processes=1,
+                )
+            except Exception as exc:  # reported by the test
+                outcome["error"] = exc
+
+        thread = threading.Thread(target=coordinate)
+        thread.start()
+        deadline = time.monotonic() + 120
+        stored = 0
+        while time.monotonic() < deadline and stored < 300:
+            time.sleep(0.2)
+            with session_scope(farm) as s:
+                stored = s.scalar(select(func.count()).select_from(Page)) or 0
+        os.killpg(workers[0].pid, signal.SIGKILL)  # the worker and its crawler process
+        thread.join(300)
+        survivor = workers[1].communicate(timeout=120)
+        workers[0].wait()
+    return {
+        "outcome": outcome,
+        "stored_at_kill": stored,
+        "survivor": (workers[1].returncode, *survivor),
+        "many": _snapshot(farm),
+        "one": crawls["one"],
+    }
+
+
+def test_a_killed_process_loses_nothing(killed: dict[str, Any]) -> None:
+    assert "error" not in killed["outcome"], killed["outcome"].get("error")
+    assert killed["stored_at_kill"] >= 300
+    code, _out, err = killed["survivor"]
+    assert code == 0, err[-3000:]
+    one, many = killed["one"], killed["many"]
+    assert set(one["pages"]) == set(many["pages"])
+    assert {u: v for u, v in many["pages"].items() if one["pages"][u] != v} == {}
+    assert one["links"] == many["links"]
+    assert one["citations"] == many["citations"]
