@@ -164,7 +164,8 @@ def scrapy_settings(
         settings.update(
             HTTPCACHE_ENABLED=True,
             HTTPCACHE_DIR=crawl.http_cache_dir,
-            HTTPCACHE_POLICY="scrapy.extensions.httpcache.RFC2616Policy",
+            HTTPCACHE_POLICY="crawler.httpcache.RevalidatingPolicy",
             HTTPCACHE_STORAGE="scrapy.extensions.httpcache.FilesystemCacheStorage",
+            HTTPCACHE_GZIP=True,
         )
     return settings

@@ -59,6 +59,9 @@ class _Handler(BaseHTTPRequestHandler):
         answer = self.server.pages.get(url)
         if answer is None:
             answer = Answer(404, b"<html><body>not found</body></html>")
+        etag = answer.headers.get("ETag")
+        if etag and self.headers.get("If-None-Match") == etag:  # a conditional request
+            answer = Answer(304, b"", headers={"ETag": etag})
         with self.server.lock:
             self.server.log.append({"url": url, "status": answer.status, "time": time.time()})
         if answer.delay:

@@ -357,3 +357,47 @@ def test_http_cache_serves_a_second_run(tmp_path: Path, local_web) -> None:
     assert first["pages"] == second["pages"] == 3
     assert again == []  # the three pages came from the cache
     assert second["scrapy"]["outgoing"]["httpcache/hit"] == 3
+
+
+def test_a_second_run_revalidates_and_refetches_only_what_changed(
+    tmp_path: Path, local_web
+) -> None:
+    """Pages that must be revalidated (``Cache-Control: no-cache`` with an ETag) are asked
+    again with ``If-None-Match``: unchanged ones answer 304 and keep their stored text, a
+    changed one is downloaded and stored anew."""
+    from sqlalchemy import select
+
+    from store.models import Page
+    from store.session import session_scope
+
+    def page(body: bytes, etag: str) -> Answer:
+        headers = {"Content-Type": "text/html", "ETag": etag, "Cache-Control": "no-cache"}
+        return Answer(body=body, headers=headers)
+
+    pages = {
+        f"{A}/": page(b"<a href='/a.html'>a</a> <a href='/b.html'>b</a>", '"root1"'),
+        f"{A}/a.html": page(b"<p>a stays</p>", '"a1"'),
+        f"{A}/b.html": page(b"<p>b before</p>", '"b1"'),
+    }
+    unis = write_universities(
+        tmp_path / "u.toml",
+        {"name": "Alpha University", "domains": ["alpha-university.edu"], "home": [f"{A}/"]},
+    )
+    engine = migrated_engine(f"sqlite:///{tmp_path / 'c.db'}")
+    settings = fast_settings(http_cache_dir=str(tmp_path / "cache"))
+    with local_web(pages) as web:
+        crawl.run(engine, settings, universities_file=str(unis), proxy=web.proxy_url,
+                  direction="outgoing")  # fmt: skip
+        asked = len(web.requests)
+        web.pages[f"{A}/b.html"] = page(b"<p>b after</p>", '"b2"')
+        second = crawl.run(engine, settings, universities_file=str(unis), proxy=web.proxy_url,
+                           direction="outgoing")  # fmt: skip
+        again = {r["url"]: r["status"] for r in web.requests[asked:]}
+    again.pop(f"{A}/robots.txt", None)
+    assert again == {f"{A}/": 304, f"{A}/a.html": 304, f"{A}/b.html": 200}
+    scrapy = second["scrapy"]["outgoing"]
+    assert scrapy["httpcache/revalidate"] == 2  # the two 304 answers served from the cache
+    with session_scope(engine) as s:
+        bodies = {p.url: (p.http_status, zlib.decompress(p.body)) for p in s.scalars(select(Page))}
+    assert bodies[f"{A}/a.html"] == (200, b"<p>a stays</p>")  # from the cache, as stored
+    assert bodies[f"{A}/b.html"] == (200, b"<p>b after</p>")

@@ -144,3 +144,38 @@ def test_weekly_cron_fires_on_mondays_at_three() -> None:
     now = dt.datetime(2026, 11, 23, 12, 0, tzinfo=dt.UTC)  # a Monday, after 03:00
     nxt = trig.get_next_fire_time(None, now)
     assert nxt == dt.datetime(2026, 11, 30, 3, 0, tzinfo=dt.UTC)
+
+
+def test_the_crawl_keeps_an_http_cache_beside_the_database(tmp_path) -> None:
+    """A pipeline run crawls with an HTTP cache by default, so that the next run
+    revalidates what it fetched (tests/crawler/test_local_crawl.py shows the 304s)."""
+    from store import schema
+    from webometrics.stages.pipeline import default_http_cache_dir
+
+    engine = make_engine(f"sqlite:///{tmp_path / 'w.db'}")
+    schema.upgrade(engine)
+    seen: list[str | None] = []
+
+    def lookup(name: str):
+        def run(engine: Any, settings: Settings, **kwargs: Any) -> dict[str, Any]:
+            seen.append(settings.crawl.http_cache_dir)
+            return {}
+
+        return run
+
+    only_crawl = ("crawl",)
+    run_pipeline(engine, Settings(), PipelineOptions(stages=only_crawl), stage_lookup=lookup)
+    run_pipeline(
+        engine,
+        Settings(),
+        PipelineOptions(stages=only_crawl, http_cache=False),
+        stage_lookup=lookup,
+    )
+    mine = Settings().replace(crawl={"http_cache_dir": str(tmp_path / "mine")})
+    run_pipeline(engine, mine, PipelineOptions(stages=only_crawl), stage_lookup=lookup)
+    assert seen == [str(tmp_path / "w-httpcache"), None, str(tmp_path / "mine")]
+    pg = make_engine("postgresql+psycopg://u:secret@db.example.org:5433/webometrics")
+    cache = default_http_cache_dir(pg)
+    assert cache is not None and "secret" not in cache
+    assert cache.endswith("postgresql-db.example.org-5433-webometrics")
+    engine.dispose()

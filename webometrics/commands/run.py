@@ -25,6 +25,13 @@ def _common(p: argparse.ArgumentParser) -> None:
         "--testbed", metavar="DIR", help="test-web folder (citing sources of the local test web)"
     )
     p.add_argument(
+        "--no-http-cache",
+        action="store_true",
+        help="fetch every page in full (default: keep an HTTP cache beside the database, or "
+        "[crawl] http_cache_dir, so that a second run revalidates pages and refetches only "
+        "what changed)",
+    )
+    p.add_argument(
         "--redis",
         metavar="URL",
         help="crawl as a farm on this Redis (see `webometrics crawl --help`; default [crawl] "
@@ -85,6 +92,7 @@ def _options(ctx, trigger: str):
         stages=stages,
         trigger=trigger,
         stage_options={"crawl": crawl},
+        http_cache=not args.no_http_cache,
     )
 
 

@@ -47,6 +47,34 @@ class PipelineOptions:
     stages: Sequence[str] = STAGES
     trigger: str = "manual"
     stage_options: dict[str, dict[str, Any]] = field(default_factory=dict)
+    http_cache: bool = True
+
+
+def default_http_cache_dir(engine: Engine) -> str | None:
+    """Where a pipeline run keeps its HTTP cache when ``[crawl] http_cache_dir`` is unset:
+    beside an SQLite file (``<name>-httpcache``), else in the user's cache folder, one per
+    database; None for an in-memory database.
+
+    >>> from sqlalchemy import create_engine
+    >>> default_http_cache_dir(create_engine("sqlite:////data/webometrics.db"))
+    '/data/webometrics-httpcache'
+    >>> default_http_cache_dir(create_engine("sqlite://")) is None
+    True
+    """
+    import os
+    import re
+    from pathlib import Path
+
+    url = engine.url
+    if url.get_backend_name() == "sqlite":
+        db = url.database
+        if not db or db == ":memory:" or db.startswith("file:"):
+            return None
+        path = Path(db).resolve()
+        return str(path.with_name(path.stem + "-httpcache"))
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    name = f"{url.get_backend_name()}-{url.host or 'local'}-{url.port or ''}-{url.database or ''}"
+    return str(base / "webometrics" / "httpcache" / re.sub(r"[^A-Za-z0-9._-]+", "_", name))
 
 
 def _save(engine: Engine, run_id: int, **values: Any) -> None:
@@ -101,12 +129,17 @@ def run_pipeline(
             }
             _save(engine, run_id, stages=[*done, entry])
             kwargs = dict(options.stage_options.get(name, {}))
+            stage_settings = settings
             if name == "crawl":
                 kwargs.setdefault("universities_file", options.universities_file)
                 kwargs.setdefault("pipeline_run_id", run_id)
+                cache = default_http_cache_dir(engine) if options.http_cache else None
+                if cache and settings.crawl.http_cache_dir is None:
+                    # a second run revalidates what it fetched and refetches what changed
+                    stage_settings = settings.replace(crawl={"http_cache_dir": cache})
             try:
                 log.info("pipeline run %d: stage %s", run_id, name)
-                stats = dict(stage_lookup(name)(engine, settings, **kwargs) or {})
+                stats = dict(stage_lookup(name)(engine, stage_settings, **kwargs) or {})
             except BaseException as exc:
                 entry.update(
                     status="interrupted" if isinstance(exc, KeyboardInterrupt) else "failed",
