@@ -494,6 +494,71 @@ def _partitioned_pairs(
     return _as_pairs(sorted_unique(np.concatenate(codes)), n)
 
 
+def level_pairs(
+    hashvalues: np.ndarray,
+    r: int,
+    b: int,
+    *,
+    active: np.ndarray,
+    labels: np.ndarray | None = None,
+    max_pairs: int | None = None,
+    seed: int = 0,
+    memory_bytes: int = D.CLUSTER_BAND_MEMORY_MB << 20,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The candidate pairs of one banding of a fit, and their codes ``i * n + j``.
+
+    The banding step shared by :class:`~cluster.lsh_link.LSHLink` (one call a level)
+    and :class:`~cluster.lsh_leiden.LSHLeiden` (one call a banding of its schedule):
+    :func:`candidate_pairs`, or no pairs (and no banding check) when there are fewer
+    than two documents or fewer than two active ones.
+
+    Parameters
+    ----------
+    hashvalues : ndarray of shape (n, num_perm)
+        The signatures.
+    r, b : int
+        Rows per band and bands.
+    active : ndarray of bool, shape (n,)
+        The documents that take part (non-empty ones).
+    labels, max_pairs, seed, memory_bytes
+        As for :func:`candidate_pairs`.
+
+    Returns
+    -------
+    pairs : ndarray of int64, shape (m, 2)
+        As :func:`candidate_pairs` (sorted, distinct, ``i < j``).
+    codes : ndarray of int64, shape (m,)
+        ``i * max(n, 1) + j`` of every pair, sorted and distinct.
+
+    Raises
+    ------
+    ParameterError, ValueError
+        As :func:`candidate_pairs`.
+
+    Examples
+    --------
+    >>> hv = np.array([[1, 2], [1, 2], [3, 4]], dtype=np.uint32)
+    >>> pairs, codes = level_pairs(hv, 1, 2, active=np.ones(3, dtype=bool))
+    >>> pairs.tolist(), codes.tolist()
+    ([[0, 1]], [1])
+    """
+    n = int(hashvalues.shape[0])
+    if n >= 2 and int(np.count_nonzero(active)) >= 2:
+        pairs = candidate_pairs(
+            hashvalues,
+            r,
+            b,
+            labels=labels,
+            active=active,
+            max_pairs=max_pairs,
+            seed=seed,
+            memory_bytes=memory_bytes,
+        )
+    else:
+        pairs = np.empty((0, 2), dtype=np.int64)
+    return pairs, pairs[:, 0] * np.int64(max(n, 1)) + pairs[:, 1]
+
+
 def sorted_unique(a: np.ndarray) -> np.ndarray:
     """The distinct values of an integer array, sorted (a sort and one pass; for the
     sizes met here faster than :func:`numpy.unique`).

@@ -72,7 +72,7 @@ from cluster.graph_leiden import (
     leiden_levels,
     sparsify_neighbours,
 )
-from cluster.lsh import candidate_pairs, check_banding, s_curve_threshold
+from cluster.lsh import check_banding, level_pairs, s_curve_threshold
 from cluster.lsh_link import check_signatures, pair_similarity_function
 from cluster.minhash import SCHEMES, MinHasher, Signatures, effective_n_jobs
 from cluster.sigstore import ShingleSource
@@ -334,18 +334,15 @@ class LSHLeiden:
         bandings: list[dict[str, Any]] = []
         found: list[np.ndarray] = []
         for r, b in self.banding_schedule():
-            if n >= 2 and int(active.sum()) >= 2:
-                pairs = candidate_pairs(
-                    signatures.hashvalues,
-                    r,
-                    b,
-                    active=active,
-                    max_pairs=self.max_pairs,
-                    memory_bytes=memory,
-                )
-            else:
-                pairs = np.empty((0, 2), dtype=np.int64)
-            found.append(pairs[:, 0] * np.int64(max(n, 1)) + pairs[:, 1])
+            pairs, pair_codes = level_pairs(
+                signatures.hashvalues,
+                r,
+                b,
+                active=active,
+                max_pairs=self.max_pairs,
+                memory_bytes=memory,
+            )
+            found.append(pair_codes)
             bandings.append(
                 {
                     "r": r,

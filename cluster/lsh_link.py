@@ -66,7 +66,7 @@ from typing import Any
 
 import numpy as np
 
-from cluster.lsh import candidate_pairs, s_curve_threshold
+from cluster.lsh import level_pairs, s_curve_threshold
 from cluster.minhash import SCHEMES, MinHasher, Signatures, effective_n_jobs
 from cluster.sigstore import ShingleSource, pair_jaccard_segments
 from cluster.single_link import ShingleMatrix
@@ -321,21 +321,17 @@ class LSHLink:
             t0 = time.perf_counter()
             b = int(self.num_perm) // r
             level_seed = int(rng.integers(0, 2**63 - 1))
-            if n >= 2 and active.sum() >= 2:
-                pairs = candidate_pairs(
-                    signatures.hashvalues,
-                    r,
-                    b,
-                    labels=labels,
-                    active=active,
-                    max_pairs=self.max_pairs,
-                    seed=level_seed,
-                    memory_bytes=memory,
-                )
-            else:
-                pairs = np.empty((0, 2), dtype=np.int64)
+            pairs, codes = level_pairs(
+                signatures.hashvalues,
+                r,
+                b,
+                labels=labels,
+                active=active,
+                max_pairs=self.max_pairs,
+                seed=level_seed,
+                memory_bytes=memory,
+            )
             n_candidates = int(pairs.shape[0])
-            codes = pairs[:, 0] * np.int64(n) + pairs[:, 1]
             # codes are sorted and distinct; drop the pairs compared at earlier levels
             fresh = np.ones(codes.shape[0], dtype=bool)
             if tested.shape[0]:
