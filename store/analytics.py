@@ -58,7 +58,7 @@ import datetime as dt
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields, is_dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import Engine, column, func, select, table
 
@@ -67,6 +67,7 @@ from webometrics.exceptions import ParameterError
 
 if TYPE_CHECKING:
     import pandas as pd
+    from sqlalchemy.sql.expression import TableClause
 
 UNCATEGORISED = "uncategorised"
 
@@ -462,6 +463,47 @@ def table3(
 
 # --- environment, category shares ---------------------------------------------------------
 
+_Row = TypeVar("_Row")
+
+
+def _view_rows(
+    engine: Engine,
+    view: TableClause,
+    row_type: type[_Row],
+    order: tuple[str, str, str],
+    *,
+    run_id: int | None,
+    direction: str | None,
+    university_id: int | None = None,
+) -> list[_Row]:
+    """The rows of a per-run view for one run, as ``row_type`` dataclasses.
+
+    The run is ``run_id`` (default the latest); ``direction`` and ``university_id``, when
+    given, keep only those rows. Ordered by ``order[0]``, direction (outgoing first),
+    ``order[1]`` largest first, then ``order[2]``. No run: ``[]``. Every field of
+    ``row_type`` is the view's column of that name, made ``int`` or ``float`` where the
+    field is (the database may give ``Decimal``).
+    """
+    casts = {"int": int, "float": float}
+    convert = [(f.name, casts.get(str(f.type))) for f in fields(row_type)]  # type: ignore[arg-type]
+    _check_direction(direction)
+    run = resolve_run(engine, run_id)
+    if run is None:
+        return []
+    v = view
+    stmt = select(v).where(v.c.run_id == run)
+    if direction is not None:
+        stmt = stmt.where(v.c.direction == direction)
+    if university_id is not None:
+        stmt = stmt.where(v.c.university_id == university_id)
+    first, largest, then = (v.c[name] for name in order)
+    stmt = stmt.order_by(first, v.c.direction.desc(), largest.desc(), then)
+    with engine.connect() as conn:
+        return [
+            row_type(*(r[name] if cast is None else cast(r[name]) for name, cast in convert))
+            for r in conn.execute(stmt).mappings()
+        ]
+
 
 @dataclass(frozen=True)
 class EnvironmentRow:
@@ -487,33 +529,15 @@ def environment(
     university_id: int | None = None,
 ) -> list[EnvironmentRow]:
     """The environment rows of a run (by university, direction, most links first, domain)."""
-    _check_direction(direction)
-    run = resolve_run(engine, run_id)
-    if run is None:
-        return []
-    v = V_ENVIRONMENT
-    stmt = select(v).where(v.c.run_id == run)
-    if direction is not None:
-        stmt = stmt.where(v.c.direction == direction)
-    if university_id is not None:
-        stmt = stmt.where(v.c.university_id == university_id)
-    stmt = stmt.order_by(v.c.university, v.c.direction.desc(), v.c.links.desc(), v.c.domain)
-    with engine.connect() as conn:
-        return [
-            EnvironmentRow(
-                int(r["run_id"]),
-                int(r["university_id"]),
-                r["university"],
-                r["country"],
-                r["direction"],
-                r["domain"],
-                int(r["links"]),
-                int(r["pages"]),
-                r["language"],
-                r["category"],
-            )
-            for r in conn.execute(stmt).mappings()
-        ]
+    return _view_rows(
+        engine,
+        V_ENVIRONMENT,
+        EnvironmentRow,
+        ("university", "links", "domain"),
+        run_id=run_id,
+        direction=direction,
+        university_id=university_id,
+    )
 
 
 @dataclass(frozen=True)
@@ -545,31 +569,15 @@ def category_shares(
         By university, direction (outgoing first), largest share first, then category.
         Categories a university has no domain of are absent (share 0).
     """
-    _check_direction(direction)
-    run = resolve_run(engine, run_id)
-    if run is None:
-        return []
-    v = V_SHARE
-    stmt = select(v).where(v.c.run_id == run)
-    if direction is not None:
-        stmt = stmt.where(v.c.direction == direction)
-    if university_id is not None:
-        stmt = stmt.where(v.c.university_id == university_id)
-    stmt = stmt.order_by(v.c.university, v.c.direction.desc(), v.c.share.desc(), v.c.category)
-    with engine.connect() as conn:
-        return [
-            CategoryShareRow(
-                int(r["run_id"]),
-                int(r["university_id"]),
-                r["university"],
-                r["country"],
-                r["direction"],
-                r["category"],
-                int(r["domains"]),
-                float(r["share"]),
-            )
-            for r in conn.execute(stmt).mappings()
-        ]
+    return _view_rows(
+        engine,
+        V_SHARE,
+        CategoryShareRow,
+        ("university", "share", "category"),
+        run_id=run_id,
+        direction=direction,
+        university_id=university_id,
+    )
 
 
 @dataclass(frozen=True)
@@ -589,27 +597,14 @@ def country_category_shares(
     engine: Engine, *, run_id: int | None = None, direction: str | None = None
 ) -> list[CountryShareRow]:
     """Category shares per country and direction (analyst overrides applied)."""
-    _check_direction(direction)
-    run = resolve_run(engine, run_id)
-    if run is None:
-        return []
-    v = V_COUNTRY_SHARE
-    stmt = select(v).where(v.c.run_id == run)
-    if direction is not None:
-        stmt = stmt.where(v.c.direction == direction)
-    stmt = stmt.order_by(v.c.country, v.c.direction.desc(), v.c.share.desc(), v.c.category)
-    with engine.connect() as conn:
-        return [
-            CountryShareRow(
-                int(r["run_id"]),
-                r["country"],
-                r["direction"],
-                r["category"],
-                int(r["domains"]),
-                float(r["share"]),
-            )
-            for r in conn.execute(stmt).mappings()
-        ]
+    return _view_rows(
+        engine,
+        V_COUNTRY_SHARE,
+        CountryShareRow,
+        ("country", "share", "category"),
+        run_id=run_id,
+        direction=direction,
+    )
 
 
 # --- Web Impact Factors --------------------------------------------------------------------
