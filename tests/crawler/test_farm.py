@@ -23,6 +23,7 @@ from sqlalchemy import select
 
 from store.models import Citation, Link, Page, University
 from store.session import session_scope
+from webometrics.domains import normalize_url
 from webometrics.stages import crawl
 
 from .conftest import fast_settings, migrated_engine
@@ -74,6 +75,13 @@ def _page_fetches(log: list[dict[str, Any]]) -> collections.Counter[str]:
     """Requests per URL as sent (two spellings of one page are two requests to the
     server, in one process as in many; robots.txt files are counted apart)."""
     return collections.Counter(e["url"] for e in log if not e["url"].endswith("/robots.txt"))
+
+
+def _by_page(fetches: collections.Counter[str]) -> collections.Counter[str]:
+    pages: collections.Counter[str] = collections.Counter()
+    for url, n in fetches.items():
+        pages[normalize_url(url)] += n
+    return pages
 
 
 @pytest.fixture(scope="module")
@@ -148,7 +156,10 @@ def test_every_page_is_fetched_exactly_once(crawls: dict[str, Any]) -> None:
     fetches = crawls["farm_fetches"]
     assert len(fetches) > 500
     assert {url: n for url, n in fetches.items() if n > 1} == {}
-    assert set(fetches) == set(crawls["single_fetches"])
+    # the same pages as one process: a page linked under two spellings that Scrapy
+    # fingerprints alike ("http://www.acm.org" and ".../") is asked for under the one
+    # that arrives first, in one process as in many
+    assert _by_page(fetches) == _by_page(crawls["single_fetches"])
 
 
 def test_the_same_pages_are_stored(crawls: dict[str, Any]) -> None:
