@@ -17,9 +17,9 @@ Complexity: O(L) per text of L characters; memory O(V) for a memo of V distinct 
 Examples
 --------
 >>> term_counts("The universities and university rankings of 2015", "en")
-{'univers': 2, 'rank': 1}
+{'universiti': 2, 'rank': 1}
 >>> term_counts("Университеты и университетские рейтинги 2015 г.", "ru")
-{'университет': 2, 'рейтинг': 1}
+{'университет': 1, 'университетск': 1, 'рейтинг': 1}
 >>> tc = TermCounter()
 >>> tc.counts("Running dogs run") == {'run': 2, 'dog': 1}
 True
