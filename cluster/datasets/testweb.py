@@ -37,7 +37,7 @@ the pipeline's set for those pages.
 
 Extraction is O(total HTML): about 60 s of CPU for the default build, spread over
 ``workers`` processes. The documents are cached as JSON in ``~/.cache/webometrics``
-(keyed by the manifest, the site index, ``max_pages`` and the extraction code), so a
+(keyed by the manifest, the site index, the options and the extraction code), so a
 second load reads them in well under a second.
 
 References
@@ -69,6 +69,9 @@ from webometrics import defaults as D
 if TYPE_CHECKING:
     from extract.documents import PageText
     from testbed.siteindex import SiteIndex
+
+_EXTRACTION_CODE = ("page.py", "encoding.py", "language.py", "templates.py", "tokens.py")
+"""The modules of :mod:`extract` whose code the cached documents depend on."""
 
 KINDS = ("generated", "citing", "corpus")
 """The kinds of manifest site made into documents (external sites with a category)."""
@@ -166,17 +169,21 @@ def build_testweb(seed: int = D.TESTBED_SEED, data_dir: str | Path | None = None
 
 
 def _cache_key(root: Path, max_pages: int) -> str:
-    """A digest of the manifest, the site index, ``max_pages`` and the extraction code."""
+    """A digest of the manifest, the site index, ``max_pages``, the extraction options and
+    the code that makes the documents (extraction, templates, this module)."""
     import hashlib
 
-    import extract
+    from extract.page import ExtractOptions
 
     h = hashlib.blake2b(digest_size=10)
     h.update((root / "manifest.json").read_bytes())
     h.update((root / "site" / "index.json").read_bytes())
-    h.update(str(max_pages).encode())
-    for path in [*sorted(Path(extract.__file__).parent.glob("*.py")), Path(__file__)]:
-        h.update(path.read_bytes())
+    h.update(repr((max_pages, ExtractOptions(), D.EXTRACT_TEMPLATE_MIN_PAGES,
+                   D.EXTRACT_TEMPLATE_MIN_SHARE)).encode())  # fmt: skip
+    code = Path(__file__).parents[2] / "extract"
+    for name in _EXTRACTION_CODE:
+        h.update((code / name).read_bytes())
+    h.update(Path(__file__).read_bytes())
     return h.hexdigest()
 
 
@@ -237,7 +244,9 @@ def load_testweb(
         Where the documents are cached; default ``~/.cache/webometrics``.
     use_cache : bool, default True
         Read and write the cache (``testweb-<digest>.json``, keyed by the manifest, the
-        site index, ``max_pages`` and the code of :mod:`extract` and of this module).
+        site index, ``max_pages``, the extraction options and the code of the extraction,
+        the template removal and this module); other cached documents unused for a day
+        are removed.
 
     Returns
     -------
@@ -266,6 +275,7 @@ def load_testweb(
     )
     cache = cache_root / f"testweb-{_cache_key(root, max_pages)}.json"
     if use_cache and cache.is_file():
+        cache.touch()  # in use: spared by the pruning below
         return [
             TestwebSite(**{**row, "urls": tuple(row["urls"])})
             for row in json.loads(cache.read_text(encoding="utf-8"))
@@ -302,4 +312,14 @@ def load_testweb(
         rows = [{f: getattr(s, f) for f in TestwebSite.__dataclass_fields__} for s in out]
         tmp.write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
         tmp.replace(cache)
+        _prune_cache(cache)
     return out
+
+
+def _prune_cache(keep: Path, max_age_seconds: float = 86400) -> None:
+    """Remove the other cached documents (about 12 MB each) unused for a day."""
+    import time
+
+    for other in keep.parent.glob("testweb-*.json"):
+        if other != keep and time.time() - other.stat().st_mtime > max_age_seconds:
+            other.unlink(missing_ok=True)
