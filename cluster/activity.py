@@ -1,0 +1,476 @@
+"""Activity clustering: tf-idf documents, an LSH k-nearest-neighbour graph, Leiden levels.
+
+Sites of the same kind of activity share few words *in proportion to their size*, so the
+Jaccard similarity of unweighted word sets (a near-duplicate measure) leaves most of
+them alone under a global threshold and chains them together below it. This estimator
+groups documents by kind of activity instead:
+
+1. **Weighted terms.** Texts become term counts (:class:`extract.terms.TermCounter`:
+   stemmed 1-word terms per language, stop words out), then L2-normalised tf-idf vectors
+   with sublinear tf and idf from the corpus being clustered
+   (:class:`cluster.weighting.TfidfWeighting`; ``min_df`` and ``max_df`` drop the terms
+   that cannot link documents or that every site shares).
+2. **Candidates by weighted MinHash + LSH.** Ioffe's consistent weighted sampling
+   (:class:`cluster.weighted_minhash.WeightedMinHasher`, datasketch-equal) estimates the
+   generalised Jaccard similarity; LSH banding with capped buckets gives candidate pairs
+   (:func:`cluster.knn.bucket_candidates`); ``candidates="simhash"`` uses random
+   hyperplanes (cosine) instead and ``"exact"`` compares every pair (the reference).
+3. **A k-nearest-neighbour graph.** The exact cosine of each candidate decides; every
+   document keeps its ``n_neighbors`` best, improved by NN-descent local joins
+   (:mod:`cluster.knn`). Documents with no weighted term are grouped with their exact
+   duplicates (same term set) or stay alone.
+4. **Leiden levels.** Leiden (Traag et al. 2019) on the union k-NN graph, cosine
+   weights, at each ``resolution`` from the finest to the coarsest, nested
+   (:func:`cluster.graph_leiden.leiden_levels`); the last level gives ``labels_``.
+
+The defaults were chosen by leave-one-corpus-out over nine labelled corpora
+(``bench/activity.py``, ``bench/results/activity.md``); no corpus has a setting of its own.
+
+Complexity: tokenising O(L) for L characters; weighting O(N) for N (document, term)
+entries; signatures O(m · N); candidates O(n · b · max_bucket); similarities
+O((C + refine · n · k²) · d̄) for C candidate pairs of d̄ non-zeros; Leiden about O(n · k)
+per iteration. Memory O(N + n · m + C) while building, O(n · k) for the graph; never
+O(n²) (``candidates="exact"`` excepted, which is O(n² · d̄) time).
+
+References
+----------
+S. Ioffe, "Improved Consistent Sampling, Weighted Minhash and L1 Sketching", ICDM 2010.
+W. Dong, M. Charikar, K. Li, "Efficient k-nearest neighbor graph construction for generic
+similarity measures", WWW 2011.
+V. A. Traag, L. Waltman, N. J. van Eck, "From Louvain to Leiden: guaranteeing
+well-connected communities", *Scientific Reports* 9 (2019) 5233.
+V. N. Korelin, I. S. Blekanov, S. L. Sergeev (2015), seed 000_d819228b9213e10a.txt (the
+task: the external web environment of universities grouped by kind of activity).
+
+Examples
+--------
+>>> texts = ["football match goal league team", "league team goal cup football",
+...          "team football cup league goal", "bank shares market interest rates",
+...          "market interest bank rates stock", "rates shares stock bank market"]
+>>> model = ActivityClusterer(n_neighbors=2, min_df=1, max_df=1.0).fit(texts)
+>>> model.labels_.tolist()
+[0, 0, 0, 1, 1, 1]
+>>> model.fit([]).labels_.tolist()
+[]
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from cluster.graph_leiden import LeidenLevel, check_quality, leiden_levels
+from cluster.knn import (
+    KNNGraph,
+    bucket_candidates,
+    exact_knn,
+    knn_edges,
+    local_join_pairs,
+    merge_top_k,
+    pair_cosine,
+)
+from cluster.unionfind import canonical_labels
+from cluster.weighting import TfidfWeighting, check_df_caps
+
+__all__ = ["CANDIDATES", "ActivityClusterer", "distinctive_terms"]
+
+CANDIDATES = ("wminhash", "simhash", "exact")
+"""How candidate neighbours are found (see the module docstring)."""
+
+Document = str | Mapping[str, int]
+
+
+def _is_int(v: Any, low: int) -> bool:
+    return not isinstance(v, bool) and isinstance(v, int | np.integer) and v >= low
+
+
+class ActivityClusterer:
+    """Group documents by kind of activity (tf-idf, LSH k-NN graph, Leiden).
+
+    Parameters
+    ----------
+    n_neighbors : int, default 16
+        Neighbours kept per document (``k``); at most ``n - 1`` are used.
+    resolution : float or sequence of float, default (1.0, 0.5)
+        Leiden resolutions (``quality="rb"``: modularity at 1), one nested level each,
+        finest first; the smallest gives ``labels_``.
+    quality : {"rb", "modularity", "cpm"}, default "rb"
+    min_df : int, default 2
+        Terms in fewer documents carry no weight.
+    max_df : float, default 0.5
+        Terms in more than this share of the documents carry no weight.
+    candidates : {"wminhash", "simhash", "exact"}, default "wminhash"
+    num_perm : int, default 64
+        Samples of the weighted MinHash (bits of the SimHash).
+    rows : int, default 1
+        Samples per LSH band (``simhash``: bits per band, e.g. 8).
+    max_bucket : int, default 10
+        Bucket cap of the banding (:func:`cluster.knn.bucket_candidates`).
+    refine : int, default 1
+        NN-descent local-join rounds after the LSH candidates.
+    seed : int, default 1
+        Seed of the signatures, the bucket shuffles and Leiden.
+    n_jobs : int, default 1
+        Threads signing (``-1``: every core); the result does not depend on it.
+
+    Attributes
+    ----------
+    labels_ : ndarray of int
+        Cluster of each document at the last (coarsest) level; clusters are numbered in
+        order of their first document.
+    levels_ : list of LeidenLevel
+        Every level, finest first (nested).
+    graph_stats_ : dict
+        ``n_documents``, ``n_empty`` (documents without a weighted term), ``n_terms``
+        (vocabulary), ``candidate_pairs``, ``refine_pairs``, ``edges``, ``isolated``,
+        ``mean_similarity``, ``n_neighbors`` (used), ``seconds`` per step.
+    vocabulary_ : list of str
+        The weighted terms (columns of ``matrix_``).
+    matrix_ : scipy.sparse.csr_matrix
+        The documents' L2-normalised tf-idf vectors.
+    graph_ : KNNGraph
+        The neighbours and their similarities.
+
+    Raises
+    ------
+    ValueError
+        In :meth:`fit`: a parameter outside what is allowed, documents of mixed types, or
+        an unknown language code (the message says what is allowed).
+    """
+
+    def __init__(
+        self,
+        *,
+        n_neighbors: int = 16,
+        resolution: float | Sequence[float] = (1.0, 0.5),
+        quality: str = "rb",
+        min_df: int = 2,
+        max_df: float = 0.5,
+        candidates: str = "wminhash",
+        num_perm: int = 64,
+        rows: int = 1,
+        max_bucket: int = 10,
+        refine: int = 1,
+        seed: int = 1,
+        n_jobs: int = 1,
+    ) -> None:
+        self.n_neighbors = n_neighbors
+        self.resolution = resolution
+        self.quality = quality
+        self.min_df = min_df
+        self.max_df = max_df
+        self.candidates = candidates
+        self.num_perm = num_perm
+        self.rows = rows
+        self.max_bucket = max_bucket
+        self.refine = refine
+        self.seed = seed
+        self.n_jobs = n_jobs
+
+    def get_params(self) -> dict[str, Any]:
+        """The constructor's parameters (JSON-ready)."""
+        res = self.resolution
+        return {
+            "n_neighbors": self.n_neighbors,
+            "resolution": list(res) if not isinstance(res, int | float) else res,
+            "quality": self.quality,
+            "min_df": self.min_df,
+            "max_df": self.max_df,
+            "candidates": self.candidates,
+            "num_perm": self.num_perm,
+            "rows": self.rows,
+            "max_bucket": self.max_bucket,
+            "refine": self.refine,
+            "seed": self.seed,
+            "n_jobs": self.n_jobs,
+        }
+
+    def resolutions(self) -> list[float]:
+        """The levels' resolutions, finest first (validated)."""
+        try:
+            return check_quality(self.quality, self.resolution)
+        except ValueError as err:
+            raise ValueError(str(err)) from None
+
+    def _validate(self) -> None:
+        if not _is_int(self.n_neighbors, 1):
+            raise ValueError(f"n_neighbors must be an integer >= 1, got {self.n_neighbors!r}")
+        check_df_caps(self.min_df, self.max_df)
+        if self.candidates not in CANDIDATES:
+            raise ValueError(
+                f"candidates must be one of {', '.join(CANDIDATES)}, got {self.candidates!r}"
+            )
+        for name in ("num_perm", "rows", "max_bucket"):
+            if not _is_int(getattr(self, name), 2 if name == "max_bucket" else 1):
+                low = 2 if name == "max_bucket" else 1
+                raise ValueError(f"{name} must be an integer >= {low}, got {getattr(self, name)!r}")
+        if self.rows > self.num_perm:
+            raise ValueError(f"rows={self.rows} exceeds num_perm={self.num_perm}")
+        if not _is_int(self.refine, 0):
+            raise ValueError(f"refine must be an integer >= 0, got {self.refine!r}")
+        if not _is_int(self.seed, 0) or self.seed >= 2**31:
+            raise ValueError(f"seed must be an integer in 0..2**31-1, got {self.seed!r}")
+        if not isinstance(self.n_jobs, int) or self.n_jobs == 0 or self.n_jobs < -1:
+            raise ValueError(f"n_jobs must be -1 or an integer >= 1, got {self.n_jobs!r}")
+        self.resolutions()
+
+    # -- the steps ---------------------------------------------------------------------
+    @staticmethod
+    def term_counts(
+        documents: Sequence[Document], languages: Sequence[str | None] | None = None
+    ) -> list[Mapping[str, int]]:
+        """Term counts of raw texts (one :class:`~extract.terms.TermCounter` per language;
+        language detected with py3langid when not given) or the mappings as given.
+
+        Raises
+        ------
+        ValueError
+            Mixed str and mapping documents, ``languages`` of another length, or a
+            language code without a tokenizer.
+        """
+        if not documents:
+            return []
+        texts = [isinstance(d, str) for d in documents]
+        if all(texts):
+            return _count_texts(documents, languages)  # type: ignore[arg-type]
+        if any(texts) or not all(isinstance(d, Mapping) for d in documents):
+            raise ValueError(
+                "documents must be all raw texts (str) or all term-count mappings "
+                "(term -> count), not a mix"
+            )
+        return list(documents)  # type: ignore[arg-type]
+
+    def _neighbours(self, X: sp.csr_matrix, active: np.ndarray, k: int) -> KNNGraph:
+        n = X.shape[0]
+        stats: dict[str, Any] = {"candidate_pairs": 0, "refine_pairs": 0}
+        if k == 0 or int(active.sum()) < 2:
+            return KNNGraph(np.full((n, k), -1, np.int64), np.zeros((n, k), np.float32), stats)
+        if self.candidates == "exact":
+            nb, sims = exact_knn(X, k)
+            stats["candidate_pairs"] = int(active.sum()) * (int(active.sum()) - 1) // 2
+            return KNNGraph(nb, sims, stats)
+        signatures = self._signatures(X)
+        codes = bucket_candidates(
+            signatures,
+            self.rows,
+            self.num_perm // self.rows,
+            max_bucket=self.max_bucket,
+            seed=self.seed,
+            active=active,
+        )
+        i, j = codes // n, codes % n
+        nb, sims = merge_top_k(n, k, i, j, pair_cosine(X, i, j))
+        stats["candidate_pairs"] = int(codes.shape[0])
+        for _ in range(self.refine):
+            more = local_join_pairs(nb)
+            if more.shape[0] == 0:
+                break
+            a, b = more // n, more % n
+            nb, sims = merge_top_k(n, k, a, b, pair_cosine(X, a, b), nb, sims)
+            stats["refine_pairs"] += int(more.shape[0])
+        return KNNGraph(nb, sims, stats)
+
+    def _signatures(self, X: sp.csr_matrix) -> np.ndarray:
+        if self.candidates == "simhash":
+            rng = np.random.RandomState(self.seed)
+            planes = rng.standard_normal((X.shape[1], self.num_perm)).astype(np.float32)
+            return np.asarray(X @ planes > 0, dtype=np.uint8)
+        from cluster.weighted_minhash import WeightedMinHasher
+
+        hasher = WeightedMinHasher(dim=X.shape[1], num_perm=self.num_perm, seed=self.seed)
+        return hasher.sign(X, n_jobs=self.n_jobs)
+
+    # -- fit -----------------------------------------------------------------------------
+    def fit(
+        self,
+        documents: Sequence[Document],
+        languages: Sequence[str | None] | None = None,
+        *,
+        progress: Any = None,
+    ) -> ActivityClusterer:
+        """Cluster the documents.
+
+        Parameters
+        ----------
+        documents : sequence of str, or sequence of mapping str → int
+            Raw texts, or term counts (:mod:`extract.terms`).
+        languages : sequence of str or None, optional
+            ISO 639-1 code of each text (``None`` entries: detected); ignored for
+            term-count documents.
+        progress : callable, optional
+            Called with each :class:`~cluster.graph_leiden.LeidenLevel` as it is found.
+
+        Returns
+        -------
+        ActivityClusterer
+            ``self``, fitted.
+        """
+        self._validate()
+        seconds: dict[str, float] = {}
+        t0 = time.perf_counter()
+        counts = self.term_counts(documents, languages)
+        seconds["terms"] = time.perf_counter() - t0
+        n = len(counts)
+        t0 = time.perf_counter()
+        weighting = TfidfWeighting(min_df=self.min_df, max_df=self.max_df)
+        X = weighting.fit_transform(counts) if n else sp.csr_matrix((0, 0), dtype=np.float32)
+        seconds["weights"] = time.perf_counter() - t0
+        active = np.diff(X.indptr) > 0 if n else np.zeros(0, dtype=bool)
+        k = min(int(self.n_neighbors), max(int(active.sum()) - 1, 0))
+        t0 = time.perf_counter()
+        graph = self._neighbours(X, active, k)
+        seconds["neighbours"] = time.perf_counter() - t0
+        i, j, w = knn_edges(graph.neighbours, graph.similarities)
+        t0 = time.perf_counter()
+        levels = leiden_levels(
+            n,
+            i,
+            j,
+            w,
+            quality=self.quality,
+            resolutions=self.resolutions(),
+            seed=int(self.seed),
+            n_iterations=-1,
+        )
+        seconds["leiden"] = time.perf_counter() - t0
+        self._group_empty(counts, active, levels)
+        if progress is not None:
+            for level in levels:
+                progress(level)
+        degree = np.bincount(np.r_[i, j], minlength=n) if n else np.zeros(0, np.int64)
+        self.matrix_ = X
+        self.vocabulary_ = weighting.vocabulary_ if n else []
+        self.weighting_ = weighting
+        self.graph_ = graph
+        self.levels_ = levels
+        self.labels_ = levels[-1].labels
+        self.graph_stats_ = {
+            "n_documents": n,
+            "n_empty": int(n - active.sum()),
+            "n_terms": len(self.vocabulary_),
+            "n_neighbors": k,
+            **graph.stats,
+            "edges": int(i.shape[0]),
+            "isolated": int(np.count_nonzero(degree == 0)),
+            "mean_similarity": round(float(w.mean()), 4) if w.shape[0] else 0.0,
+            "seconds": {key: round(v, 4) for key, v in seconds.items()},
+        }
+        return self
+
+    def fit_predict(
+        self, documents: Sequence[Document], languages: Sequence[str | None] | None = None
+    ) -> np.ndarray:
+        """:meth:`fit`, then ``labels_``."""
+        return self.fit(documents, languages).labels_
+
+    @staticmethod
+    def _group_empty(
+        counts: Sequence[Mapping[str, int]], active: np.ndarray, levels: list[LeidenLevel]
+    ) -> None:
+        """Documents without a weighted term join their exact duplicates (same term set):
+        a corpus of identical documents is one cluster, not n."""
+        empty = np.flatnonzero(~active)
+        if empty.shape[0] < 2:
+            return
+        key_of: dict[frozenset[str], int] = {}
+        first = np.arange(len(counts))
+        for d in empty.tolist():
+            terms = frozenset(counts[d])
+            if terms:
+                first[d] = key_of.setdefault(terms, d)
+        if np.array_equal(first, np.arange(len(counts))):
+            return
+        for level in levels:
+            labels = level.labels.copy()
+            labels[empty] = labels[first[empty]]
+            level.labels = canonical_labels(labels)
+            level.n_clusters = int(level.labels.max()) + 1
+
+
+def _count_texts(
+    texts: Sequence[str], languages: Sequence[str | None] | None
+) -> list[Mapping[str, int]]:
+    from extract.terms import TermCounter
+    from extract.tokens import STEMMER_LANGUAGES
+
+    if languages is not None and len(languages) != len(texts):
+        raise ValueError(
+            f"languages has {len(languages)} entries for {len(texts)} documents: give one "
+            "ISO 639-1 code (or None) per document"
+        )
+    langs = list(languages) if languages is not None else [None] * len(texts)
+    for code in set(langs):
+        if code is not None and code not in STEMMER_LANGUAGES:
+            raise ValueError(
+                f"unknown language {code!r}: give an ISO 639-1 code with a Snowball "
+                f"stemmer ({', '.join(sorted(STEMMER_LANGUAGES))}) or None to detect it"
+            )
+    missing = [d for d, code in enumerate(langs) if code is None]
+    if missing:
+        from extract.language import identify_language
+
+        for d in missing:
+            code = identify_language(texts[d])[0]
+            langs[d] = code if code in STEMMER_LANGUAGES else None
+    counters: dict[str | None, TermCounter] = {}
+    out: list[Mapping[str, int]] = []
+    for text, code in zip(texts, langs, strict=True):
+        counter = counters.get(code)
+        if counter is None:
+            counter = counters[code] = TermCounter(language=code)
+        out.append(counter.counts(text))
+    return out
+
+
+def distinctive_terms(
+    X: sp.csr_matrix, vocabulary: Sequence[str], labels: np.ndarray, *, top: int = 8
+) -> dict[int, list[tuple[str, float]]]:
+    """The terms that most set each cluster apart: its mean tf-idf vector minus the
+    mean of the other documents, the ``top`` largest positive differences.
+
+    Parameters
+    ----------
+    X : csr_matrix
+        The documents' tf-idf vectors (``matrix_``).
+    vocabulary : sequence of str
+        Term of each column.
+    labels : ndarray of int
+        Cluster of each document.
+    top : int
+        Terms per cluster.
+
+    Returns
+    -------
+    dict
+        Cluster label → ``[(term, score), ...]``, best first.
+
+    Examples
+    --------
+    >>> texts = ["oil price opec oil", "opec oil barrel", "goal match team", "team goal cup"]
+    >>> m = ActivityClusterer(n_neighbors=1, min_df=1, max_df=1.0, resolution=1.0).fit(texts)
+    >>> [t for t, _ in distinctive_terms(m.matrix_, m.vocabulary_, m.labels_, top=2)[0]]
+    ['oil', 'opec']
+    """
+    n = X.shape[0]
+    labels = np.asarray(labels)
+    out: dict[int, list[tuple[str, float]]] = {}
+    if n == 0 or X.shape[1] == 0:
+        return {int(c): [] for c in np.unique(labels)}
+    member = sp.csr_matrix(
+        (np.ones(n, dtype=np.float32), (labels, np.arange(n))), shape=(labels.max() + 1, n)
+    )
+    sums = np.asarray((member @ X).todense())
+    sizes = np.bincount(labels).astype(np.float64)
+    total = sums.sum(axis=0)
+    for c in range(sums.shape[0]):
+        inside = sums[c] / sizes[c]
+        rest = n - sizes[c]
+        outside = (total - sums[c]) / rest if rest else np.zeros_like(inside)
+        score = inside - outside
+        best = np.argsort(-score, kind="stable")[:top]
+        out[c] = [(vocabulary[t], round(float(score[t]), 4)) for t in best if score[t] > 0]
+    return out
