@@ -41,12 +41,12 @@ REPO = HERE.parent
 RESULTS = REPO / "bench" / "results"
 APP = REPO / "dashboard" / "app.py"
 PAGES = {
-    "Overview": "pages/overview.py",
-    "University": "pages/university.py",
-    "Countries": "pages/countries.py",
-    "Network": "pages/network.py",
-    "Duplicates": "pages/duplicates.py",
-    "Runs": "pages/runs.py",
+    "Overview": "views/overview.py",
+    "University": "views/university.py",
+    "Countries": "views/countries.py",
+    "Network": "views/network.py",
+    "Duplicates": "views/duplicates.py",
+    "Runs": "views/runs.py",
 }
 GOAL_SECONDS = 2.0
 

@@ -1,6 +1,6 @@
 """The analysts' dashboard: ``streamlit run dashboard/app.py`` (``webometrics dashboard``).
 
-Six pages (:func:`streamlit.navigation`), each a script in ``pages/`` that only renders:
+Six pages (:func:`streamlit.navigation`), each a script in ``views/`` that only renders:
 Overview (the paper's Tables 2 and 3), University (clusters, their domains and pages,
 dendrogram levels, category override), Countries (category shares, Figures 2 and 3),
 Network (university-domain graph, co-link overlaps, GEXF), Duplicates and Runs.
@@ -16,13 +16,16 @@ from store import redact
 
 st.set_page_config(page_title="webometrics", page_icon=":material/hub:", layout="wide")
 
+# the page scripts live in views/, not pages/: Streamlit would take a pages/ folder beside
+# this script for its own automatic navigation (one entry per file), which a first visit
+# by a deep link such as /countries would get instead of these pages and this sidebar
 PAGES = [
-    st.Page("pages/overview.py", title="Overview", icon=":material/table:", default=True),
-    st.Page("pages/university.py", title="University", icon=":material/school:"),
-    st.Page("pages/countries.py", title="Countries", icon=":material/public:"),
-    st.Page("pages/network.py", title="Network", icon=":material/hub:"),
-    st.Page("pages/duplicates.py", title="Duplicates", icon=":material/content_copy:"),
-    st.Page("pages/runs.py", title="Runs", icon=":material/history:"),
+    st.Page("views/overview.py", title="Overview", icon=":material/table:", default=True),
+    st.Page("views/university.py", title="University", icon=":material/school:"),
+    st.Page("views/countries.py", title="Countries", icon=":material/public:"),
+    st.Page("views/network.py", title="Network", icon=":material/hub:"),
+    st.Page("views/duplicates.py", title="Duplicates", icon=":material/content_copy:"),
+    st.Page("views/runs.py", title="Runs", icon=":material/history:"),
 ]
 
 page = st.navigation(PAGES)

@@ -1,6 +1,8 @@
 """The dashboard in a real browser: ``webometrics dashboard`` on a free port of 127.0.0.1
 against the fixture database, Debian's headless Chromium driven over the DevTools
-protocol, the Overview table's text checked and a screenshot saved."""
+protocol, the Overview table's text checked and a screenshot saved; and a first visit by
+each page's deep link, to a fresh dashboard, gets the six pages of ``st.navigation`` and
+the app's sidebar (six servers and six tabs of one Chromium, all at once)."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -80,9 +82,22 @@ class DevTools:
         self.ws.close()
 
 
+def stop(procs: Sequence[subprocess.Popen], timeout: float) -> None:
+    """Terminate every process, then wait for each (killed after ``timeout`` seconds)."""
+    for proc in procs:
+        proc.terminate()
+    for proc in procs:
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
 @contextlib.contextmanager
-def chromium(profile: Path) -> Iterator[DevTools]:
-    """Headless Chromium with a fresh profile; yields a DevTools client on its page."""
+def chromium_tabs(profile: Path, n: int) -> Iterator[list[DevTools]]:
+    """Headless Chromium with a fresh profile; yields a DevTools client on each of its
+    ``n`` tabs (the first one it opens and ``n - 1`` new ones)."""
     proc = subprocess.Popen(
         [
             chromium_binary(),
@@ -95,7 +110,7 @@ def chromium(profile: Path) -> Iterator[DevTools]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
-    client = None
+    clients: list[DevTools] = []
     try:
         port_file = profile / "DevToolsActivePort"
         deadline = time.monotonic() + 60
@@ -104,59 +119,70 @@ def chromium(profile: Path) -> Iterator[DevTools]:
                 err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
                 pytest.fail(f"chromium did not start its DevTools endpoint: {err[-2000:]}")
             time.sleep(0.1)
-        port = int(port_file.read_text().split()[0])
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=10) as resp:
-            targets = json.load(resp)
-        page = next(t for t in targets if t["type"] == "page")
-        client = DevTools(page["webSocketDebuggerUrl"])
-        yield client
+        endpoint = f"http://127.0.0.1:{int(port_file.read_text().split()[0])}/json"
+        with urllib.request.urlopen(f"{endpoint}/list", timeout=10) as resp:
+            pages = [t for t in json.load(resp) if t["type"] == "page"][:1]
+        for _ in range(n - 1):
+            new = urllib.request.Request(f"{endpoint}/new?about:blank", method="PUT")
+            with urllib.request.urlopen(new, timeout=10) as resp:
+                pages.append(json.load(resp))
+        for page in pages:
+            clients.append(DevTools(page["webSocketDebuggerUrl"]))
+        yield clients
     finally:
-        if client is not None:
+        for client in clients:
             client.close()
-        proc.terminate()
+        stop([proc], timeout=10)
+
+
+@contextlib.contextmanager
+def chromium(profile: Path) -> Iterator[DevTools]:
+    """Headless Chromium with a fresh profile; yields a DevTools client on its page."""
+    with chromium_tabs(profile, 1) as (client,):
+        yield client
+
+
+@contextlib.contextmanager
+def dashboard_servers(
+    db_url: str, ports: Sequence[int], logs: Sequence[Path]
+) -> Iterator[list[str]]:
+    """``webometrics dashboard`` on each of ``ports`` (stderr to the matching log), all
+    started at once; yields their addresses once every one has printed its own."""
+    env = dict(os.environ)
+    env.pop("WEBOMETRICS_CONFIG", None)
+    command = [str(Path(sys.executable).parent / "webometrics"), "dashboard", "--db-url", db_url]
+    procs: list[subprocess.Popen] = []
+    with contextlib.ExitStack() as outs:
         try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+            for port, log in zip(ports, logs, strict=True):
+                out = outs.enter_context(log.open("w"))
+                procs.append(
+                    subprocess.Popen(
+                        [*command, "--port", str(port)],
+                        stdout=subprocess.PIPE,
+                        stderr=out,
+                        text=True,
+                        env=env,
+                    )
+                )
+            addresses = []
+            for proc, log in zip(procs, logs, strict=False):
+                assert proc.stdout is not None
+                line = proc.stdout.readline()
+                if "dashboard running at" not in line:
+                    proc.wait(timeout=30)
+                    pytest.fail(f"webometrics dashboard did not start: {line!r}\n{log.read_text()}")
+                addresses.append(line.split("dashboard running at ", 1)[1].split()[0])
+            yield addresses
+        finally:
+            stop(procs, timeout=20)
 
 
 @contextlib.contextmanager
 def dashboard_server(db_url: str, port: int, log: Path) -> Iterator[str]:
     """``webometrics dashboard`` on ``port``; yields its address once it printed it."""
-    env = dict(os.environ)
-    env.pop("WEBOMETRICS_CONFIG", None)
-    out = log.open("w")
-    proc = subprocess.Popen(
-        [
-            str(Path(sys.executable).parent / "webometrics"),
-            "dashboard",
-            "--port",
-            str(port),
-            "--db-url",
-            db_url,
-        ],
-        stdout=subprocess.PIPE,
-        stderr=out,
-        text=True,
-        env=env,
-    )
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        if "dashboard running at" not in line:
-            proc.wait(timeout=30)
-            pytest.fail(f"webometrics dashboard did not start: {line!r}\n{log.read_text()}")
-        address = line.split("dashboard running at ", 1)[1].split()[0]
+    with dashboard_servers(db_url, [port], [log]) as (address,):
         yield address
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        out.close()
 
 
 # the rows of the first st.table once it shows spbu.ru, as lists of cell texts
@@ -177,6 +203,19 @@ def wait_for(client: DevTools, expression: str, timeout: float = 60) -> Any:
         time.sleep(0.25)
     body = client.evaluate("document.body ? document.body.innerText : ''")
     pytest.fail(f"timed out waiting for {expression}; the page shows:\n{body[:3000]}")
+
+
+def settle(client: DevTools, expression: str, done: Callable[[Any], bool], timeout: float) -> Any:
+    """The value of ``expression`` once it is truthy and ``done`` accepts it, or its last
+    truthy value after ``timeout`` seconds (for the caller's assertions to report)."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while True:
+        value = client.evaluate(expression)
+        last = value or last
+        if (value and done(value)) or time.monotonic() > deadline:
+            return last
+        time.sleep(0.25)
 
 
 @pytest.mark.timeout(240)
@@ -230,3 +269,82 @@ def test_overview_in_chromium(dashboard_db, tmp_path: Path) -> None:
         assert lines[0].startswith("university,domains,country,Webometrics rank")
         spbu_line = next(line for line in lines if ",spbu.ru," in line)
         assert spbu_line.endswith(",2,3,2,1,1")
+
+
+# the deep link of every page (Streamlit's url_path, from the file name; the default page
+# is the root) -> the page's heading
+DEEP_LINKS = {
+    "": "Overview",
+    "university": "University",
+    "countries": "Countries",
+    "network": "Network",
+    "duplicates": "Near duplicates",
+    "runs": "Runs",
+}
+# the titles st.navigation gives the pages in dashboard/app.py, in its order
+NAVIGATION = ["Overview", "University", "Countries", "Network", "Duplicates", "Runs"]
+
+# once the page's script run is over (heading shown, status widget gone): the heading,
+# the path, the sidebar's navigation links, captions and buttons
+RENDERED_SIDEBAR = """(() => {
+    const h1 = document.querySelector('h1');
+    const side = document.querySelector('[data-testid="stSidebar"]');
+    if (!h1 || !side || document.querySelector('[data-testid="stStatusWidget"]')) return null;
+    const texts = selector => Array.from(side.querySelectorAll(selector))
+        .map(e => e.innerText.trim());
+    return {
+        heading: h1.innerText.trim(),
+        path: location.pathname,
+        pages: texts('[data-testid="stSidebarNav"] a [data-testid="stMarkdownContainer"]'),
+        captions: texts('[data-testid="stCaptionContainer"]'),
+        buttons: texts('button'),
+    };
+})()"""
+
+
+def free_ports(n: int) -> list[int]:
+    ports: set[int] = set()
+    while len(ports) < n:
+        ports.add(free_port())
+    return sorted(ports)
+
+
+@pytest.fixture(scope="module")
+def first_visits(dashboard_db, tmp_path_factory) -> Iterator[dict[str, DevTools]]:
+    """A fresh dashboard per page, each asked for that page's deep link as its very first
+    page request, in a tab of its own of one Chromium; all started and opened at once.
+    Yields the tab of each deep link."""
+    tmp = tmp_path_factory.mktemp("first-visits")
+    logs = [tmp / f"dashboard-{path or 'root'}.log" for path in DEEP_LINKS]
+    with (
+        dashboard_servers(dashboard_db.url, free_ports(len(DEEP_LINKS)), logs) as addresses,
+        chromium_tabs(tmp / "profile", len(DEEP_LINKS)) as tabs,
+    ):
+        for path, address, tab in zip(DEEP_LINKS, addresses, tabs, strict=True):
+            tab.call("Page.navigate", url=address + path)
+        yield dict(zip(DEEP_LINKS, tabs, strict=True))
+
+
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize("path", list(DEEP_LINKS), ids=[f"/{p}" for p in DEEP_LINKS])
+def test_first_visit_by_deep_link_shows_the_named_pages(
+    first_visits: dict[str, DevTools], dashboard_db, path: str
+) -> None:
+    # a first visitor who opens a deep link gets the page, the six pages of
+    # st.navigation (not Streamlit's list of the files of a pages/ folder), and the
+    # sidebar of dashboard/app.py: the database and the Reload data button
+    tab = first_visits[path]
+    wait_for(tab, RENDERED_SIDEBAR, timeout=120)
+    # the sidebar's button shows a moment after the run ends: wait for it, unless the
+    # navigation is already wrong
+    shown = settle(
+        tab,
+        RENDERED_SIDEBAR,
+        lambda s: s["pages"] != NAVIGATION or "Reload data" in s["buttons"],
+        timeout=15,
+    )
+    assert (shown["path"], shown["heading"]) == (f"/{path}", DEEP_LINKS[path]), shown
+    assert shown["pages"] == NAVIGATION, shown
+    database = Path(dashboard_db.url.removeprefix("sqlite:///")).name
+    assert any(c.startswith("database:") and database in c for c in shown["captions"]), shown
+    assert "Reload data" in shown["buttons"], shown

@@ -70,7 +70,7 @@ def test_app_reports_a_database_it_cannot_open(monkeypatch, tmp_path) -> None:
 
 
 def test_runs(page, dashboard_db) -> None:
-    at = page("pages/runs.py")
+    at = page("views/runs.py")
     crawls, pipes = frames(at)[:2]
     assert sorted(crawls["id"]) == sorted(
         [*dashboard_db.run_ids.values(), dashboard_db.failed_run_id]
@@ -95,7 +95,7 @@ def test_runs(page, dashboard_db) -> None:
 
 
 def test_duplicates(page, dashboard_db) -> None:
-    at = page("pages/duplicates.py")
+    at = page("views/duplicates.py")
     groups = frames(at)[0]
     assert list(groups["size"]) == [3, 2]
     assert list(groups["canonical"]) == ["https://vk.com/spbu.ru/0", "https://mit.edu/spbu.ru/0"]
@@ -111,7 +111,7 @@ def test_duplicates(page, dashboard_db) -> None:
 
 
 def test_university_clusters(page, dashboard_db) -> None:
-    at = page("pages/university.py")
+    at = page("views/university.py")
     spbu = dashboard_db.university_ids["spbu.ru"]
     # the first university by rank is Oxford (16)
     clusters = frames(at)[0]
@@ -135,7 +135,7 @@ def test_university_clusters(page, dashboard_db) -> None:
 
 
 def test_university_filters(page, dashboard_db) -> None:
-    at = page("pages/university.py")
+    at = page("views/university.py")
     at.selectbox(key="uni").set_value(dashboard_db.university_ids["spbu.ru"])
     rerun(at)
     at.multiselect(key="uni-category").set_value(["media"])
@@ -154,7 +154,7 @@ def test_university_filters(page, dashboard_db) -> None:
 
 
 def test_university_levels(page, dashboard_db) -> None:
-    at = page("pages/university.py")
+    at = page("views/university.py")
     at.selectbox(key="uni").set_value(dashboard_db.university_ids["spbu.ru"])
     rerun(at)
     levels = next(df for df in frames(at) if "s_curve" in df.columns)
@@ -172,7 +172,7 @@ def _table(at: AppTest, index: int) -> pd.DataFrame:
 
 
 def test_overview_tables(page, dashboard_db) -> None:
-    at = page("pages/overview.py")
+    at = page("views/overview.py")
     run1, run2 = dashboard_db.run_ids[1], dashboard_db.run_ids[2]
     # the newest run with data comes first
     assert at.selectbox(key="overview-run").value == run2
@@ -215,7 +215,7 @@ def test_overview_tables(page, dashboard_db) -> None:
 
 
 def test_overview_changes(page, dashboard_db) -> None:
-    at = page("pages/overview.py")
+    at = page("views/overview.py")
     at.toggle(key="overview-more").set_value(True)
     rerun(at)
     summary = frames(at)[1].set_index(["university", "direction"])
@@ -228,7 +228,7 @@ def test_overview_changes(page, dashboard_db) -> None:
 
 
 def test_countries(page, dashboard_db) -> None:
-    at = page("pages/countries.py")
+    at = page("views/countries.py")
     at.selectbox(key="countries-run").set_value(dashboard_db.run_ids[1])
     rerun(at)
     per_uni, per_country = frames(at)[:2]
@@ -256,7 +256,7 @@ def test_countries(page, dashboard_db) -> None:
 
 
 def test_network(page, dashboard_db) -> None:
-    at = page("pages/network.py")
+    at = page("views/network.py")
     at.selectbox(key="network-run").set_value(dashboard_db.run_ids[1])
     rerun(at)
     assert [m.value for m in at.metric] == ["3", "8", "12", "8"]
@@ -298,7 +298,7 @@ def test_category_override_writes_through_store(fresh_dashboard_db, monkeypatch)
     monkeypatch.delenv("WEBOMETRICS_CONFIG", raising=False)
     at = AppTest.from_file(str(APP), default_timeout=60)
     rerun(at)
-    rerun(at.switch_page("pages/university.py"))
+    rerun(at.switch_page("views/university.py"))
     at.selectbox(key="uni").set_value(facts.university_ids["spbu.ru"])
     rerun(at)
     assert at.selectbox(key="override-domain").options == [
