@@ -117,6 +117,35 @@ def clusterings(
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def university_clusterings(
+    url: str, university_id: int, direction: str
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The clusterings of one university's environment in ``direction``, and the global
+    ones (over every university), each newest first.
+
+    Parameters
+    ----------
+    url : str
+        The database URL.
+    university_id : int
+        ``university.id``.
+    direction : {"outgoing", "citing"}
+        The environment's direction; clusterings of both directions count for either.
+
+    Returns
+    -------
+    own, global_ : pandas.DataFrame
+        Rows of :class:`store.queries.ClusteringRow`: those whose scope is this
+        university, and those whose scope is no one university. A clustering of another
+        university is in neither.
+    """
+    found = clusterings(url, university_id, direction)
+    found = found.sort_values(["created_at", "id"], ascending=False, ignore_index=True)
+    scope = found["university_id"]
+    return found[scope == university_id], found[scope.isna()]
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
 def clusters(
     url: str,
     clustering_id: int,

@@ -1,5 +1,10 @@
 """University: the clusters of its outgoing or citing environment — theme, category, size —
-each expanding to its domains and pages; the dendrogram levels; the category override."""
+each expanding to its domains and pages; the dendrogram levels; the category override.
+
+Only the university's own clusterings are listed (newest first, for the chosen direction);
+when none is stored but global ones (over every university, ``webometrics cluster
+--university all``) are, the page says so and offers those in an expander labelled global.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +17,7 @@ from webometrics.exceptions import WebometricsError
 
 PAGES_PER_DOMAIN = 5
 DOMAINS_WITH_PAGES = 20  # per cluster: the domains with most pages list their pages
+TOP_DOMAINS = 5  # member domains named in the cluster table
 
 url = widgets.database_url()
 MAX_EXPANDERS = data.settings().dashboard.expand_clusters
@@ -32,24 +38,56 @@ direction = right.radio(
     help="outgoing: the sites the university links to; citing: the sites that link to it",
 )
 
-found = data.clusterings(url, int(uid), direction)
-if found.empty:
-    st.info(f"No clustering of {names[uid]} ({direction}) stored yet: run `webometrics cluster`.")
-    st.stop()
+own, global_ = data.university_clusterings(url, int(uid), direction)
 
 
 def _clustering_label(row: pd.Series) -> str:
     run = f" · run {int(row['run_id'])}" if pd.notna(row["run_id"]) else ""
     scope = "" if pd.notna(row["university_id"]) else " · all universities"
+    both = "" if pd.notna(row["direction"]) else " · both directions"
+    when = row["created_at"].strftime("%Y-%m-%d %H:%M") if pd.notna(row["created_at"]) else "?"
     return (
-        f"clustering {row['id']} · {row['algorithm']} {row['linkage']} · {row['unit']}s"
-        f"{run}{scope} · {row['n_documents']} documents → {row['n_clusters']} clusters"
+        f"clustering {row['id']} · {when} · {row['algorithm']} {row['linkage']} · "
+        f"{row['unit']}s{run}{scope}{both} · {row['n_documents']} documents → "
+        f"{row['n_clusters']} clusters"
     )
 
 
-labels = {int(r["id"]): _clustering_label(r) for _, r in found.iterrows()}
-cid = st.selectbox("Clustering", list(labels), format_func=labels.__getitem__, key="clustering")
-chosen = found.set_index("id").loc[cid]
+def _labels(found: pd.DataFrame) -> dict[int, str]:
+    return {int(r["id"]): _clustering_label(r) for _, r in found.iterrows()}
+
+
+if not own.empty:
+    labels = _labels(own)
+    cid = st.selectbox("Clustering", list(labels), format_func=labels.__getitem__, key="clustering")
+    chosen = own.set_index("id").loc[cid]
+elif global_.empty:
+    st.info(f"No clustering of {names[uid]} ({direction}) stored yet: run `webometrics cluster`.")
+    st.stop()
+else:
+    st.info(
+        f"No clustering of {names[uid]} ({direction}) stored yet, only global ones (over "
+        "every university's environment at once): run `webometrics cluster` for one per "
+        "university and direction, or choose a global clustering below."
+    )
+    labels = _labels(global_)
+    with st.expander(f"Global clusterings, all universities ({len(labels)})"):
+        picked = st.selectbox(
+            "Global clustering",
+            list(labels),
+            format_func=labels.__getitem__,
+            index=None,
+            placeholder="choose a global clustering",
+            key="global-clustering",
+        )
+    if picked is None:
+        st.stop()
+    cid = int(picked)
+    chosen = global_.set_index("id").loc[cid]
+    st.caption(
+        f"Global clustering {cid}: its clusters hold the environments of every university, "
+        f"not only of {names[uid]}."
+    )
 
 m = st.columns(4)
 m[0].metric("documents", int(chosen["n_documents"]))
@@ -69,9 +107,7 @@ table = pd.DataFrame(
         "size": shown["size"],
         "category": shown["category"],
         "theme": shown["theme_terms"].map(", ".join),
-        "top domains": shown["top_domains"].map(", ".join),
-        "frequent shingles": shown["top_shingles"].map(" | ".join),
-        "titles": shown["titles"].map(" | ".join),
+        "member domains": shown["top_domains"].map(lambda d: ", ".join(d[:TOP_DOMAINS])),
     }
 )
 widgets.table(table, f"clusters {cid} {direction}", key="clusters")
@@ -86,7 +122,7 @@ if not table.empty:
             x=alt.X("size:Q", title="documents"),
             y=alt.Y("cluster:N", sort="-x", title=None),
             color=alt.Color("category:N", title="category"),
-            tooltip=["label", "size", "category", "theme", "top domains"],
+            tooltip=["label", "size", "category", "theme", "member domains"],
         )
         .properties(height=max(120, 22 * len(chart_rows)))
     )

@@ -11,11 +11,14 @@ beside the rows that produce them (:data:`EXPECTED`).
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from store import make_engine, schema, session_scope
 from store.models import (
@@ -154,6 +157,80 @@ def _level(r: int, b: int, s_curve: float, n_clusters: int) -> dict[str, Any]:
         "n_clusters": n_clusters,
         "seconds": 0.01,
     }
+
+
+def store_clustering(
+    s: Session,
+    docs: Mapping[str, Document],
+    flt: dict[str, Any],
+    groups: dict[str, list[str]],
+    created_at: dt.datetime,
+) -> tuple[int, dict[str, int]]:
+    """Store a clustering of domain documents (``filter`` ``flt``) whose final clusters are
+    ``groups`` (name -> member domains, in label order), with its levels and level rows;
+    returns its id and the ids of its final clusters by name."""
+    doms = [d for members in groups.values() for d in members]
+    c = Clustering(
+        algorithm="lsh-link",
+        linkage="single",
+        unit="domain",
+        parameters={"threshold": 0.3, "r0": 8, "r_min": 2, "step": 2, "num_perm": 128},
+        filter=flt,
+        n_documents=len(doms),
+        n_excluded_duplicates=0,
+        n_clusters=len(groups),
+        seconds=0.5,
+        levels=[
+            _level(8, 16, 0.707107, len(doms)),
+            _level(6, 21, 0.601967, len(doms) - 1),
+            _level(4, 32, 0.420448, len(groups)),
+            _level(2, 64, 0.125, len(groups)),
+        ],
+        created_at=created_at,
+    )
+    s.add(c)
+    s.flush()
+    cluster_ids = {}
+    for label, (name, members) in enumerate(groups.items()):
+        cats = [OVERRIDES.get(d, DOMAINS[d][1]) for d in members]
+        cl = Cluster(
+            clustering_id=c.id,
+            level=-1,
+            label=label,
+            size=len(members),
+            theme_terms=[f"{name}-term", "research"],
+            top_shingles=[f"{name} shingle"],
+            top_domains=members[:3],
+            titles=[f"{members[0]} page 0"],
+            category=max(sorted(set(cats)), key=cats.count),
+            category_score=0.7,
+        )
+        s.add(cl)
+        s.flush()
+        cluster_ids[name] = cl.id
+        for d in members:
+            s.add(ClusterMember(cluster_id=cl.id, document_id=docs[d].id))
+    # the level rows: at level 2 the clusters are the final ones
+    for label, members in enumerate(groups.values()):
+        s.add(Cluster(clustering_id=c.id, level=2, label=label, size=len(members)))
+    for label, d in enumerate(doms):
+        s.add(Cluster(clustering_id=c.id, level=0, label=label, size=1, top_domains=[d]))
+    return c.id, cluster_ids
+
+
+def add_clustering(
+    url: str, flt: dict[str, Any], groups: dict[str, list[str]], created_at: dt.datetime
+) -> int:
+    """:func:`store_clustering` over the fixture's domain documents in the database at
+    ``url``, committed; returns the clustering's id."""
+    engine = make_engine(url)
+    try:
+        with session_scope(engine) as s:
+            docs = {d.key: d for d in s.scalars(select(Document).where(Document.unit == "domain"))}
+            cid, _ = store_clustering(s, docs, flt, groups, created_at)
+    finally:
+        engine.dispose()
+    return cid
 
 
 def fill(url: str) -> Facts:
@@ -352,58 +429,16 @@ def _fill(engine: Any, facts: Facts) -> None:
         s.flush()
 
         # clusterings: spbu outgoing and citing, ox outgoing (run 1)
-        def clustering(udom: str, direction: str, groups: dict[str, list[str]]) -> Clustering:
-            doms = [d for members in groups.values() for d in members]
-            c = Clustering(
-                algorithm="lsh-link",
-                linkage="single",
-                unit="domain",
-                parameters={"threshold": 0.3, "r0": 8, "r_min": 2, "step": 2, "num_perm": 128},
-                filter={
-                    "university_id": unis[udom].id,
-                    "direction": direction,
-                    "run_id": runs[1].id,
-                },
-                n_documents=len(doms),
-                n_excluded_duplicates=0,
-                n_clusters=len(groups),
-                seconds=0.5,
-                levels=[
-                    _level(8, 16, 0.707107, len(doms)),
-                    _level(6, 21, 0.601967, len(doms) - 1),
-                    _level(4, 32, 0.420448, len(groups)),
-                    _level(2, 64, 0.125, len(groups)),
-                ],
-                created_at=T0 + dt.timedelta(hours=1),
-            )
-            s.add(c)
-            s.flush()
-            for label, (name, members) in enumerate(groups.items()):
-                cats = [OVERRIDES.get(d, DOMAINS[d][1]) for d in members]
-                cl = Cluster(
-                    clustering_id=c.id,
-                    level=-1,
-                    label=label,
-                    size=len(members),
-                    theme_terms=[f"{name}-term", "research"],
-                    top_shingles=[f"{name} shingle"],
-                    top_domains=members[:3],
-                    titles=[f"{members[0]} page 0"],
-                    category=max(sorted(set(cats)), key=cats.count),
-                    category_score=0.7,
-                )
-                s.add(cl)
-                s.flush()
-                facts.cluster_ids[name] = cl.id
-                for d in members:
-                    s.add(ClusterMember(cluster_id=cl.id, document_id=docs[d].id))
-            # the level rows: at level 2 the clusters are the final ones
-            for label, members in enumerate(groups.values()):
-                s.add(Cluster(clustering_id=c.id, level=2, label=label, size=len(members)))
-            for label, d in enumerate(doms):
-                s.add(Cluster(clustering_id=c.id, level=0, label=label, size=1, top_domains=[d]))
-            facts.clustering_ids[(udom, direction)] = c.id
-            return c
+        def clustering(udom: str, direction: str, groups: dict[str, list[str]]) -> None:
+            flt = {
+                "university_id": unis[udom].id,
+                "university": unis[udom].name,
+                "direction": direction,
+                "run_id": runs[1].id,
+            }
+            cid, cluster_ids = store_clustering(s, docs, flt, groups, T0 + dt.timedelta(hours=1))
+            facts.clustering_ids[(udom, direction)] = cid
+            facts.cluster_ids.update(cluster_ids)
 
         clustering(
             "spbu.ru",

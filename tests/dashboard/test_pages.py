@@ -3,6 +3,7 @@ the fixture's numbers shown, and the filters change them."""
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 import pandas as pd
@@ -10,6 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import dashboard
+from tests.dashboard.conftest import T0, add_clustering
 
 APP = Path(dashboard.__file__).resolve().parent / "app.py"
 
@@ -119,8 +121,13 @@ def test_university_clusters(page, dashboard_db) -> None:
     at.selectbox(key="uni").set_value(spbu)
     rerun(at)
     clusters = frames(at)[0]
+    assert list(clusters.columns) == ["label", "size", "category", "theme", "member domains"]
     assert list(clusters["size"]) == [3, 2]
-    assert list(clusters["theme"].str.split(", ").str[0]) == ["science-term", "social-term"]
+    assert list(clusters["theme"]) == ["science-term, research", "social-term, research"]
+    assert list(clusters["member domains"]) == [
+        "arxiv.org, elibrary.ru, mit.edu",
+        "lenta.ru, vk.com",
+    ]
     assert list(clusters["category"]) == ["scientific_communities", "media"]
     assert [m.value for m in at.metric][:2] == ["5", "2"]
     # each cluster expands to its domains and their pages, as links
@@ -151,6 +158,72 @@ def test_university_filters(page, dashboard_db) -> None:
     at.selectbox(key="uni").set_value(dashboard_db.university_ids["nsu.ru"])
     rerun(at)
     assert any("webometrics cluster" in i.value for i in at.info)
+
+
+def _clustering_ids(at: AppTest, key: str) -> list[int]:
+    """The clustering ids a select box offers, in its order (from the labels)."""
+    return [
+        int(label.split(" · ")[0].removeprefix("clustering "))
+        for label in at.selectbox(key=key).options
+    ]
+
+
+def test_university_lists_only_its_own_clusterings(fresh_dashboard_db, monkeypatch) -> None:
+    facts = fresh_dashboard_db
+    spbu, nsu = facts.university_ids["spbu.ru"], facts.university_ids["nsu.ru"]
+    # newer than the fixture's: a global clustering (`webometrics cluster --university
+    # all`, both directions) and spbu.ru's outgoing environment clustered again
+    everything = add_clustering(
+        facts.url,
+        {"university_id": None, "university": None, "direction": "both"},
+        {
+            "all-science": ["arxiv.org", "mit.edu", "elibrary.ru"],
+            "all-web": ["vk.com", "bbc.co.uk"],
+        },
+        T0 + dt.timedelta(hours=2),
+    )
+    again = add_clustering(
+        facts.url,
+        {
+            "university_id": spbu,
+            "university": "Saint Petersburg State University",
+            "direction": "outgoing",
+        },
+        {"again": ["arxiv.org", "mit.edu"]},
+        T0 + dt.timedelta(hours=3),
+    )
+    monkeypatch.setenv("WEBOMETRICS_DB_URL", facts.url)
+    monkeypatch.delenv("WEBOMETRICS_CONFIG", raising=False)
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    rerun(at)
+    rerun(at.switch_page("views/university.py"))
+    # Oxford (first by rank): its one clustering, not spbu.ru's nor the global one
+    assert _clustering_ids(at, "clustering") == [facts.clustering_ids[("ox.ac.uk", "outgoing")]]
+    assert not at.info
+    assert not any(e.label.startswith("Global") for e in at.expander)
+    # spbu.ru: its own, newest first, per direction
+    at.selectbox(key="uni").set_value(spbu)
+    rerun(at)
+    assert _clustering_ids(at, "clustering") == [
+        again,
+        facts.clustering_ids[("spbu.ru", "outgoing")],
+    ]
+    assert list(frames(at)[0]["theme"]) == ["again-term, research"]
+    at.radio(key="uni-direction").set_value("citing")
+    rerun(at)
+    assert _clustering_ids(at, "clustering") == [facts.clustering_ids[("spbu.ru", "citing")]]
+    assert not any(e.label.startswith("Global") for e in at.expander)
+    # nsu.ru has none of its own: said so, and the global ones offered, labelled global
+    at.selectbox(key="uni").set_value(nsu)
+    rerun(at)
+    assert "only global ones" in at.info[0].value
+    assert [e.label for e in at.expander][:1] == ["Global clusterings, all universities (1)"]
+    assert _clustering_ids(at, "global-clustering") == [everything]
+    assert not at.dataframe  # nothing shown until one is chosen
+    at.selectbox(key="global-clustering").set_value(everything)
+    rerun(at)
+    assert list(frames(at)[0]["theme"]) == ["all-science-term, research", "all-web-term, research"]
+    assert any("every university" in c.value for c in at.caption)
 
 
 def test_university_levels(page, dashboard_db) -> None:
