@@ -1,4 +1,5 @@
-"""Domain documents: one registered domain as the union of its pages' shingle sets.
+"""Domain documents: one registered domain as the union of its pages' shingle sets and the
+sum of their term counts.
 
 The paper clusters external *sites* (seed 000): a site's document is the union of the
 shingle sets of its pages. Two caps keep documents comparable and bounded, both with
@@ -15,7 +16,14 @@ Before shingling, the site's template blocks (navigation, footers, cookie text r
 across its pages; :mod:`extract.templates`) are removed when ``template_removal`` is on;
 the templates are learnt from all the given pages, not only the sampled ones.
 
-Time O(total text length + S log S) for S shingles; memory O(S).
+The same sampled, template-free page texts give the document's term counts (the weighted
+representation, :mod:`extract.terms`): the sum of the pages' counts, each page counted
+in its own language, cut to the ``max_terms`` most frequent terms
+(:func:`extract.terms.top_terms`). A page document's counts are cut the same way
+(:meth:`DomainDocumentBuilder.page_terms`).
+
+Time O(total text length + S log S + T log T) for S shingles and T distinct terms;
+memory O(S + T).
 
 References
 ----------
@@ -31,6 +39,10 @@ Examples
 >>> doc = builder.build(pages)
 >>> doc.n_pages, len(doc.shingles) <= 5, doc.language
 (2, True, 'en')
+>>> doc.terms == merge_counts(builder.page_terms(p.text, "en") for p in pages if p.url in doc.urls)
+True
+>>> DomainDocumentBuilder(max_terms=2).page_terms("Rankings rank the ranked universities", "en")
+{'rank': 3, 'universiti': 1}
 """
 
 from __future__ import annotations
@@ -45,6 +57,7 @@ import xxhash
 
 from extract.shingles import Shingler
 from extract.templates import TemplateRemover
+from extract.terms import TermCounter, merge_counts, top_terms
 from webometrics import defaults as D
 
 if TYPE_CHECKING:
@@ -89,6 +102,9 @@ class DomainDocument:
         Template blocks found on the site (0 when removal is off).
     template_removed_share : float
         Share of the site's text that was template.
+    terms : dict of str to int
+        Term counts of the used pages' texts after template removal, summed over the
+        pages, at most ``max_terms`` (the most frequent; :func:`extract.terms.top_terms`).
     """
 
     shingles: np.ndarray
@@ -98,6 +114,7 @@ class DomainDocument:
     urls: list[str] = field(default_factory=list)
     n_template_blocks: int = 0
     template_removed_share: float = 0.0
+    terms: dict[str, int] = field(default_factory=dict)
 
 
 def url_rank(url: str) -> int:
@@ -162,8 +179,8 @@ class DomainDocumentBuilder:
     ----------
     k, stem, stopwords : int, bool, bool
         Shingle options (``[shingle]``).
-    max_pages, max_shingles : int
-        Caps (``[domain]``).
+    max_pages, max_shingles, max_terms : int
+        Caps (``[domain]``); ``max_terms`` also caps the term counts of page documents.
     template_removal : bool
         Remove the site's template blocks first (``[extract] template_removal``).
     template_min_pages, template_min_share : int, float
@@ -178,21 +195,26 @@ class DomainDocumentBuilder:
         stopwords: bool = D.SHINGLE_STOPWORDS,
         max_pages: int = D.DOMAIN_MAX_PAGES,
         max_shingles: int = D.DOMAIN_MAX_SHINGLES,
+        max_terms: int = D.DOMAIN_MAX_TERMS,
         template_removal: bool = D.EXTRACT_TEMPLATE_REMOVAL,
         template_min_pages: int = D.EXTRACT_TEMPLATE_MIN_PAGES,
         template_min_share: float = D.EXTRACT_TEMPLATE_MIN_SHARE,
     ) -> None:
-        if max_pages < 1 or max_shingles < 1:
-            raise ValueError("max_pages and max_shingles must be >= 1 ([domain] section)")
+        if max_pages < 1 or max_shingles < 1 or max_terms < 1:
+            raise ValueError(
+                "max_pages, max_shingles and max_terms must be >= 1 ([domain] section)"
+            )
         self.k = k
         self.stem = stem
         self.stopwords = stopwords
         self.max_pages = max_pages
         self.max_shingles = max_shingles
+        self.max_terms = max_terms
         self.template_removal = template_removal
         self.template_min_pages = template_min_pages
         self.template_min_share = template_min_share
         self._shinglers: dict[str | None, Shingler] = {}
+        self._counters: dict[str | None, TermCounter] = {}
 
     @classmethod
     def from_settings(cls, settings: Settings) -> DomainDocumentBuilder:
@@ -203,6 +225,7 @@ class DomainDocumentBuilder:
             stopwords=settings.shingle.stopwords,
             max_pages=settings.domain.max_pages,
             max_shingles=settings.domain.max_shingles,
+            max_terms=settings.domain.max_terms,
             template_removal=settings.extract.template_removal,
             template_min_pages=settings.extract.template_min_pages,
             template_min_share=settings.extract.template_min_share,
@@ -219,6 +242,17 @@ class DomainDocumentBuilder:
     def page_shingles(self, text: str, language: str | None) -> np.ndarray:
         """One page's shingle hashes with the builder's options."""
         return self.shingler(language).hashes(text)
+
+    def term_counter(self, language: str | None) -> TermCounter:
+        """The (memoising) term counter of a language, one per builder."""
+        counter = self._counters.get(language)
+        if counter is None:
+            counter = self._counters[language] = TermCounter(language=language)
+        return counter
+
+    def page_terms(self, text: str, language: str | None) -> dict[str, int]:
+        """One page's term counts, at most ``max_terms`` (the most frequent)."""
+        return top_terms(self.term_counter(language).counts(text), self.max_terms)
 
     def build(self, pages: Sequence[PageText]) -> DomainDocument:
         """The document of one domain from its pages (the ``ok`` ones).
@@ -246,6 +280,10 @@ class DomainDocumentBuilder:
             for i, text in zip(chosen, used, strict=True)
         ]
         shingles = cap_shingles(union_shingles(sets), self.max_shingles)
+        terms = merge_counts(
+            self.term_counter(pages[i].language).counts(text)
+            for i, text in zip(chosen, used, strict=True)
+        )
         weight: Counter[str | None] = Counter()
         for i, text in zip(chosen, used, strict=True):
             weight[pages[i].language] += len(text)
@@ -258,4 +296,5 @@ class DomainDocumentBuilder:
             urls=[pages[i].url for i in chosen],
             n_template_blocks=n_blocks,
             template_removed_share=round(removed, 4),
+            terms=top_terms(terms, self.max_terms),
         )

@@ -271,7 +271,15 @@ class Environment(Base):
 
 
 class Document(Base):
-    """The unit that is clustered: one page, or one whole registered domain."""
+    """The unit that is clustered: one page, or one whole registered domain.
+
+    Two representations of its text, both built by the extract stage: ``shingles``, the
+    sorted distinct ``uint64`` shingle hashes (MinHash, near duplicates, LSH single-link),
+    and ``terms``, the counts of its stemmed 1-word terms (:mod:`extract.terms`; at most
+    ``[domain] max_terms``, the most frequent) that tf-idf weighting starts from.
+    ``terms`` is NULL for documents built before revision 0005; the next ``webometrics
+    extract`` rebuilds them.
+    """
 
     __tablename__ = "document"
     __table_args__ = (
@@ -290,6 +298,9 @@ class Document(Base):
     n_shingles: Mapped[int] = mapped_column(Integer, default=0)
     shingles: Mapped[bytes | None] = mapped_column(LargeBinary)  # uint64 little-endian
     shingle_k: Mapped[int | None] = mapped_column(Integer)
+    # term -> count (JSON object); JSON on PostgreSQL, TEXT on SQLite
+    terms: Mapped[dict[str, int] | None] = mapped_column(JSON)
+    n_terms: Mapped[int] = mapped_column(Integer, default=0)  # distinct terms stored
     fetched_at: Mapped[dt.datetime | None] = mapped_column(Timestamp)
     created_at: Mapped[dt.datetime] = mapped_column(Timestamp, default=utcnow)
 

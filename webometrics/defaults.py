@@ -58,6 +58,7 @@ SHINGLE_STOPWORDS = True
 # --- domain documents -----------------------------------------------------
 DOMAIN_MAX_PAGES = 20
 DOMAIN_MAX_SHINGLES = 20000
+DOMAIN_MAX_TERMS = 1000  # distinct term counts stored per document (most frequent first)
 
 # --- MinHash / LSH --------------------------------------------------------
 # MINHASH_* and CLUSTER_THRESHOLD/R0/STEP/R_MIN: the sweep's choice in

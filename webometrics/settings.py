@@ -105,10 +105,12 @@ class ShingleSettings(_Section):
 
 
 class DomainSettings(_Section):
-    """Caps of a domain's document (the union of its pages' shingles)."""
+    """Caps of a domain's document (the union of its pages' shingles) and of the term
+    counts stored per document (page or domain)."""
 
     max_pages: int = Field(D.DOMAIN_MAX_PAGES, ge=1)
     max_shingles: int = Field(D.DOMAIN_MAX_SHINGLES, ge=1)
+    max_terms: int = Field(D.DOMAIN_MAX_TERMS, ge=1)
 
 
 class MinHashSettings(_Section):

@@ -1,4 +1,5 @@
-"""Domain documents: page sampling, shingle caps (bottom-k), union, language, templates."""
+"""Domain documents: page sampling, shingle caps (bottom-k), union, language, templates,
+term counts (summed over the template-free pages, capped)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from extract.documents import (
 from extract.evaluate import data_dir
 from extract.page import ExtractOptions, extract_page
 from extract.shingles import shingle_hashes
+from extract.templates import TemplateRemover
+from extract.terms import TermCounter, merge_counts, top_terms
 from testbed.webkb import read_webkb
 from webometrics.domains import registered_domain
 from webometrics.settings import Settings
@@ -93,6 +96,60 @@ def test_templates_are_removed_before_shingling():
     assert np.intersect1d(off.shingles, template).size == template.size
 
 
+def test_domain_terms_are_the_capped_sum_over_the_template_free_pages():
+    site = "Home | Research | People | Contact\nCopyright 2015 Example University"
+    bodies = [d.text for d in load_reuters(limit=5)]
+    pages = [PageText(f"https://ex.edu/{i}", f"{site}\n{b}", "en") for i, b in enumerate(bodies)]
+    doc = DomainDocumentBuilder(k=1, max_pages=4).build(pages)
+    assert doc.n_pages == 4
+    # the reference: the same sampled pages, templates learnt from all five, one count each
+    used = (
+        TemplateRemover()
+        .fit([p.text for p in pages])
+        .transform([p.text for p in pages if p.url in doc.urls])
+    )
+    counter = TermCounter(language="en")
+    full = merge_counts(counter.counts(t) for t in used)
+    assert doc.terms == top_terms(full, 1000) == full
+    assert sum(doc.terms.values()) == sum(sum(counter.counts(t).values()) for t in used)
+    assert not {"home", "research", "contact", "copyright", "exampl"} & doc.terms.keys()
+    # the cap keeps the most frequent terms, ties by term
+    small = DomainDocumentBuilder(k=1, max_pages=4, max_terms=10).build(pages)
+    assert small.terms == top_terms(full, 10) and len(small.terms) == 10
+    assert min(small.terms.values()) >= max(c for t, c in full.items() if t not in small.terms)
+    # no template removal: the raw texts, template terms included
+    off = DomainDocumentBuilder(k=1, max_pages=4, template_removal=False).build(pages)
+    raw = merge_counts(counter.counts(p.text) for p in pages if p.url in off.urls)
+    assert off.terms == raw and raw["research"] == 4
+
+
+def test_each_page_is_counted_in_its_own_language():
+    ru = "Санкт-Петербургский университет: кафедры, факультеты и университетские рейтинги"
+    en = "University rankings and the universities of Saint Petersburg"
+    builder = DomainDocumentBuilder(max_terms=1000)
+    doc = builder.build(
+        [PageText("https://x.ru/1", ru, "ru"), PageText("https://x.ru/2", en, None)]
+    )
+    expected = merge_counts(
+        [TermCounter(language="ru").counts(ru), TermCounter(language=None).counts(en)]
+    )
+    assert doc.terms == expected and doc.terms["университет"] == 1
+    assert builder.page_terms(ru, "ru") == TermCounter(language="ru").counts(ru)
+    # one memoising counter per language for the whole builder
+    assert builder.term_counter("ru") is builder.term_counter("ru")
+    assert builder.term_counter(None) is not builder.term_counter("en")
+
+
+def test_page_terms_are_capped():
+    text = " ".join(d.text for d in load_reuters(limit=20))
+    full = TermCounter(language="en").counts(text)
+    assert len(full) > 300
+    capped = DomainDocumentBuilder(max_terms=300).page_terms(text, "en")
+    assert capped == top_terms(full, 300) and len(capped) == 300
+    with pytest.raises(ValueError, match="max_terms"):
+        DomainDocumentBuilder(max_terms=0)
+
+
 def test_language_of_the_document_is_the_language_of_most_text():
     pages = [
         PageText("https://x.ru/1", "Санкт-Петербургский университет " * 30, "ru"),
@@ -104,6 +161,7 @@ def test_language_of_the_document_is_the_language_of_most_text():
 
 
 def test_builder_from_settings():
-    s = Settings().replace(domain={"max_pages": 7}, shingle={"k": 3})
+    s = Settings().replace(domain={"max_pages": 7, "max_terms": 50}, shingle={"k": 3})
     b = DomainDocumentBuilder.from_settings(s)
     assert b.max_pages == 7 and b.k == 3 and b.template_removal is True
+    assert b.max_terms == 50 and Settings().domain.max_terms == 1000

@@ -1,5 +1,7 @@
 """The extract stage on a real SQLite database of real pages: extraction in a process pool,
-documents, incremental runs, Ctrl-C and kill -9 with resume, a worker that dies."""
+documents and their term counts, incremental runs, Ctrl-C and kill -9 with resume, a worker
+that dies; documents stored before migration 0005 get their term counts (SQLite and
+PostgreSQL)."""
 
 from __future__ import annotations
 
@@ -19,9 +21,11 @@ import pytest
 from sqlalchemy import func, select
 
 from extract import ExtractOptions, extract_page
-from extract.documents import DomainDocumentBuilder, PageText
+from extract.documents import DomainDocumentBuilder, PageText, select_pages
 from extract.evaluate import AebPage, data_dir, iter_trafilatura_eval
 from extract.shingles import shingle_hashes
+from extract.templates import TemplateRemover
+from extract.terms import TermCounter, merge_counts, top_terms
 from store import make_engine, schema
 from store.models import Document, Page, University, UniversityDomain
 from store.session import session_scope
@@ -202,6 +206,49 @@ def test_multi_page_domain_document(extracted):
     assert doc.n_pages == SETTINGS.domain.max_pages == expected.n_pages
     assert np.array_equal(stage.shingles_of(doc.shingles), expected.shingles)
     assert doc.text_length == expected.text_length
+
+
+def test_documents_carry_their_term_counts(extracted):
+    engine, _ = extracted
+    cap = SETTINGS.domain.max_terms
+    with session_scope(engine) as s:
+        pages = {
+            r.url: r
+            for r in s.execute(
+                select(Page.url, Page.text, Page.language).where(Page.extraction_status == "ok")
+            )
+        }
+        docs = s.scalars(select(Document)).all()
+        cornell = s.execute(
+            select(Page.url, Page.text, Page.language)
+            .where(Page.registered_domain == "cornell.edu", Page.extraction_status == "ok")
+            .order_by(Page.id)
+        ).all()
+    counters: dict[str | None, TermCounter] = {}
+    for d in docs:
+        assert d.terms and d.n_terms == len(d.terms) <= cap
+        assert all(isinstance(c, int) and c > 0 for c in d.terms.values())
+        if d.unit == "page":
+            p = pages[d.key]
+            counter = counters.setdefault(p.language, TermCounter(language=p.language))
+            assert d.terms == top_terms(counter.counts(p.text), cap)
+    # a domain: the capped sum over its sampled pages' texts, site templates removed (the
+    # removal itself: tests/extract/test_documents.py)
+    texts = [r.text for r in cornell]
+    chosen = select_pages([r.url for r in cornell], SETTINGS.domain.max_pages)
+    remover = TemplateRemover(
+        min_pages=SETTINGS.extract.template_min_pages,
+        min_share=SETTINGS.extract.template_min_share,
+    ).fit(texts)
+    expected = top_terms(
+        merge_counts(
+            TermCounter(language=cornell[i].language).counts(remover.transform_one(texts[i]))
+            for i in chosen
+        ),
+        cap,
+    )
+    (domain,) = [d for d in docs if d.unit == "domain" and d.key == "cornell.edu"]
+    assert domain.terms == expected and domain.n_terms == len(expected)
 
 
 def test_second_run_is_incremental(extracted, aeb_pages):
@@ -390,3 +437,45 @@ def test_domain_rebuilt_when_one_of_its_pages_drops_out(tmp_path, webkb_sites):
         doc = s.scalars(select(Document).where(Document.unit == "domain")).one()
         assert doc.n_pages == len(ok) - 1
         assert ok[0] not in set(s.scalars(select(Document.key)))
+
+
+def _terms(engine) -> dict[tuple[str, str], tuple[dict | None, int]]:
+    with session_scope(engine) as s:
+        rows = s.execute(select(Document.unit, Document.key, Document.terms, Document.n_terms))
+        return {(r.unit, r.key): (r.terms, r.n_terms) for r in rows}
+
+
+def test_documents_stored_before_migration_0005_get_their_terms(db_url, webkb_sites, aeb_pages):
+    """Documents built before the term counts (back to revision 0004 and up again: the rows
+    stay, ``terms`` NULL) are filled by ``--rebuild-documents`` and by a plain run, once;
+    ``[domain] max_terms`` caps them, the most frequent kept."""
+    engine = make_engine(db_url)
+    schema.upgrade(engine)
+    rows = [_page(p.url, p.body) for p in webkb_sites["www.tc.cornell.edu"][:4]]
+    _insert(engine, [*rows, _page(aeb_pages[0].url, aeb_pages[0].html)])
+    stage.run(engine, SETTINGS, workers=0)
+    fresh = _terms(engine)
+    assert len(fresh) == 7 and all(t and n == len(t) for t, n in fresh.values())
+
+    def before_0005() -> None:
+        schema.downgrade(engine, "0004")
+        schema.upgrade(engine)
+        assert all(v == (None, 0) for v in _terms(engine).values())
+
+    before_0005()
+    stats = stage.run(engine, SETTINGS, workers=0, rebuild_documents=True)
+    assert stats["page_documents_written"] == 5 and _terms(engine) == fresh
+    before_0005()
+    stats = stage.run(engine, SETTINGS, workers=0)
+    assert stats["page_documents_written"] + stats["domain_documents_written"] == 7
+    assert _terms(engine) == fresh
+    again = stage.run(engine, SETTINGS, workers=0)
+    assert again["page_documents_written"] == again["domain_documents_written"] == 0
+    capped = stage.run(
+        engine, SETTINGS.replace(domain={"max_terms": 5}), workers=0, rebuild_documents=True
+    )
+    assert capped["domain_documents_written"] == 2
+    assert _terms(engine) == {
+        key: (top_terms(t, 5), min(5, n)) for key, (t, n) in fresh.items() if t is not None
+    }
+    engine.dispose()

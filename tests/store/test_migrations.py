@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import inspect, select
+from sqlalchemy import inspect, select, text
 
 from store import make_engine, schema, session_scope
 from store import models as m
@@ -107,6 +107,8 @@ def test_round_trip_every_model(migrated_url: str) -> None:
             n_shingles=8,
             shingles=sig.tobytes(),
             shingle_k=1,
+            terms={"физик": 3, "univers": 1},
+            n_terms=2,
         )
         s.add(doc)
         s.flush()
@@ -146,6 +148,8 @@ def test_round_trip_every_model(migrated_url: str) -> None:
         assert np.array_equal(np.frombuffer(stored.hashvalues, dtype=np.uint64), sig)
         assert s.scalar(select(m.Cluster)).theme_terms == ["физика"]
         assert s.scalar(select(m.Clustering)).levels == [{"r": 16, "b": 8}]
+        stored_doc = s.scalar(select(m.Document))
+        assert stored_doc.terms == {"физик": 3, "univers": 1} and stored_doc.n_terms == 2
         for model in (
             m.Link,
             m.Citation,
@@ -176,4 +180,44 @@ def test_named_constraints_and_foreign_keys(migrated_url: str) -> None:
 
     with pytest.raises(IntegrityError), session_scope(engine) as s:
         s.add(m.Link(source_page_id=999999, target_url="u", target_host="h", target_domain="h"))
+    engine.dispose()
+
+
+def test_0005_term_columns_up_and_down_keep_the_documents(db_url: str) -> None:
+    """Revision 0005 adds ``document.terms`` (NULL) and ``n_terms`` (0) to the stored rows;
+    its downgrade drops them in place: the documents and their signatures stay (a batch
+    copy of the table would cascade-delete the signatures on SQLite)."""
+    engine = make_engine(db_url)
+    schema.upgrade(engine, "0004")
+    with engine.begin() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO document (id, unit, key, domain, n_pages, text_length, n_shingles,"
+                " created_at) VALUES (1, 'domain', 'x.org', 'x.org', 1, 10, 0, :t)"
+            ),
+            {"t": dt.datetime(2026, 1, 1, tzinfo=dt.UTC)},
+        )
+        conn.execute(
+            text(
+                "INSERT INTO signature (document_id, num_perm, seed, scheme, hash_func,"
+                " hashvalues, created_at) VALUES (1, 1, 1, 's', 'h', :b, :t)"
+            ),
+            {"b": bytes(8), "t": dt.datetime(2026, 1, 1, tzinfo=dt.UTC)},
+        )
+    schema.upgrade(engine)
+    with session_scope(engine) as s:
+        doc = s.scalars(select(m.Document)).one()
+        assert doc.terms is None and doc.n_terms == 0
+        doc.terms, doc.n_terms = {"term": 2}, 1
+    with session_scope(engine) as s:
+        assert s.execute(select(m.Document.terms, m.Document.n_terms)).one() == ({"term": 2}, 1)
+    schema.downgrade(engine, "0004")
+    assert schema.current_revision(engine) == "0004"
+    columns = {c["name"] for c in inspect(engine).get_columns("document")}
+    assert {"terms", "n_terms"}.isdisjoint(columns) and "shingles" in columns
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT key FROM document")).scalars().all() == ["x.org"]
+        assert conn.execute(text("SELECT COUNT(*) FROM signature")).scalar() == 1
+    schema.upgrade(engine)
+    assert schema.current_revision(engine) == schema.head_revision(engine)
     engine.dispose()

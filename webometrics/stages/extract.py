@@ -14,10 +14,15 @@
 2. **Documents.** One :class:`~store.models.Document` per ``ok`` external page (unit
    ``page``) and one per external registered domain (unit ``domain``, the union of its
    pages' shingles, :class:`extract.documents.DomainDocumentBuilder`, site templates
-   removed by default). Only documents whose pages changed since they were built are
-   rebuilt (all with ``rebuild_documents=True``); documents left without an ``ok`` page
-   are deleted. A page or domain is *external* unless it is a university's own
-   (``Page.role == "university"`` or under a :class:`~store.models.UniversityDomain`).
+   removed by default). Each also gets its term counts (``Document.terms``, at most
+   ``[domain] max_terms``, :mod:`extract.terms`): a page's from the text its shingles
+   come from, in its detected language; a domain's summed over the same sampled,
+   template-free page texts as its shingles. Only documents whose pages changed since
+   they were built are rebuilt (all with ``rebuild_documents=True``), and those of a
+   domain where a document has no term counts yet (built before migration 0005);
+   documents left without an ``ok`` page are deleted. A page or domain is *external*
+   unless it is a university's own (``Page.role == "university"`` or under a
+   :class:`~store.models.UniversityDomain`).
 
 Time: O(total HTML size) for the pages, spread over the workers; O(total text size) for
 the documents. Memory: one chunk of bodies plus the texts of one domain at a time.
@@ -61,6 +66,9 @@ log = logging.getLogger(__name__)
 REDO_STATUSES = ("ok", "empty", "binary", "too-large", "timeout", "language-filtered", "error")
 
 _Task = tuple[int, str, bytes | None, str | None, str | None, str | None, int | None]
+#: A stored document as :func:`build_documents` sees it: id, built at, shingle k, and
+#: whether its term counts are missing (built before migration 0005).
+_Built = tuple[int, Any, int | None, bool]
 
 
 @dataclass(frozen=True)
@@ -475,7 +483,9 @@ def build_documents(
     ----------
     rebuild : bool
         Rebuild every document (e.g. after changing ``[shingle]`` or ``[domain]``);
-        otherwise only those whose pages were extracted after the document was built.
+        otherwise only those whose pages were extracted after the document was built,
+        and the domains where a document has no term counts (built before migration
+        0005).
     progress : bool
         Show tqdm progress bars.
     """
@@ -498,26 +508,30 @@ def build_documents(
                 select(Page.registered_domain).where(Page.extraction_status == "ok").distinct()
             )
         )
-        built = {
-            (unit, key): (doc_id, created, shingle_k)
-            for doc_id, unit, key, created, shingle_k in s.execute(
-                select(
-                    Document.id,
-                    Document.unit,
-                    Document.key,
-                    Document.created_at,
-                    Document.shingle_k,
-                )
-            ).all()
-        }
+        built: dict[tuple[str, str], _Built] = {}
+        no_terms: set[str] = set()  # domains with a document built before migration 0005
+        for doc_id, unit, key, domain, created, shingle_k, lacks_terms in s.execute(
+            select(
+                Document.id,
+                Document.unit,
+                Document.key,
+                Document.domain,
+                Document.created_at,
+                Document.shingle_k,
+                Document.terms.is_(None),
+            )
+        ).all():
+            built[(unit, key)] = (doc_id, created, shingle_k, bool(lacks_terms))
+            if lacks_terms:
+                no_terms.add(domain)
 
     def stale(unit: str, key: str, changed: Any) -> bool:
         old = built.get((unit, key))
-        if rebuild or old is None or old[2] != k:
+        if rebuild or old is None or old[2] != k or old[3]:
             return True
         return changed is not None and old[1] is not None and changed > old[1]
 
-    dirty = sorted(d for d in ok_domains if stale("domain", d, latest.get(d)))
+    dirty = sorted(d for d in ok_domains if d in no_terms or stale("domain", d, latest.get(d)))
     stats: Counter[str] = Counter()
     seen_pages: set[str] = set()
     seen_domains: set[str] = set()
@@ -557,6 +571,7 @@ def build_documents(
                 for r in pages:
                     if stale("page", r.url, r.extracted_at):
                         h = builder.page_shingles(r.text, r.language)
+                        terms = builder.page_terms(r.text, r.language)
                         _upsert(
                             s,
                             built,
@@ -570,6 +585,8 @@ def build_documents(
                             n_shingles=len(h),
                             shingles=shingle_bytes(h),
                             shingle_k=k,
+                            terms=terms,
+                            n_terms=len(terms),
                             fetched_at=r.fetched_at,
                         )
                         stats["page_documents_written"] += 1
@@ -589,6 +606,8 @@ def build_documents(
                     n_shingles=len(doc.shingles),
                     shingles=shingle_bytes(doc.shingles),
                     shingle_k=k,
+                    terms=doc.terms,
+                    n_terms=len(doc.terms),
                     fetched_at=max(fetched) if fetched else None,
                 )
                 stats["domain_documents_written"] += 1
@@ -597,12 +616,12 @@ def build_documents(
     # documents left without an ok external page
     gone_pages = [
         doc_id
-        for (unit, key), (doc_id, _, _) in built.items()
+        for (unit, key), (doc_id, *_) in built.items()
         if unit == "page" and key not in seen_pages
     ]
     gone_domains = [
         doc_id
-        for (unit, key), (doc_id, _, _) in built.items()
+        for (unit, key), (doc_id, *_) in built.items()
         if unit == "domain" and key not in seen_domains
     ]
     with session_scope(engine) as s:
@@ -623,7 +642,7 @@ def build_documents(
 
 
 def _upsert(
-    s: Any, built: dict[tuple[str, str], tuple[int, Any, Any]], unit: str, key: str, **values: Any
+    s: Any, built: dict[tuple[str, str], _Built], unit: str, key: str, **values: Any
 ) -> None:
     old = built.get((unit, key))
     now = utcnow()
@@ -631,10 +650,10 @@ def _upsert(
         doc = Document(unit=unit, key=key, created_at=now, **values)
         s.add(doc)
         s.flush()
-        built[(unit, key)] = (doc.id, now, values.get("shingle_k"))
+        built[(unit, key)] = (doc.id, now, values.get("shingle_k"), False)
     else:
         s.execute(update(Document).where(Document.id == old[0]).values(created_at=now, **values))
-        built[(unit, key)] = (old[0], now, values.get("shingle_k"))
+        built[(unit, key)] = (old[0], now, values.get("shingle_k"), False)
 
 
 def reset_status(engine: Engine, statuses: tuple[str, ...]) -> int:
