@@ -95,7 +95,7 @@ class ActivityClusterer:
     ----------
     n_neighbors : int, default 16
         Neighbours kept per document (``k``); at most ``n - 1`` are used.
-    resolution : float or sequence of float, default (1.0, 0.5)
+    resolution : float or sequence of float, default (2.0, 1.0)
         Leiden resolutions (``quality="rb"``: modularity at 1), one nested level each,
         finest first; the smallest gives ``labels_``.
     quality : {"rb", "modularity", "cpm"}, default "rb"
@@ -146,7 +146,7 @@ class ActivityClusterer:
         self,
         *,
         n_neighbors: int = 16,
-        resolution: float | Sequence[float] = (1.0, 0.5),
+        resolution: float | Sequence[float] = (2.0, 1.0),
         quality: str = "rb",
         min_df: int = 2,
         max_df: float = 0.5,
@@ -334,7 +334,7 @@ class ActivityClusterer:
             quality=self.quality,
             resolutions=self.resolutions(),
             seed=int(self.seed),
-            n_iterations=-1,
+            n_iterations=2,
         )
         seconds["leiden"] = time.perf_counter() - t0
         self._group_empty(counts, active, levels)

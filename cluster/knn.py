@@ -62,6 +62,13 @@ __all__ = [
 _PAIR_CHUNK = 100_000
 
 
+def _run_starts(a: np.ndarray) -> np.ndarray:
+    """Mask of the first element of every run of equal values of a sorted array."""
+    mask = np.ones(a.shape[0], dtype=bool)
+    mask[1:] = a[1:] != a[:-1]
+    return mask
+
+
 @dataclass
 class KNNGraph:
     """The ``k`` nearest neighbours of every document and how they were found.
@@ -159,7 +166,7 @@ def bucket_candidates(
     tiebreak = np.random.default_rng(seed).random(keys.shape[0])
     order = np.lexsort((tiebreak, keys))
     keys, doc = keys[order], doc[order]
-    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    starts = np.flatnonzero(_run_starts(keys))
     sizes = np.diff(np.r_[starts, keys.shape[0]])
     pos = np.arange(keys.shape[0]) - np.repeat(starts, sizes)
     run = (
@@ -167,7 +174,7 @@ def bucket_candidates(
         * (keys.shape[0] // max_bucket + 1)
         + pos // max_bucket
     )
-    run_starts = np.flatnonzero(np.r_[True, run[1:] != run[:-1]])
+    run_starts = np.flatnonzero(_run_starts(run))
     run_sizes = np.diff(np.r_[run_starts, run.shape[0]])
     codes: list[np.ndarray] = []
     for size in np.unique(run_sizes[run_sizes >= 2]).tolist():
@@ -215,7 +222,7 @@ def merge_top_k(
     by_key = np.argsort(key, kind="stable")
     sk = key[by_key]
     keep = np.zeros(u.shape[0], dtype=bool)
-    keep[by_key[np.r_[True, sk[1:] != sk[:-1]]]] = True
+    keep[by_key[_run_starts(sk)]] = True
     u, v, w = u[keep], v[keep], w[keep]
     starts = np.searchsorted(u, np.arange(n))
     rank = np.arange(u.shape[0]) - starts[u]
@@ -256,7 +263,7 @@ def knn_edges(
     codes = np.minimum(i, j) * n + np.maximum(i, j)
     order = np.argsort(codes, kind="stable")
     codes, w = codes[order], w[order]
-    first = np.r_[True, codes[1:] != codes[:-1]][: codes.shape[0]]
+    first = _run_starts(codes)
     codes = codes[first]
     return codes // n, codes % n, w[first].astype(np.float64)
 

@@ -46,7 +46,7 @@ if has crawl; then
 fi
 if has extract; then step "extract main text, language, shingles"; $W extract; fi
 if has dedup; then step "remove fuzzy duplicates"; $W dedup; fi
-if has cluster; then step "cluster external domains (modified LSH single-link)"; $W cluster; fi
+if has cluster; then step "cluster external domains by kind of activity, per university and direction"; $W cluster; fi
 if has analyse; then step "themes and categories"; $W analyse; fi
 if has report; then step "report"; $W report --out demo/report; fi
 

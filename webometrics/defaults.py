@@ -98,6 +98,24 @@ CLUSTER_LEIDEN_BANDS = 64
 CLUSTER_LEIDEN_SIMILARITY = "signature"  # signature | jaccard
 CLUSTER_MAX_NEIGHBOURS: int | None = 20  # strongest edges kept per document (None: all)
 
+# --- activity clustering (the default method of `webometrics cluster`) -----
+# cluster.ActivityClusterer: tf-idf of stored term counts, weighted MinHash + LSH
+# candidates, a k-nearest-neighbour graph, nested Leiden levels. Chosen by
+# leave-one-corpus-out over nine labelled corpora (bench/results/activity.md); the same
+# values for every corpus.
+CLUSTER_METHOD = "activity"  # activity | paper (the shingle-set methods of --linkage)
+ACTIVITY_N_NEIGHBORS = 16
+ACTIVITY_RESOLUTION = (2.0, 1.0)  # nested levels, finest first; the last (modularity) = clusters
+ACTIVITY_QUALITY = "rb"  # rb | modularity | cpm
+ACTIVITY_MIN_DF = 2  # a term of fewer documents carries no weight
+ACTIVITY_MAX_DF = 0.5  # nor a term of more than this share of the documents
+ACTIVITY_CANDIDATES = "wminhash"  # wminhash | simhash | exact
+ACTIVITY_NUM_PERM = 64
+ACTIVITY_ROWS = 1
+ACTIVITY_MAX_BUCKET = 10
+ACTIVITY_REFINE = 1
+ACTIVITY_SEED = 1
+
 # --- near duplicates ------------------------------------------------------
 DEDUP_METHOD = "minhash-lsh"
 DEDUP_CANONICAL = "longest"  # longest | earliest

@@ -139,6 +139,7 @@ class ClusterSettings(_Section):
     step: int = Field(D.CLUSTER_STEP, ge=1)
     similarity: Literal["signature", "jaccard"] = D.CLUSTER_SIMILARITY  # type: ignore[assignment]
     unit: Literal["page", "domain"] = D.CLUSTER_UNIT  # type: ignore[assignment]
+    method: Literal["activity", "paper"] = D.CLUSTER_METHOD  # type: ignore[assignment]
     linkage: Literal["single", "leiden"] = D.CLUSTER_LINKAGE  # type: ignore[assignment]
     resolution: tuple[float, ...] = Field(D.CLUSTER_RESOLUTION, min_length=1)
     quality: Literal["rb", "modularity", "cpm"] = D.CLUSTER_QUALITY  # type: ignore[assignment]
@@ -160,6 +161,24 @@ class ClusterSettings(_Section):
         ):
             raise ValueError("every resolution must be a number > 0")
         return values
+
+
+class ActivitySettings(_Section):
+    """Activity clustering (:class:`cluster.ActivityClusterer`), the default method."""
+
+    n_neighbors: int = Field(D.ACTIVITY_N_NEIGHBORS, ge=1)
+    resolution: tuple[float, ...] = Field(D.ACTIVITY_RESOLUTION, min_length=1)
+    quality: Literal["rb", "modularity", "cpm"] = D.ACTIVITY_QUALITY  # type: ignore[assignment]
+    min_df: int = Field(D.ACTIVITY_MIN_DF, ge=1)
+    max_df: float = Field(D.ACTIVITY_MAX_DF, gt=0, le=1)
+    candidates: Literal["wminhash", "simhash", "exact"] = D.ACTIVITY_CANDIDATES  # type: ignore[assignment]
+    num_perm: int = Field(D.ACTIVITY_NUM_PERM, ge=1)
+    rows: int = Field(D.ACTIVITY_ROWS, ge=1)
+    max_bucket: int = Field(D.ACTIVITY_MAX_BUCKET, ge=2)
+    refine: int = Field(D.ACTIVITY_REFINE, ge=0)
+    seed: int = Field(D.ACTIVITY_SEED, ge=0, lt=2**31)
+
+    _levels = field_validator("resolution", mode="before")(ClusterSettings._levels.__func__)  # type: ignore[attr-defined]
 
 
 class DedupSettings(_Section):
@@ -232,6 +251,7 @@ class Settings(_Section):
     domain: DomainSettings = DomainSettings()
     minhash: MinHashSettings = MinHashSettings()
     cluster: ClusterSettings = ClusterSettings()
+    activity: ActivitySettings = ActivitySettings()
     dedup: DedupSettings = DedupSettings()
     analyse: AnalyseSettings = AnalyseSettings()
     dashboard: DashboardSettings = DashboardSettings()

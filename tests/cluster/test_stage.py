@@ -260,7 +260,8 @@ def test_command_line(stored):
         c = s.scalars(select(Clustering).order_by(Clustering.id.desc())).first()
         assert c.parameters["num_perm"] == 64 and c.parameters["seed"] == 3
         assert c.n_excluded_duplicates == 3
-    kept = _cli("-q", "cluster", "--unit", "domain", "--keep-duplicates", url=url)
+    kept = _cli("-q", "cluster", "--unit", "domain", "--keep-duplicates", "--method", "paper",
+                "--university", "all", url=url)  # fmt: skip
     assert kept.returncode == 0 and "duplicates of dedup run 1 kept" in kept.stdout
     bad = _cli("cluster", "--threshold", "1.5", url=url)
     assert bad.returncode == 2 and "threshold t must be in (0, 1)" in bad.stderr

@@ -190,13 +190,14 @@ def test_command_line(stored):
     url, engine = stored
     out = _cli("-q", "cluster", "--unit", "domain", "--linkage", "leiden", "--resolution",
                "1.0", "0.5", "--quality", "rb", "--threshold", "0.1", "--num-perm", "128",
-               url=url)  # fmt: skip
+               "--university", "all", url=url)  # fmt: skip
     assert out.returncode == 0, out.stderr
     assert "(leiden linkage)" in out.stdout and f"{N_DOMAINS} domain documents" in out.stdout
     with session_scope(engine) as s:
         c = s.scalars(select(Clustering).order_by(Clustering.id.desc())).first()
         assert c.linkage == "leiden" and c.parameters["resolution"] == [1.0, 0.5]
-    single = _cli("-q", "cluster", "--unit", "domain", "--num-perm", "128", url=url)
+    single = _cli("-q", "cluster", "--unit", "domain", "--num-perm", "128", "--method", "paper",
+                  "--university", "all", url=url)  # fmt: skip
     assert single.returncode == 0 and "(single linkage)" in single.stdout
     bad = _cli("cluster", "--linkage", "leiden", "--resolution", "-1", url=url)
     assert bad.returncode == 2 and "resolution" in bad.stderr

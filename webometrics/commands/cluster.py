@@ -1,5 +1,5 @@
-"""``webometrics cluster``: group the stored documents by kind of activity (LSH single link
-or Leiden communities)."""
+"""``webometrics cluster``: group the stored documents by kind of activity (the activity
+clustering by default; the paper's LSH single link or Leiden with ``--method paper``)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,15 @@ ORDER = 50
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "cluster",
-        help="cluster the stored page or domain documents (the paper's LSH single link, or Leiden)",
-        description="Sign the stored documents' shingles with MinHash and run the paper's "
+        help="group the stored page or domain documents by kind of activity, per university",
+        description="By default (--method activity, [activity]) the stored term counts of "
+        "each university's external domains become tf-idf vectors whose k nearest "
+        "neighbours, found with weighted MinHash + LSH and decided by exact cosine, form a "
+        "graph whose nested Leiden communities are the clusters: one clustering per "
+        "university and direction (outgoing, citing), each with its own idf; --university "
+        "NAME for one university, --university all for one clustering of every document. "
+        "With --method paper (implied by --linkage, --threshold, --r0 ...): "
+        "sign the stored documents' shingles with MinHash and run the paper's "
         "modified LSH single-link agglomeration: level by level, r rows per band from r0 "
         "down to r_min by step, clusters merge when two of their documents share a bucket "
         "and their Jaccard similarity exceeds the threshold. Stores the signatures, the "
@@ -28,13 +35,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--university",
         metavar="NAME",
-        help="only the documents of this university's environment (default: all)",
+        help="only this university's environment; `all`: one clustering of every document "
+        "(default: each university on its own)",
     )
     p.add_argument(
         "--direction",
         choices=("outgoing", "citing", "both"),
-        default="both",
-        help="domains the university links to, that link to it, or both (default both)",
+        help="domains the university links to, that link to it, or both (default: outgoing "
+        "and citing each on its own; both with --university all)",
+    )
+    p.add_argument(
+        "--method",
+        choices=("activity", "paper"),
+        help="activity: tf-idf k-NN graph + Leiden ([activity]); paper: the shingle-set "
+        "methods of --linkage (default: [cluster] method, activity)",
     )
     p.add_argument("--threshold", type=float, metavar="T", help="similarity threshold t in (0, 1)")
     p.add_argument("--r0", type=int, help="rows per band at the first level")
@@ -90,12 +104,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _cluster(ctx) -> int:
-    from webometrics.stages.cluster import run
+    from webometrics.stages.cluster import run_each
 
     a = ctx.args
-    stats = run(
+    result = run_each(
         ctx.engine(),
         ctx.settings,
+        method=a.method,
         unit=a.unit,
         university=a.university,
         direction=a.direction,
@@ -114,15 +129,25 @@ def _cluster(ctx) -> int:
         workers=a.workers,
         signature_store=a.signature_store,
     )
+    for stats in result["clusterings"]:
+        _print(stats, a.keep_duplicates)
+    if result["skipped"]:
+        print(f"nothing to cluster for {', '.join(result['skipped'])}")
+    return 0
+
+
+def _print(stats: dict, keep_duplicates: bool) -> None:
     dup = stats["n_excluded_duplicates"]
     if stats["dedup_run_id"] is None:
         dup_note = "no dedup run yet (run `webometrics dedup` to leave out fuzzy duplicates)"
-    elif a.keep_duplicates:
+    elif keep_duplicates:
         dup_note = f"duplicates of dedup run {stats['dedup_run_id']} kept"
     else:
         dup_note = f"{dup} duplicates of dedup run {stats['dedup_run_id']} left out"
+    scope = f"{stats['university'] or 'all universities'} ({stats['direction']})"
+    method = "activity" if stats.get("method") == "activity" else f"{stats['linkage']} linkage"
     print(
-        f"clustering {stats['clustering_id']} ({stats['linkage']} linkage): "
+        f"clustering {stats['clustering_id']} ({method}) of {scope}: "
         f"{stats['n_documents']} {stats['unit']} "
         f"documents -> {stats['n_clusters']} clusters ({stats['n_multi']} with 2+ documents, "
         f"largest {stats['largest']}) over {stats['n_levels']} levels; {dup_note}; "
@@ -130,4 +155,3 @@ def _cluster(ctx) -> int:
         + (f", signature store {stats['signature_store']}" if stats["signature_store"] else "")
         + f" ({stats['seconds']:.1f} s)"
     )
-    return 0

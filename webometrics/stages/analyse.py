@@ -288,8 +288,11 @@ def analyse_clustering(
             cl.titles = list(theme.titles)
             cl.category = a.category
             cl.category_score = a.score
+            kept = cl.category_evidence or {}
             cl.category_evidence = {
                 **a.evidence,
+                # the activity clustering's own tf-idf terms of the cluster, when it has them
+                **({"weighted_terms": kept["weighted_terms"]} if "weighted_terms" in kept else {}),
                 "scores": a.scores,
                 "term_weights": dict(zip(theme.terms, theme.term_weights, strict=True)),
                 "shingle_counts": dict(zip(theme.shingles, theme.shingle_counts, strict=True)),

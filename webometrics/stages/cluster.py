@@ -84,18 +84,22 @@ def _load(
     direction: str,
     keep_duplicates: bool,
     with_shingles: bool = True,
+    with_terms: bool = False,
 ) -> dict[str, Any]:
-    """Ids, domains and shingles of the documents to cluster, and what was left out.
+    """Ids, domains and shingles (or term counts) of the documents to cluster, and what
+    was left out.
 
     Without shingles (``with_shingles=False``: they are streamed later by
-    :func:`_stream_shingles`), ``shingles`` is ``None``.
+    :func:`_stream_shingles`), ``shingles`` is ``None``. With ``with_terms``, ``terms``
+    holds each document's stored term counts (``None`` where not stored yet).
     """
     with session_scope(engine) as s:
         uid = _university_id(s, university) if university else None
         shingles_col = Document.shingles if with_shingles else Document.n_shingles
-        stmt = select(Document.id, Document.domain, shingles_col, Document.shingle_k).where(
-            Document.unit == unit
-        )
+        cols = [Document.id, Document.domain, shingles_col, Document.shingle_k]
+        if with_terms:
+            cols.append(Document.terms)
+        stmt = select(*cols).where(Document.unit == unit)
         if uid is not None or direction != "both":
             env = select(Environment.domain).distinct()
             if uid is not None:
@@ -131,6 +135,7 @@ def _load(
         "ids": [int(r.id) for r in kept],
         "domains": [r.domain for r in kept],
         "shingles": [_shingles(r.shingles) for r in kept] if with_shingles else None,
+        "terms": [r.terms for r in kept] if with_terms else None,
         "shingle_k": ks,
     }
 
@@ -322,8 +327,9 @@ def run(
     quality: str | None = None,
     workers: int | None = None,
     signature_store: str | Path | None = None,
+    method: str | None = None,
 ) -> dict[str, Any]:
-    """Cluster the stored documents (LSH single link or Leiden) and store the result.
+    """Cluster the stored documents (activity, LSH single link or Leiden) and store the result.
 
     Parameters
     ----------
@@ -363,6 +369,12 @@ def run(
         from the database in chunks, are signed into a memory-mapped
         :class:`~cluster.sigstore.SignatureStore` (replacing a store of the same MinHash
         parameters there); the clusters are those of the in-memory run.
+    method : {"activity", "paper"}, optional
+        ``activity``: :class:`cluster.ActivityClusterer` on the stored term counts
+        (``[activity]``); ``paper``: the shingle-set methods (``linkage``). Default
+        ``[cluster] method``, except that an option of the paper's methods (``linkage``,
+        ``threshold``, ``r0``, ``r_min``, ``step``, ``similarity``, ``signature_store``,
+        or ``[cluster] linkage`` set in the configuration) implies ``paper``.
 
     Returns
     -------
@@ -391,6 +403,23 @@ def run(
         raise ParameterError(f"unit must be page or domain, got {unit!r}")
     if direction not in DIRECTIONS:
         raise ParameterError(f"direction must be one of {', '.join(DIRECTIONS)}, got {direction!r}")
+    paper_options = {
+        "linkage": linkage, "threshold": threshold, "r0": r0, "r_min": r_min, "step": step,
+        "similarity": similarity, "signature_store": signature_store,
+    }  # fmt: skip
+    method = resolve_method(settings, method, paper_options)
+    if method == "activity":
+        given = [k for k, v in paper_options.items() if v is not None]
+        if given:
+            raise ParameterError(
+                f"{', '.join(given)} apply to --method paper; the activity clustering takes "
+                "its parameters from [activity] (and --resolution, --seed, --workers)"
+            )
+        return _run_activity(
+            engine, settings, unit=unit, university=university, direction=direction,
+            seed=seed, keep_duplicates=keep_duplicates, progress=progress,
+            resolution=resolution, quality=quality, workers=workers,
+        )  # fmt: skip
     linkage = linkage or cfg.linkage
     if linkage not in LINKAGES:
         raise ParameterError(f"linkage must be one of {', '.join(LINKAGES)}, got {linkage!r}")
@@ -556,3 +585,248 @@ def run(
     }
     log.info("clustering %d: %s", clustering_id, stats)
     return stats
+
+
+METHODS = ("activity", "paper")
+
+
+def resolve_method(settings: Settings, method: str | None, paper_options: dict[str, Any]) -> str:
+    """The clustering method of a run (see :func:`run`'s ``method``).
+
+    Raises
+    ------
+    ParameterError
+        An unknown method.
+    """
+    if method is None:
+        explicit = "linkage" in settings.cluster.model_fields_set
+        if explicit or any(v is not None for v in paper_options.values()):
+            return "paper"
+        method = settings.cluster.method
+    if method not in METHODS:
+        raise ParameterError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+    return method
+
+
+def activity_model(
+    settings: Settings,
+    *,
+    seed: int | None = None,
+    resolution: float | Sequence[float] | None = None,
+    quality: str | None = None,
+    workers: int | None = None,
+) -> Any:
+    """The :class:`cluster.ActivityClusterer` of ``[activity]`` with the run's overrides."""
+    from cluster.activity import ActivityClusterer
+
+    a = settings.activity
+    res = resolution if resolution is not None else list(a.resolution)
+    return ActivityClusterer(
+        n_neighbors=a.n_neighbors,
+        resolution=res if isinstance(res, int | float) else list(res),
+        quality=quality or a.quality,
+        min_df=a.min_df,
+        max_df=a.max_df,
+        candidates=a.candidates,
+        num_perm=a.num_perm,
+        rows=a.rows,
+        max_bucket=a.max_bucket,
+        refine=a.refine,
+        seed=a.seed if seed is None else seed,
+        n_jobs=settings.minhash.workers if workers is None else workers,
+    )
+
+
+def _run_activity(
+    engine: Engine,
+    settings: Settings,
+    *,
+    unit: str,
+    university: str | None,
+    direction: str,
+    seed: int | None,
+    keep_duplicates: bool,
+    progress: bool,
+    resolution: float | Sequence[float] | None,
+    quality: str | None,
+    workers: int | None,
+) -> dict[str, Any]:
+    """:func:`run` with ``method="activity"``: tf-idf of the stored term counts, an LSH
+    k-nearest-neighbour graph and Leiden levels (:class:`cluster.ActivityClusterer`)."""
+    from cluster.activity import distinctive_terms
+
+    model = activity_model(
+        settings, seed=seed, resolution=resolution, quality=quality, workers=workers
+    )
+    try:
+        model._validate()
+    except ValueError as err:
+        raise ParameterError(str(err)) from None
+    started = time.perf_counter()
+    data = _load(engine, unit, university, direction, keep_duplicates, False, with_terms=True)
+    ids = data["ids"]
+    scope = f" of {university}" if university else ""
+    if not ids:
+        raise StageError(
+            f"no {unit} documents{scope} to cluster (direction {direction}, "
+            f"{data['n_excluded']} left out as duplicates): run `webometrics extract` first, "
+            f"or choose another --unit/--university/--direction"
+        )
+    missing = sum(t is None for t in data["terms"])
+    if missing:
+        raise StageError(
+            f"{missing} of the {len(ids)} {unit} documents{scope} have no stored term counts "
+            "(extracted before they were kept): run `webometrics extract --rebuild-documents`"
+        )
+    log.info(
+        "activity clustering of %d %s documents%s (%d duplicates left out)",
+        len(ids), unit, scope, data["n_excluded"],
+    )  # fmt: skip
+    bar = tqdm(
+        total=len(model.resolutions()),
+        desc=f"activity levels ({len(ids)} {unit}s)",
+        unit="level",
+        disable=not progress or None,
+    )
+
+    def on_level(level: Any) -> None:
+        bar.set_postfix(resolution=level.resolution, clusters=level.n_clusters)
+        bar.update(1)
+
+    try:
+        model.fit(data["terms"], progress=on_level)
+    finally:
+        bar.close()
+    labels = model.labels_
+    sizes = np.bincount(labels)
+    terms = distinctive_terms(model.matrix_, model.vocabulary_, labels, top=12)
+    parameters = {
+        **{k: v for k, v in model.get_params().items() if k != "n_jobs"},
+        "resolution": model.resolutions(),
+        "graph": model.graph_stats_,
+        "weights": {"tf": "1+ln(tf)", "idf": "ln((1+n)/(1+df))+1", "norm": "l2",
+                    "dropped": model.weighting_.n_dropped_ if ids else {}},
+    }  # fmt: skip
+    flt = {
+        "university_id": data["university_id"],
+        "university": university,
+        "direction": direction,
+        "keep_duplicates": keep_duplicates,
+        "dedup_run_id": data["dedup_run_id"],
+    }
+    with session_scope(engine) as s:
+        row = Clustering(
+            algorithm="activity",
+            linkage="leiden",
+            unit=unit,
+            parameters=parameters,
+            filter=flt,
+            n_documents=len(ids),
+            n_excluded_duplicates=data["n_excluded"],
+            n_clusters=int(sizes.shape[0]),
+            seconds=round(time.perf_counter() - started, 3),
+            levels=[{"level": k, **lvl.to_dict()} for k, lvl in enumerate(model.levels_)],
+        )
+        s.add(row)
+        s.flush()
+        levels = [(-1, labels), *((k, lvl.labels) for k, lvl in enumerate(model.levels_))]
+        for level, labs in levels:
+            _write_level(s, row.id, level, ids, labs)
+        s.flush()
+        # the weighted terms that set each final cluster apart, kept for `webometrics analyse`
+        for cl in s.scalars(
+            select(Cluster).where(Cluster.clustering_id == row.id, Cluster.level == -1)
+        ):
+            cl.category_evidence = {"weighted_terms": terms.get(int(cl.label), [])}
+        clustering_id = int(row.id)
+    stats = {
+        "clustering_id": clustering_id,
+        "unit": unit,
+        "method": "activity",
+        "linkage": "leiden",
+        "university": university,
+        "direction": direction,
+        "n_documents": len(ids),
+        "n_excluded_duplicates": data["n_excluded"],
+        "dedup_run_id": data["dedup_run_id"],
+        "n_clusters": int(sizes.shape[0]),
+        "n_multi": int((sizes >= 2).sum()),
+        "largest": int(sizes.max()),
+        "n_levels": len(model.levels_),
+        "signatures_written": 0,
+        "signature_store": None,
+        "workers": model.n_jobs,
+        "seconds": round(time.perf_counter() - started, 3),
+    }
+    log.info("clustering %d: %s", clustering_id, stats)
+    return stats
+
+
+def run_each(
+    engine: Engine,
+    settings: Settings,
+    *,
+    university: str | None = None,
+    direction: str | None = None,
+    **options: Any,
+) -> dict[str, Any]:
+    """One clustering per university and direction (the paper's per-university view).
+
+    Parameters
+    ----------
+    engine, settings
+        As for :func:`run`.
+    university : str, optional
+        ``None``: every stored university, each on its own (its own idf); ``"all"``: one
+        clustering of every document (:func:`run` without a university); a name: that
+        university only.
+    direction : {"outgoing", "citing", "both"}, optional
+        ``None``: ``outgoing`` and ``citing`` each on its own (``both`` for
+        ``university="all"``).
+    **options
+        Passed to :func:`run`.
+
+    Returns
+    -------
+    dict
+        ``clusterings`` (the stats of each :func:`run`), ``skipped`` (the selections
+        without documents), ``n_documents``, ``n_clusters``.
+
+    Raises
+    ------
+    StageError
+        No selection has a document to cluster.
+    """
+    if university == "all":
+        selections: list[tuple[str | None, str]] = [(None, direction or "both")]
+    else:
+        if university is not None:
+            names = [university]
+        else:
+            with session_scope(engine) as s:
+                names = list(s.scalars(select(University.name).order_by(University.name)))
+        dirs = [direction] if direction else ["outgoing", "citing"]
+        selections = [(name, d) for name in names for d in dirs]
+        if not selections:  # no university stored: the whole corpus
+            selections = [(None, direction or "both")]
+    done: list[dict[str, Any]] = []
+    skipped: list[str] = []
+    for name, d in selections:
+        try:
+            done.append(run(engine, settings, university=name, direction=d, **options))
+        except StageError as err:
+            if "to cluster" not in str(err) or len(selections) == 1:
+                raise
+            skipped.append(f"{name or 'all'} ({d})")
+            log.info("nothing to cluster for %s (%s)", name or "all", d)
+    if not done:
+        raise StageError(
+            "no documents to cluster for any university and direction: run "
+            "`webometrics extract` first"
+        )
+    return {
+        "clusterings": done,
+        "skipped": skipped,
+        "n_documents": sum(c["n_documents"] for c in done),
+        "n_clusters": sum(c["n_clusters"] for c in done),
+    }

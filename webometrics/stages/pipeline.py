@@ -36,7 +36,9 @@ def stage_function(name: str) -> StageFunc:
     if name not in STAGES:
         raise StageError(f"unknown stage {name!r}; the stages are {', '.join(STAGES)}")
     module = importlib.import_module(f"webometrics.stages.{name}")
-    return module.run  # type: ignore[no-any-return]
+    # a stage may run as several units of work (cluster: one clustering per university and
+    # direction); its `run_each` then serves the pipeline
+    return getattr(module, "run_each", module.run)  # type: ignore[no-any-return]
 
 
 @dataclass
