@@ -69,18 +69,17 @@ class StorePipeline:
         self.in_flight = 0
         self.last_flush = time.monotonic()
         self.loop: task.LoopingCall | None = None
+        self.parsed: Any = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> StorePipeline:
         return cls(crawler)
 
-    @property
-    def parsed(self) -> Any:
-        """The shared frontier's ``parsed`` (a crawl farm's level-synchronous order)."""
-        frontier = getattr(self.crawler, "webometrics_frontier", None)
-        return getattr(frontier, "parsed", None)
-
     def open_spider(self) -> None:
+        # a crawl farm's shared frontier is told when a page's callback is through (its
+        # level-synchronous order); the scheduler, built before the pipelines open, set it
+        frontier = getattr(self.crawler, "webometrics_frontier", None)
+        self.parsed = getattr(frontier, "parsed", None)
         self.loop = task.LoopingCall(self._tick)
         self.loop.start(max(self.flush_seconds / 2, 0.1), now=False)
 

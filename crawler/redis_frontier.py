@@ -460,13 +460,15 @@ class RedisFrontier:
 
     # -- inspection -------------------------------------------------------------------------
     def counts(self) -> dict[str, int]:
-        """Requests queued and in flight, and fingerprints seen."""
+        """Requests queued and in flight, fingerprints seen, live processes (``workers``)
+        and every process that took part (``joined``)."""
         q0, q1, q2, inflight = self._counts()
         return {
             "queued": q0 + q1 + q2,
             "in_flight": inflight,
             "seen": int(self.server.scard(self.seen_key)),
             "workers": int(self.server.hlen(self.key("workers"))),
+            "joined": int(self.server.scard(self.key("joined"))),
         }
 
     def in_flight(self) -> Iterator[tuple[str, str]]:

@@ -23,15 +23,14 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
 from scrapy.exceptions import DontCloseSpider
-from scrapy.utils.request import request_from_dict
 from scrapy_redis.dupefilter import RFPDupeFilter
 from scrapy_redis.queue import Base
 from scrapy_redis.scheduler import Scheduler
 from twisted.internet import task
 
-from crawler.frontier import EXTERNAL, Gate, dumps, loads
+from crawler.frontier import Gate
 from crawler.redis_frontier import DEFAULT_LEASE, RedisFrontier, connect
-from crawler.scheduler import KIND_CLASS, busy_hosts, request_dict
+from crawler.scheduler import add_request, busy_hosts, pop_request
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -58,49 +57,21 @@ class FrontierQueue(Base):
     """The shared queue: pushes and pops through the frontier's atomic scripts."""
 
     def __init__(self, frontier: RedisFrontier, spider: Spider, crawler: Crawler) -> None:
-        super().__init__(frontier.server, spider, frontier.prefix, serializer=_Pickle)
+        super().__init__(frontier.server, spider, frontier.prefix)
         self.frontier = frontier
         self.crawler = crawler
-
-    def _encode_request(self, request: Request) -> bytes:
-        return dumps(request_dict(request, self.spider))
-
-    def _decode_request(self, encoded_request: bytes) -> Request:
-        return request_from_dict(loads(encoded_request), spider=self.spider)  # type: ignore[arg-type]
 
     def __len__(self) -> int:
         return self.frontier.pending
 
     def push(self, request: Request) -> str:  # type: ignore[override]
-        wm: dict[str, Any] = request.meta.get("wm") or {}
-        budget = wm.get("budget")
-        return self.frontier.add(
-            self.crawler.request_fingerprinter.fingerprint(request).hex(),  # type: ignore[union-attr]
-            request.url,
-            KIND_CLASS.get(wm.get("kind", "external"), EXTERNAL),
-            int(wm.get("depth") or 0),
-            lambda: self._encode_request(request),
-            priority=request.priority,
-            budget=tuple(budget) if budget else None,  # type: ignore[arg-type]
-            dont_filter=request.dont_filter,
-        )
+        return add_request(self.frontier, self.crawler, request, self.spider)
 
     def pop(self, timeout: float = 0, gate: Gate | None = None) -> Request | None:  # type: ignore[override]
-        popped = self.frontier.pop(gate or Gate())
-        if popped is None:
-            return None
-        fp, blob = popped
-        request = self._decode_request(blob)
-        request.meta["wm_fp"] = fp
-        return request
+        return pop_request(self.frontier, gate or Gate(), self.spider)
 
     def clear(self) -> None:
         self.frontier.clear()
-
-
-class _Pickle:
-    dumps = staticmethod(dumps)
-    loads = staticmethod(loads)
 
 
 class RedisScheduler(Scheduler):

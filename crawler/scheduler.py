@@ -71,6 +71,35 @@ def request_dict(request: Request, spider: Any) -> dict[str, Any]:
     return d
 
 
+def add_request(frontier: Any, crawler: Crawler, request: Request, spider: Any) -> str:
+    """Store a request in a frontier (:class:`~crawler.frontier.Frontier` or
+    :class:`~crawler.redis_frontier.RedisFrontier`) with its crawl facts from
+    ``meta["wm"]``; return the frontier's answer (``added``, ``duplicate``, ...)."""
+    wm: dict[str, Any] = request.meta.get("wm") or {}
+    budget = wm.get("budget")
+    return frontier.add(  # type: ignore[no-any-return]
+        crawler.request_fingerprinter.fingerprint(request).hex(),  # type: ignore[union-attr]
+        request.url,
+        KIND_CLASS.get(wm.get("kind", "external"), EXTERNAL),
+        int(wm.get("depth") or 0),
+        lambda: dumps(request_dict(request, spider)),
+        priority=request.priority,
+        budget=tuple(budget) if budget else None,
+        dont_filter=request.dont_filter,
+    )
+
+
+def pop_request(frontier: Any, gate: Gate, spider: Any) -> Request | None:
+    """The frontier's next request, rebuilt, with its fingerprint in ``meta["wm_fp"]``."""
+    popped = frontier.pop(gate)
+    if popped is None:
+        return None
+    fp, blob = popped
+    request = request_from_dict(loads(blob), spider=spider)
+    request.meta["wm_fp"] = fp
+    return request
+
+
 def busy_hosts(crawler: Crawler, cached: frozenset[str], at: float) -> tuple[frozenset[str], float]:
     """The hosts whose downloader slot already holds waiting requests, and when that was
     looked at (the previous answer is reused for :data:`BUSY_TTL` seconds: the engine asks
@@ -121,20 +150,7 @@ class FrontierScheduler:
         return self.frontier.pending > 0
 
     def enqueue_request(self, request: Request) -> bool:
-        wm: dict[str, Any] = request.meta.get("wm") or {}
-        kind = wm.get("kind", "external")
-        fp = self.crawler.request_fingerprinter.fingerprint(request).hex()  # type: ignore[union-attr]
-        budget = wm.get("budget")
-        result = self.frontier.add(
-            fp,
-            request.url,
-            KIND_CLASS.get(kind, EXTERNAL),
-            int(wm.get("depth") or 0),
-            lambda: dumps(request_dict(request, self.spider)),
-            priority=request.priority,
-            budget=tuple(budget) if budget else None,  # type: ignore[arg-type]
-            dont_filter=request.dont_filter,
-        )
+        result = add_request(self.frontier, self.crawler, request, self.spider)
         self.stats.inc_value(f"webometrics/scheduler/{result}")
         return result in ("added", "requeued", "upgraded")
 
@@ -153,12 +169,9 @@ class FrontierScheduler:
         return Gate(internal_min_depth=min(depths) if depths else None, busy=busy)
 
     def next_request(self) -> Request | None:
-        popped = self.frontier.pop(self._gate())
-        if popped is None:
+        request = pop_request(self.frontier, self._gate(), self.spider)
+        if request is None:
             return None
-        fp, blob = popped
-        request = request_from_dict(loads(blob), spider=self.spider)  # type: ignore[arg-type]
-        request.meta["wm_fp"] = fp
         self.stats.inc_value("webometrics/scheduler/dequeued")
         return request
 

@@ -81,16 +81,19 @@ def extraction_state(item: PageItem) -> tuple[str, str | None]:
     return "pending", None
 
 
+def _url_columns(url: str) -> dict[str, str]:
+    """``url`` (normalised), ``host`` and ``registered_domain`` of a page row."""
+    url = normalize_url(url)
+    host = host_of(url)
+    return {"url": url, "host": host[:253], "registered_domain": registered_domain(host)[:253]}
+
+
 def page_row(item: PageItem, run_id: int) -> dict[str, Any]:
     """The ``page`` row of an item (without ``id``)."""
-    url = normalize_url(item.url)
-    host = host_of(url)
     status, reason = extraction_state(item)
     body = item.body
     return {
-        "url": url,
-        "host": host[:253],
-        "registered_domain": registered_domain(host)[:253],
+        **_url_columns(item.url),
         "university_id": item.university_id if item.role == "university" else None,
         "role": item.role,
         "depth": item.depth,
@@ -297,16 +300,9 @@ def _store_chain_errors(session: Session, run_id: int, errors: list[PageErrorIte
     """
     rows = {}
     for err in errors:
-        url = normalize_url(err.url)
-        host = host_of(url)
-        rows[url] = {
-            "url": url,
-            "host": host[:253],
-            "registered_domain": registered_domain(host)[:253],
-            "fetch_error": err.fetch_error,
-            "first_run_id": run_id,
-            "last_run_id": run_id,
-        }
+        row = _url_columns(err.url)
+        row.update(fetch_error=err.fetch_error, first_run_id=run_id, last_run_id=run_id)
+        rows[row["url"]] = row
     stmt = _insert(session, Page)
     stmt = stmt.on_conflict_do_update(
         index_elements=["url"], set_={"fetch_error": stmt.excluded.fetch_error}

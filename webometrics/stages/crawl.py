@@ -528,8 +528,9 @@ def run(
             _write_state(job_path, state)
         redirects: dict[str, str] = {}
         frontier_file = job_path / FRONTIER_FILE
-        if farm is not None:
-            redirects = _farm_frontier(farm, settings, run_id).redirects()
+        shared = _farm_frontier(farm, settings, run_id) if farm is not None else None
+        if shared is not None:
+            redirects = shared.redirects()
         elif frontier_file.is_file():
             from crawler.frontier import Frontier
 
@@ -555,15 +556,15 @@ def run(
         stats["citing_checked"] = citations
         stats["scrapy"] = scrapy_stats
         stats["resumed"] = bool(resumed)
-        if farm is not None:
+        if shared is not None:
             stats["processes"] = opts.processes
-            stats["farm_workers"] = _farm_workers(farm, settings, run_id)
+            stats["farm_workers"] = shared.counts()["joined"]
         update_run(
             engine, run_id, status="finished", finished_at=dt.datetime.now(dt.UTC), stats=stats
         )
-        if farm is not None:  # the shared frontier is no longer needed
+        if shared is not None:  # the shared frontier is no longer needed
             _unpublish(farm, settings, run_id)
-            _farm_frontier(farm, settings, run_id).clear()
+            shared.clear()
     except KeyboardInterrupt:
         with contextlib.suppress(Exception):
             update_run(
@@ -614,13 +615,6 @@ def _farm_frontier(server: Any, settings: Settings, run_id: int) -> Any:
     from crawler.redis_frontier import RedisFrontier, run_prefix
 
     return RedisFrontier(server, run_prefix(settings.crawl.redis_key, run_id))
-
-
-def _farm_workers(server: Any, settings: Settings, run_id: int) -> int:
-    """How many crawler processes took part in the run (counted by their heartbeats)."""
-    from crawler.redis_frontier import run_prefix
-
-    return int(server.scard(run_prefix(settings.crawl.redis_key, run_id) + ":joined"))
 
 
 def _active_key(settings: Settings) -> str:
