@@ -73,6 +73,7 @@ from cluster.knn import (
     merge_top_k,
     pair_cosine,
 )
+from cluster.minhash import effective_n_jobs
 from cluster.unionfind import canonical_labels
 from cluster.weighting import TfidfWeighting, check_df_caps
 
@@ -214,8 +215,7 @@ class ActivityClusterer:
             raise ValueError(f"refine must be an integer >= 0, got {self.refine!r}")
         if not _is_int(self.seed, 0) or self.seed >= 2**31:
             raise ValueError(f"seed must be an integer in 0..2**31-1, got {self.seed!r}")
-        if not isinstance(self.n_jobs, int) or self.n_jobs == 0 or self.n_jobs < -1:
-            raise ValueError(f"n_jobs must be -1 or an integer >= 1, got {self.n_jobs!r}")
+        effective_n_jobs(self.n_jobs)  # a non-zero integer, joblib's convention
         self.resolutions()
 
     # -- the steps ---------------------------------------------------------------------

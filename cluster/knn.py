@@ -55,6 +55,7 @@ __all__ = [
     "knn_edges",
     "local_join_pairs",
     "merge_top_k",
+    "top_pairs_per_document",
     "normalise_rows",
     "pair_cosine",
 ]
@@ -126,7 +127,8 @@ def bucket_candidates(
     max_bucket: int = 50,
     seed: int = 1,
     active: np.ndarray | None = None,
-) -> np.ndarray:
+    return_counts: bool = False,
+) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """Distinct candidate pairs ``min * n + max`` of LSH banding with capped buckets.
 
     Parameters
@@ -142,11 +144,16 @@ def bucket_candidates(
         Seed of the shuffles.
     active : ndarray of bool, optional
         Only these documents take part (empty documents are left out).
+    return_counts : bool
+        Also return in how many bands each pair shared a bucket (an estimate of its
+        similarity: ``b`` times the collision probability).
 
     Returns
     -------
-    ndarray of int64
+    codes : ndarray of int64
         Sorted distinct pair codes.
+    counts : ndarray of int64
+        With ``return_counts``: the bands each pair shared.
 
     Raises
     ------
@@ -158,7 +165,8 @@ def bucket_candidates(
     n = signatures.shape[0]
     docs = np.arange(n, dtype=np.int64) if active is None else np.flatnonzero(active)
     if docs.shape[0] < 2 or b == 0:
-        return np.empty(0, dtype=np.int64)
+        empty = np.empty(0, dtype=np.int64)
+        return (empty, empty.copy()) if return_counts else empty
     # every (document, band) entry at once: band_keys seeds each band's keys differently,
     # so one sort groups the buckets of all bands; a seeded random number orders a bucket
     keys = band_keys(signatures[docs], r, b).ravel()
@@ -183,8 +191,44 @@ def bucket_candidates(
         x, y = members[:, a].ravel(), members[:, c].ravel()
         codes.append(np.minimum(x, y) * n + np.maximum(x, y))
     if not codes:
-        return np.empty(0, dtype=np.int64)
-    return sorted_unique(np.concatenate(codes))
+        empty = np.empty(0, dtype=np.int64)
+        return (empty, empty.copy()) if return_counts else empty
+    if not return_counts:
+        return sorted_unique(np.concatenate(codes))
+    every = np.sort(np.concatenate(codes))
+    first = np.flatnonzero(_run_starts(every))
+    return every[first], np.diff(np.r_[first, every.shape[0]])
+
+
+def top_pairs_per_document(
+    n: int, codes: np.ndarray, scores: np.ndarray, m: int
+) -> np.ndarray:
+    """The pairs (codes ``min * n + max``) among the ``m`` best-scored of either end.
+
+    Used to rank LSH candidates by the number of bands they share before their exact
+    similarity is computed: O(C log C) for C pairs.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> codes = np.array([0 * 4 + 1, 0 * 4 + 2, 0 * 4 + 3, 2 * 4 + 3])
+    >>> top_pairs_per_document(4, codes, np.array([5, 1, 3, 1]), 1).tolist()
+    [1, 3, 11]
+    """
+    if codes.shape[0] == 0:
+        return codes
+    i, j = codes // n, codes % n
+    u = np.concatenate([i, j])
+    score = np.concatenate([scores, scores]).astype(np.float64)
+    key = u * (float(score.max()) + 1.0) + (score.max() - score)
+    order = np.argsort(key, kind="stable")
+    u = u[order]
+    starts = np.searchsorted(u, np.arange(n))
+    rank = np.arange(u.shape[0]) - starts[u]
+    pair = np.concatenate([np.arange(codes.shape[0])] * 2)[order]
+    keep = np.zeros(codes.shape[0], dtype=bool)
+    keep[pair[rank < m]] = True
+    return codes[keep]
 
 
 def merge_top_k(
@@ -197,7 +241,12 @@ def merge_top_k(
     similarities: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The ``k`` most similar of every document among pairs ``(i, j, s)`` (both
-    directions) and an existing neighbour table; ties go to the smaller index.
+    directions) and an existing neighbour table.
+
+    The pairs must be distinct and none may already be in the table (both hold for
+    :func:`bucket_candidates` and :func:`local_join_pairs`). Ties keep the input order, so
+    the result is deterministic. One stable sort of a float key ``2 u + (1 - s)``
+    (similarities in (0, 1]) orders every document's entries best first.
 
     Returns
     -------
@@ -215,15 +264,9 @@ def merge_top_k(
     u, v, w = np.concatenate(src), np.concatenate(dst), np.concatenate(sim)
     keep = (u != v) & (w > 0)
     u, v, w = u[keep], v[keep], w[keep]
-    order = np.lexsort((v, -w, u))
+    key = 2.0 * u + (1.0 - np.minimum(w, 1.0).astype(np.float64))
+    order = np.argsort(key, kind="stable")
     u, v, w = u[order], v[order], w[order]
-    # the same pair can come twice (a candidate and a known neighbour): keep its first
-    key = u * n + v
-    by_key = np.argsort(key, kind="stable")
-    sk = key[by_key]
-    keep = np.zeros(u.shape[0], dtype=bool)
-    keep[by_key[_run_starts(sk)]] = True
-    u, v, w = u[keep], v[keep], w[keep]
     starts = np.searchsorted(u, np.arange(n))
     rank = np.arange(u.shape[0]) - starts[u]
     top = rank < k

@@ -45,7 +45,6 @@ Examples
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -197,7 +196,9 @@ class WeightedMinHasher:
             for s in range(self.num_perm):
                 one(s)
         else:
-            workers = max(1, n_jobs if n_jobs > 0 else (os.cpu_count() or 1))
+            from cluster.minhash import effective_n_jobs
+
+            workers = effective_n_jobs(n_jobs)
             with ThreadPoolExecutor(max_workers=workers) as pool:
                 list(pool.map(one, range(self.num_perm)))
         return ks, ts
