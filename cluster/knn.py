@@ -55,9 +55,9 @@ __all__ = [
     "knn_edges",
     "local_join_pairs",
     "merge_top_k",
-    "top_pairs_per_document",
     "normalise_rows",
     "pair_cosine",
+    "top_pairs_per_document",
 ]
 
 _PAIR_CHUNK = 100_000
@@ -200,9 +200,7 @@ def bucket_candidates(
     return every[first], np.diff(np.r_[first, every.shape[0]])
 
 
-def top_pairs_per_document(
-    n: int, codes: np.ndarray, scores: np.ndarray, m: int
-) -> np.ndarray:
+def top_pairs_per_document(n: int, codes: np.ndarray, scores: np.ndarray, m: int) -> np.ndarray:
     """The pairs (codes ``min * n + max``) among the ``m`` best-scored of either end.
 
     Used to rank LSH candidates by the number of bands they share before their exact
