@@ -39,6 +39,8 @@ W. Dong, M. Charikar, K. Li, "Efficient k-nearest neighbor graph construction fo
 similarity measures", WWW 2011.
 V. A. Traag, L. Waltman, N. J. van Eck, "From Louvain to Leiden: guaranteeing
 well-connected communities", *Scientific Reports* 9 (2019) 5233.
+M. Maier, M. Hein, U. von Luxburg, "Optimal construction of k-nearest-neighbor graphs
+for identifying noisy clusters", *Theoretical Computer Science* 410 (2009) 1749-1764.
 V. N. Korelin, I. S. Blekanov, S. L. Sergeev (2015), seed 000_d819228b9213e10a.txt (the
 task: the external web environment of universities grouped by kind of activity).
 
@@ -56,6 +58,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -77,7 +80,7 @@ from cluster.minhash import effective_n_jobs
 from cluster.unionfind import canonical_labels
 from cluster.weighting import TfidfWeighting, check_df_caps
 
-__all__ = ["CANDIDATES", "ActivityClusterer", "distinctive_terms"]
+__all__ = ["CANDIDATES", "ActivityClusterer", "auto_neighbours", "distinctive_terms"]
 
 CANDIDATES = ("wminhash", "simhash", "exact")
 """How candidate neighbours are found (see the module docstring)."""
@@ -94,8 +97,12 @@ class ActivityClusterer:
 
     Parameters
     ----------
-    n_neighbors : int, default 16
-        Neighbours kept per document (``k``); at most ``n - 1`` are used.
+    n_neighbors : int or "auto", default "auto"
+        Neighbours kept per document (``k``); at most ``n - 1`` are used. ``"auto"``:
+        :func:`auto_neighbours` (``round(2.5 ln n)``, 16 for 600 documents, 25 for
+        20,000), since a k-NN graph needs k to grow like ``log n`` to keep the
+        documents of one kind connected as the corpus grows (Maier, Hein & von Luxburg
+        2009).
     resolution : float or sequence of float, default (2.0, 1.0)
         Leiden resolutions (``quality="rb"``: modularity at 1), one nested level each,
         finest first; the smallest gives ``labels_``.
@@ -146,7 +153,7 @@ class ActivityClusterer:
     def __init__(
         self,
         *,
-        n_neighbors: int = 16,
+        n_neighbors: int | str = "auto",
         resolution: float | Sequence[float] = (2.0, 1.0),
         quality: str = "rb",
         min_df: int = 2,
@@ -198,8 +205,10 @@ class ActivityClusterer:
             raise ValueError(str(err)) from None
 
     def _validate(self) -> None:
-        if not _is_int(self.n_neighbors, 1):
-            raise ValueError(f"n_neighbors must be an integer >= 1, got {self.n_neighbors!r}")
+        if self.n_neighbors != "auto" and not _is_int(self.n_neighbors, 1):
+            raise ValueError(
+                f"n_neighbors must be an integer >= 1 or 'auto', got {self.n_neighbors!r}"
+            )
         check_df_caps(self.min_df, self.max_df)
         if self.candidates not in CANDIDATES:
             raise ValueError(
@@ -320,7 +329,9 @@ class ActivityClusterer:
         X = weighting.fit_transform(counts) if n else sp.csr_matrix((0, 0), dtype=np.float32)
         seconds["weights"] = time.perf_counter() - t0
         active = np.diff(X.indptr) > 0 if n else np.zeros(0, dtype=bool)
-        k = min(int(self.n_neighbors), max(int(active.sum()) - 1, 0))
+        n_active = int(active.sum())
+        wanted = auto_neighbours(n_active) if self.n_neighbors == "auto" else self.n_neighbors
+        k = min(int(wanted), max(n_active - 1, 0))
         t0 = time.perf_counter()
         graph = self._neighbours(X, active, k)
         seconds["neighbours"] = time.perf_counter() - t0
@@ -389,6 +400,17 @@ class ActivityClusterer:
             labels[empty] = labels[first[empty]]
             level.labels = canonical_labels(labels)
             level.n_clusters = int(level.labels.max()) + 1
+
+
+def auto_neighbours(n: int) -> int:
+    """``round(2.5 ln n)`` neighbours for ``n`` documents, at least 5 and at most 50.
+
+    Examples
+    --------
+    >>> [auto_neighbours(n) for n in (10, 150, 600, 2225, 20000, 10**6)]
+    [6, 13, 16, 19, 25, 35]
+    """
+    return int(min(50, max(5, round(2.5 * math.log(max(n, 2))))))
 
 
 def _count_texts(

@@ -104,7 +104,7 @@ CLUSTER_MAX_NEIGHBOURS: int | None = 20  # strongest edges kept per document (No
 # leave-one-corpus-out over nine labelled corpora (bench/results/activity.md); the same
 # values for every corpus.
 CLUSTER_METHOD = "activity"  # activity | paper (the shingle-set methods of --linkage)
-ACTIVITY_N_NEIGHBORS = 16
+ACTIVITY_N_NEIGHBORS: int | str = "auto"  # or a number; auto = round(2.5 ln n)
 ACTIVITY_RESOLUTION = (2.0, 1.0)  # nested levels, finest first; the last (modularity) = clusters
 ACTIVITY_QUALITY = "rb"  # rb | modularity | cpm
 ACTIVITY_MIN_DF = 2  # a term of fewer documents carries no weight

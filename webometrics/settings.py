@@ -21,7 +21,7 @@ import re
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -166,7 +166,7 @@ class ClusterSettings(_Section):
 class ActivitySettings(_Section):
     """Activity clustering (:class:`cluster.ActivityClusterer`), the default method."""
 
-    n_neighbors: int = Field(D.ACTIVITY_N_NEIGHBORS, ge=1)
+    n_neighbors: Annotated[int, Field(ge=1)] | Literal["auto"] = D.ACTIVITY_N_NEIGHBORS  # type: ignore[assignment]
     resolution: tuple[float, ...] = Field(D.ACTIVITY_RESOLUTION, min_length=1)
     quality: Literal["rb", "modularity", "cpm"] = D.ACTIVITY_QUALITY  # type: ignore[assignment]
     min_df: int = Field(D.ACTIVITY_MIN_DF, ge=1)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from sqlalchemy import select
 
-from cluster.activity import ActivityClusterer, distinctive_terms
+from cluster.activity import ActivityClusterer, auto_neighbours, distinctive_terms
 from cluster.datasets.activity import load_activity_corpus
 from cluster.evaluate import score_clustering
 from cluster.knn import exact_knn
@@ -238,7 +238,8 @@ def test_stage_clusters_each_university_and_direction(activity_db):
         rows = s.scalars(select(Clustering).order_by(Clustering.id)).all()
         assert [r.algorithm for r in rows] == ["activity"] * 3
         assert rows[0].filter["university"] == "Alpha University"
-        assert rows[0].parameters["n_neighbors"] == 16 and "graph" in rows[0].parameters
+        assert rows[0].parameters["n_neighbors"] == "auto"
+        assert rows[0].parameters["graph"]["n_neighbors"] == auto_neighbours(100)
         final = s.scalars(
             select(Cluster).where(Cluster.clustering_id == rows[0].id, Cluster.level == -1)
         ).all()
