@@ -27,15 +27,15 @@ The pipeline's domain document (:class:`extract.documents.DomainDocumentBuilder`
 the same choices but keeps the *union of the pages' shingle sets* (capped at
 ``[domain] max_shingles``), not text; it samples among the ``ok`` pages (here the sample
 is drawn before extraction, to extract 5,228 pages instead of 8,309) and learns the
-templates from all of them. Above all it holds only the pages the crawler fetched — by
-default at most ``[crawl] external_pages_per_domain`` (3) pages per external domain,
-starting from the linked targets — whereas this document holds up to 20 of the pages
-the test web serves for the site (1 to 142 in the default build: every linked
-target, a home page and 1-4 more). Clusterers that take text (TF-IDF,
+templates from all of them. Above all it holds only the pages the crawler fetched — the
+linked targets within the crawl's depth and at most ``[crawl] external_pages_per_domain``
+(3) more pages per external domain — whereas this document draws on every page the test
+web serves for the site (1 to 142 in the default build: every linked target of any
+depth, a home page and 1-4 more). Clusterers that take text (TF-IDF,
 :class:`cluster.activity.ActivityClusterer`) get the joined text; shingling it gives
 the pipeline's set for those pages.
 
-Extraction is O(total HTML): about 60 s of CPU for the default build, spread over
+Extraction is O(total HTML): about 40 s of CPU for the default build, spread over
 ``workers`` processes. The documents are cached as JSON in ``~/.cache/webometrics``
 (keyed by the manifest, the site index, the options and the extraction code), so a
 second load reads them in well under a second.
