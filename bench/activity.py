@@ -1,0 +1,470 @@
+"""Clustering by kind of activity on every labelled corpus of the registry, from raw text.
+
+The corpora are those of :mod:`cluster.datasets.activity` (Reuters, BBC, WebKB, Lenta,
+tgcontest ru / en / mixed, the 556 real websites, the local test web). Methods
+(``--methods``, any of):
+
+* ``lshlink``, ``lshleiden`` — (a) today's :class:`cluster.LSHLink` and
+  :class:`cluster.LSHLeiden` with default parameters on 1-word shingle sets, stemmed,
+  stop words removed (:class:`extract.shingles.Shingler` of each document's language;
+  as ``bench/linkage.py`` shingles);
+* ``activity`` — (b) :class:`cluster.activity.ActivityClusterer` with default parameters
+  on the texts and their languages (skipped with a note while the module is missing);
+* ``anchor`` — (c) scikit-learn ``TfidfVectorizer(sublinear_tf=True, min_df=2,
+  max_df=0.5)``, the exact 16 nearest neighbours by cosine (``NearestNeighbors``, brute
+  force), the symmetrised kNN graph weighted by cosine similarity (an edge when either
+  end has the other among its 16; weight the similarity), Leiden with
+  ``ModularityVertexPartition`` (``leidenalg``, seed 1);
+* ``kmeans`` — (d) ``KMeans(n_clusters=k, n_init=10, random_state=1)`` on the same
+  tf-idf, ``k`` the true number of classes (an oracle told k).
+
+Every run is timed **from raw text** (shingling or tf-idf included) in a fresh Python
+process that loads its corpus first: wall and CPU seconds (CPU above wall means several
+threads, e.g. BLAS or OpenMP in k-means), peak RSS (``ru_maxrss``) and the peak above the
+process's RSS once the texts are loaded. Scores: class F-measure (Larsen & Aone), NMI and
+ARI from :func:`cluster.evaluate.score_clustering` (``f_class``, ``nmi``, ``ari``);
+``n_clusters`` counts clusters that hold a labelled document.
+
+Scaling: (b) and (c) on the first 10,000 and 20,000 of all 21,578 Reuters stories (with
+or without a topic) and on 40,000: the 21,578 stories and 18,422 perturbed copies (each
+copy drops every word with probability 0.1, seeded), so no copy equals its original.
+
+The machine is described as ``bench/signatures.py`` does: cores, load averages before and
+after, and per run the cores other processes kept busy (its ``_busy_seconds`` helper).
+Goals printed: (b) class F >= (c) on every corpus; (b) class F >= 0.75 on the test web;
+(b) on 20,000 documents in <= 10 s from raw text.
+
+Run: ``.venv/bin/python bench/activity.py`` (about 10 minutes for (a), (c), (d) and
+the scaling of (c) on 2 cores, one of them kept busy by other work; (b) adds its own);
+``--corpora websites,testweb``, ``--methods anchor,kmeans``, ``--no-scaling``,
+``--quick`` (1,000 documents a corpus at most, scaling at 2,000/4,000/8,000, written to
+a temporary folder), ``--render`` (rewrite the .md from the .json). Writes
+``bench/results/activity.json`` and ``activity.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import os
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.signatures import _busy_seconds  # noqa: E402
+from bench.signatures import load as load_averages  # noqa: E402
+from cluster.datasets.activity import corpus_names, load_activity_corpus  # noqa: E402
+
+Labels = tuple[np.ndarray, dict[str, Any]]
+SCORE_KEYS = ("f_class", "nmi", "ari")
+SCALE_SIZES = (10_000, 20_000, 40_000)
+QUICK_SIZES = (2_000, 4_000, 8_000)
+QUICK_LIMIT = 1_000
+SCALE_METHODS = ("activity", "anchor")
+PERTURB_DROP = 0.1
+"""Share of words a perturbed copy drops (scaling beyond the 21,578 stories)."""
+
+
+# ---------------------------------------------------------------------------- methods
+
+
+def shingle_sets(texts: list[str], languages: list[str | None]) -> list[np.ndarray]:
+    """1-word shingle sets, stemmed, stop words removed, each with its language's shingler."""
+    from extract.shingles import Shingler
+
+    shinglers: dict[str | None, Shingler] = {}
+    out = []
+    for text, lang in zip(texts, languages, strict=True):
+        if lang not in shinglers:
+            shinglers[lang] = Shingler(k=1, stem=True, stopwords=True, language=lang)
+        out.append(shinglers[lang].hashes(text))
+    return out
+
+
+def run_lshlink(texts: list[str], languages: list[str | None], k: int) -> Labels:
+    """(a) ``LSHLink()`` on the shingle sets."""
+    from cluster import LSHLink
+
+    return LSHLink().fit(shingle_sets(texts, languages)).labels_, {}
+
+
+def run_lshleiden(texts: list[str], languages: list[str | None], k: int) -> Labels:
+    """(a) ``LSHLeiden()`` on the shingle sets."""
+    from cluster import LSHLeiden
+
+    est = LSHLeiden().fit(shingle_sets(texts, languages))
+    return est.labels_, {"graph": est.graph_stats_}
+
+
+def run_activity(texts: list[str], languages: list[str | None], k: int) -> Labels:
+    """(b) ``ActivityClusterer()`` on the texts."""
+    from cluster.activity import ActivityClusterer
+
+    est = ActivityClusterer().fit(texts, languages=languages)
+    return est.labels_, {"graph": getattr(est, "graph_stats_", None)}
+
+
+def tfidf(texts: list[str]) -> Any:
+    """The anchor's tf-idf matrix (sparse, rows L2-normalised)."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    return TfidfVectorizer(sublinear_tf=True, min_df=2, max_df=0.5).fit_transform(texts)
+
+
+def knn_leiden(X: Any, k: int = 16, seed: int = 1) -> Labels:
+    """Leiden (modularity) on the symmetrised cosine kNN graph of the rows of ``X``."""
+    import igraph
+    import leidenalg
+    import scipy.sparse as sp
+    from sklearn.neighbors import NearestNeighbors
+
+    n = X.shape[0]
+    nn = NearestNeighbors(n_neighbors=min(k + 1, n), metric="cosine", algorithm="brute").fit(X)
+    dist, idx = nn.kneighbors(X)
+    others = idx != np.arange(n)[:, None]  # a document is not its own neighbour
+    keep = others & (np.cumsum(others, axis=1) <= k) & (dist < 1.0)
+    rows = np.broadcast_to(np.arange(n)[:, None], idx.shape)[keep]
+    W = sp.csr_matrix((1.0 - dist[keep], (rows, idx[keep])), shape=(n, n))
+    W = sp.triu(W.maximum(W.T), k=1).tocoo()
+    graph = igraph.Graph(n=n, edges=np.column_stack([W.row, W.col]).tolist())
+    part = leidenalg.find_partition(
+        graph, leidenalg.ModularityVertexPartition, weights=W.data.tolist(), seed=seed
+    )
+    stats = {"edges": int(W.nnz), "isolated": int(np.sum(np.asarray(graph.degree()) == 0))}
+    return np.asarray(part.membership), stats
+
+
+def run_anchor(texts: list[str], languages: list[str | None], k: int) -> Labels:
+    """(c) tf-idf, exact 16-NN cosine graph, Leiden modularity."""
+    labels, stats = knn_leiden(tfidf(texts))
+    return labels, {"graph": stats}
+
+
+def run_kmeans(texts: list[str], languages: list[str | None], k: int) -> Labels:
+    """(d) k-means with the true number of classes on the tf-idf."""
+    from sklearn.cluster import KMeans
+
+    return KMeans(n_clusters=k, n_init=10, random_state=1).fit_predict(tfidf(texts)), {}
+
+
+METHODS: dict[str, tuple[str, Callable[[list[str], list[str | None], int], Labels]]] = {
+    "lshlink": ("(a) LSHLink()", run_lshlink),
+    "lshleiden": ("(a) LSHLeiden()", run_lshleiden),
+    "activity": ("(b) ActivityClusterer()", run_activity),
+    "anchor": ("(c) tf-idf 16-NN Leiden", run_anchor),
+    "kmeans": ("(d) k-means, true k", run_kmeans),
+}
+
+
+def unavailable(method: str) -> str | None:
+    """Why a method cannot run here (``None`` when it can)."""
+    if method != "activity":
+        return None
+    try:
+        from cluster.activity import ActivityClusterer  # noqa: F401
+    except ImportError as exc:
+        return f"cluster.activity.ActivityClusterer not importable yet ({exc}): (b) skipped"
+    return None
+
+
+# ---------------------------------------------------------------------------- data
+
+
+def reuters_scale(n: int, seed: int = 1) -> tuple[list[str], list[str | None]]:
+    """The first ``n`` of all Reuters stories; beyond 21,578, perturbed copies of them."""
+    from cluster.datasets.reuters import load_reuters
+
+    docs = load_reuters()
+    texts = [d.text for d in docs]
+    labels: list[str | None] = [d.label for d in docs]
+    rng = np.random.default_rng(seed)
+    copy = 0
+    while len(texts) < n:
+        copy += 1
+        for d in docs[: n - len(texts)]:
+            words = d.text.split()
+            kept = rng.random(len(words)) >= PERTURB_DROP
+            texts.append(" ".join(w for w, keep in zip(words, kept, strict=True) if keep))
+            labels.append(d.label)
+    return texts[:n], labels[:n]
+
+
+def job_data(job: dict[str, Any]) -> tuple[list[str], list[Any], list[str | None], int]:
+    """Texts, gold labels, languages and number of classes of a job."""
+    if job.get("scale"):
+        texts, labels = reuters_scale(int(job["scale"]))
+        languages: list[str | None] = ["en"] * len(texts)
+    else:
+        corpus = load_activity_corpus(job["corpus"], limit=job.get("limit"))
+        texts, labels, languages = corpus.texts, list(corpus.labels), corpus.languages
+    return texts, labels, languages, len({x for x in labels if x is not None})
+
+
+# ---------------------------------------------------------------------------- runs
+
+
+def child(job: dict[str, Any]) -> dict[str, Any]:
+    """One timed run (in a fresh process): scores, seconds, peak memory."""
+    import psutil
+
+    from cluster.evaluate import score_clustering
+
+    texts, labels, languages, k = job_data(job)
+    rss0 = psutil.Process().memory_info().rss
+    c0, t0 = time.process_time(), time.perf_counter()
+    pred, extra = METHODS[job["method"]][1](texts, languages, k)
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    sc = score_clustering(labels, pred)
+    return {
+        "documents": len(texts),
+        "classes": k,
+        **{key: round(float(sc[key]), 4) for key in SCORE_KEYS},
+        "n_clusters": int(sc["n_clusters"]),
+        "clusters_all": len(np.unique(pred)),
+        "seconds": round(seconds, 3),
+        "cpu_seconds": round(cpu, 3),
+        "peak_rss_mb": round(peak / 2**20, 1),
+        "peak_above_texts_mb": round(max(0, peak - rss0) / 2**20, 1),
+        **extra,
+    }
+
+
+def run_child(job: dict[str, Any]) -> dict[str, Any]:
+    """Run :func:`child` in a fresh interpreter; add the cores others kept busy meanwhile."""
+    busy0, wall0 = _busy_seconds(), time.perf_counter()
+    usage0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", json.dumps(job)],
+        capture_output=True, text=True, check=False, cwd=ROOT,
+    )  # fmt: skip
+    usage1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall = time.perf_counter() - wall0
+    mine = (usage1.ru_utime - usage0.ru_utime) + (usage1.ru_stime - usage0.ru_stime)
+    if out.returncode != 0:
+        return {**job, "error": out.stderr.strip().splitlines()[-1] if out.stderr else "failed"}
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    result["others_cores"] = round(max(0.0, (_busy_seconds() - busy0 - mine) / wall), 2)
+    return {**job, **result}
+
+
+# ---------------------------------------------------------------------------- report
+
+
+def _goal_lines(report: dict[str, Any]) -> list[str]:
+    rows = [r for r in report["rows"] if "error" not in r]
+    by = {(r["corpus"], r["method"]): r for r in rows}
+    corpora = [c["name"] for c in report["corpora"]]
+    lines = []
+    pairs = [(by.get((c, "activity")), by.get((c, "anchor"))) for c in corpora]
+    if any(b is None or c is None for b, c in pairs):
+        lines.append("- (b) class F >= (c) on every corpus: **not run** ((b) or (c) missing)")
+    else:
+        worse = [f"{b['corpus']} {b['f_class']:.3f} < {c['f_class']:.3f}" for b, c in pairs
+                 if b["f_class"] < c["f_class"]]  # fmt: skip
+        verdict = "**met**" if not worse else "**NOT met**: " + "; ".join(worse)
+        lines.append(f"- (b) class F >= (c) on every corpus: {verdict}")
+    tw = by.get(("testweb", "activity"))
+    ref = by.get(("testweb", "anchor"))
+    ref_txt = f" ((c): {ref['f_class']:.3f})" if ref else ""
+    if tw:
+        verdict = "**met**" if tw["f_class"] >= 0.75 else "**NOT met**"
+        lines.append(f"- testweb class F >= 0.75: {verdict}, (b) {tw['f_class']:.3f}{ref_txt}")
+    else:
+        lines.append(f"- testweb class F >= 0.75: **not run** for (b){ref_txt}")
+    size = report["scale_sizes"][1]
+    sc = {(r["method"], r["scale"]): r for r in report["scaling"] if "error" not in r}
+    b20, c20 = sc.get(("activity", size)), sc.get(("anchor", size))
+    ref_txt = f" ((c): {c20['seconds']:.2f} s)" if c20 else ""
+    if size != 20_000:
+        ref_txt += f" [quick run: {size:,} documents, the goal is for 20,000]"
+    if b20:
+        verdict = "**met**" if b20["seconds"] <= 10.0 else "**NOT met**"
+        lines.append(
+            f"- {size:,} documents <= 10 s from raw text: {verdict}, (b) "
+            f"{b20['seconds']:.2f} s wall, {b20['cpu_seconds']:.2f} s CPU{ref_txt}"
+        )
+    else:
+        lines.append(f"- {size:,} documents <= 10 s from raw text: **not run** for (b){ref_txt}")
+    return lines
+
+
+def _table_rows(
+    rows: list[dict[str, Any]],
+    lead: Callable[[dict[str, Any]], str],
+    figures: Callable[[dict[str, Any]], str],
+) -> list[str]:
+    """Markdown rows: the ``lead`` cells, then the ``figures`` or the run's error."""
+    return [
+        f"| {lead(r)} | error: {r['error']} |" if "error" in r else f"| {lead(r)} | {figures(r)} |"
+        for r in rows
+    ]
+
+
+def markdown(report: dict[str, Any]) -> str:
+    """The results as markdown."""
+    L = [
+        "# Clustering by kind of activity (`bench/activity.py`)",
+        "",
+        f"{report['machine']}; {report['date']}; load averages (1, 5, 15 min) "
+        f"{report['load_before']} before, {report['load_after']} after. Every run is a fresh "
+        "process timed from raw text; **others' cores**: cores that other processes kept "
+        "busy during the run (the machine is shared, so wall seconds vary with it). Peak "
+        "RSS: the run's process; *above texts*: above its RSS once the corpus was loaded.",
+        "",
+    ]
+    if report["notes"]:
+        L += [f"Note: {n}" for n in report["notes"]] + [""]
+    L += ["## Goals", "", *_goal_lines(report), ""]
+    L += [
+        "## Corpora",
+        "",
+        "| corpus | docs | classes | method | class F | NMI | ARI | clusters | wall s "
+        "| CPU s | peak RSS MB | above texts MB | others' cores |",
+        "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    L += _table_rows(
+        report["rows"],
+        lambda r: (
+            f"{r['corpus']} | {r.get('documents', '')} | {r.get('classes', '')} "
+            f"| {METHODS[r['method']][0]}"
+        ),
+        lambda r: (
+            f"{r['f_class']:.3f} | {r['nmi']:.3f} | {r['ari']:.3f} | {r['n_clusters']} "
+            f"| {r['seconds']:.2f} | {r['cpu_seconds']:.2f} | {r['peak_rss_mb']:.0f} "
+            f"| {r['peak_above_texts_mb']:.0f} | {r['others_cores']:.2f}"
+        ),
+    )
+    L += ["", "Corpora: " + "; ".join(f"**{c['name']}** {c['note']}" for c in report["corpora"])]
+    L += [
+        "",
+        "## Scaling (Reuters-21578 from raw text)",
+        "",
+        f"10,000 and 20,000: the first stories of all 21,578 (with or without a topic); "
+        f"40,000: the 21,578 and {40_000 - 21_578:,} **perturbed copies** (each copy drops "
+        f"every word with probability {PERTURB_DROP}, seeded), not plain repetition. Class F "
+        "on the stories with a topic.",
+        "",
+        "| method | docs | wall s | CPU s | peak RSS MB | above texts MB | clusters "
+        "| class F | others' cores |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    L += _table_rows(
+        report["scaling"],
+        lambda r: f"{METHODS[r['method']][0]} | {r['scale']:,}",
+        lambda r: (
+            f"{r['seconds']:.2f} | {r['cpu_seconds']:.2f} | {r['peak_rss_mb']:.0f} "
+            f"| {r['peak_above_texts_mb']:.0f} | {r['clusters_all']} | {r['f_class']:.3f} "
+            f"| {r['others_cores']:.2f}"
+        ),
+    )
+    slopes = []
+    for method in SCALE_METHODS:
+        pts = [r for r in report["scaling"] if r["method"] == method and "error" not in r]
+        if len(pts) >= 2:
+            a, b = pts[0], pts[-1]
+            slope = np.log(b["seconds"] / a["seconds"]) / np.log(b["documents"] / a["documents"])
+            slopes.append(f"{METHODS[method][0]} seconds ~ n^{slope:.2f}")
+    if slopes:
+        L += ["", "Slope (log-log, first to last size): " + "; ".join(slopes) + "."]
+    return "\n".join(L) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark; write ``activity.json`` and ``activity.md``."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    ap.add_argument("--corpora", default=",".join(corpus_names()), help="comma-separated names")
+    ap.add_argument("--methods", default=",".join(METHODS), help="comma-separated methods")
+    ap.add_argument("--no-scaling", action="store_true", help="skip the scaling section")
+    ap.add_argument("--quick", action="store_true", help="small corpora, small scaling")
+    ap.add_argument("--out", default=None, help="output path stem (default bench/results/activity)")
+    ap.add_argument("--render", action="store_true", help="only rewrite the .md from the .json")
+    args = ap.parse_args(argv)
+    if args.child:
+        print(json.dumps(child(json.loads(args.child)), default=str))
+        return 0
+    stem = Path(args.out) if args.out else ROOT / "bench" / "results" / "activity"
+    if args.render:
+        stem.with_suffix(".md").write_text(
+            markdown(json.loads(stem.with_suffix(".json").read_text()))
+        )
+        return 0
+    names = [c for c in args.corpora.split(",") if c]
+    methods = [m for m in args.methods.split(",") if m]
+    unknown = sorted({*names} - {*corpus_names()}) + sorted({*methods} - {*METHODS})
+    if unknown:
+        raise SystemExit(
+            f"unknown corpora or methods {unknown}: use {corpus_names()}, {[*METHODS]}"
+        )
+    if args.quick and not args.out:
+        stem = Path(tempfile.mkdtemp(prefix="activity-quick-")) / "activity"
+    limit = QUICK_LIMIT if args.quick else None
+    sizes = QUICK_SIZES if args.quick else SCALE_SIZES
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else mp.cpu_count()
+    report: dict[str, Any] = {
+        "machine": f"{platform.machine()}, {mp.cpu_count()} cores ({cpus} usable), Python "
+        f"{platform.python_version()}",
+        "date": time.strftime("%Y-%m-%d %H:%M"),
+        "quick": args.quick,
+        "load_before": load_averages(),
+        "notes": [],
+        "corpora": [],
+        "rows": [],
+        "scale_sizes": list(sizes),
+        "scaling": [],
+    }
+    if "activity" not in methods:
+        report["notes"].append("(b) ActivityClusterer was not among --methods: not run")
+    runnable = []
+    for m in methods:
+        why = unavailable(m)
+        if why:
+            report["notes"].append(why)
+            print(f"NOTE {why}", flush=True)
+        else:
+            runnable.append(m)
+    for name in names:
+        corpus = load_activity_corpus(name, limit=limit)
+        n_docs, n_classes = len(corpus.texts), len(set(corpus.labels))
+        report["corpora"].append({"name": name, "documents": n_docs, "note": corpus.note})
+        print(f"{name}: {n_docs} documents, {n_classes} classes", flush=True)
+        for m in runnable:
+            r = run_child({"corpus": name, "limit": limit, "method": m})
+            report["rows"].append(r)
+            print(f"  {METHODS[m][0]}: " + (r["error"] if "error" in r else
+                  f"F={r['f_class']:.3f} NMI={r['nmi']:.3f} ARI={r['ari']:.3f} "
+                  f"k={r['n_clusters']} {r['seconds']:.2f} s"), flush=True)  # fmt: skip
+    if not args.no_scaling:
+        for m in [m for m in SCALE_METHODS if m in runnable]:
+            for n in sizes:
+                r = run_child({"scale": n, "method": m})
+                report["scaling"].append(r)
+                print(f"  scaling {METHODS[m][0]} {n}: " + (r["error"] if "error" in r else
+                      f"{r['seconds']:.2f} s, {r['peak_rss_mb']:.0f} MB"), flush=True)  # fmt: skip
+    report["load_after"] = load_averages()
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    stem.with_suffix(".json").write_text(
+        json.dumps(report, indent=1, ensure_ascii=False, default=str) + "\n"
+    )
+    md = markdown(report)
+    stem.with_suffix(".md").write_text(md)
+    print(md)
+    print(f"written to {stem.with_suffix('.json')} and .md")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
