@@ -80,10 +80,37 @@ from cluster.minhash import effective_n_jobs
 from cluster.unionfind import canonical_labels
 from cluster.weighting import TfidfWeighting, check_df_caps
 
-__all__ = ["CANDIDATES", "ActivityClusterer", "auto_neighbours", "distinctive_terms"]
+__all__ = [
+    "CANDIDATES",
+    "EXACT_WORK",
+    "ActivityClusterer",
+    "auto_neighbours",
+    "distinctive_terms",
+    "exact_work",
+]
 
-CANDIDATES = ("wminhash", "simhash", "exact")
+CANDIDATES = ("auto", "wminhash", "simhash", "exact")
 """How candidate neighbours are found (see the module docstring)."""
+
+EXACT_WORK = 3 * 10**8
+"""``candidates="auto"`` compares every pair when ``Σ_t df(t)² + n²`` (the multiply-adds of
+the sparse product and the entries the top-k selection scans) is at most this, about two
+seconds on one core here; weighted MinHash + LSH above it (``bench/activity_choices.py``:
+brute force is the faster of the two up to a few thousand documents and exact)."""
+
+
+def exact_work(X: sp.csr_matrix) -> int:
+    """``Σ_t df(t)² + n²``: the work of the brute-force k-NN of the rows of ``X``.
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> exact_work(sp.csr_matrix(np.array([[1.0, 1.0], [1.0, 0.0], [0.0, 0.0]])))
+    14
+    """
+    df = np.bincount(X.indices, minlength=X.shape[1]).astype(np.int64)
+    return int((df * df).sum()) + int(X.shape[0]) ** 2
+
 
 Document = str | Mapping[str, int]
 
@@ -111,7 +138,9 @@ class ActivityClusterer:
         Terms in fewer documents carry no weight.
     max_df : float, default 0.5
         Terms in more than this share of the documents carry no weight.
-    candidates : {"wminhash", "simhash", "exact"}, default "wminhash"
+    candidates : {"auto", "wminhash", "simhash", "exact"}, default "auto"
+        ``auto``: ``exact`` when :func:`exact_work` is at most :data:`EXACT_WORK`, else
+        ``wminhash``.
     num_perm : int, default 64
         Samples of the weighted MinHash (bits of the SimHash).
     rows : int, default 1
@@ -158,7 +187,7 @@ class ActivityClusterer:
         quality: str = "rb",
         min_df: int = 2,
         max_df: float = 0.5,
-        candidates: str = "wminhash",
+        candidates: str = "auto",
         num_perm: int = 64,
         rows: int = 1,
         max_bucket: int = 10,
@@ -255,14 +284,18 @@ class ActivityClusterer:
 
     def _neighbours(self, X: sp.csr_matrix, active: np.ndarray, k: int) -> KNNGraph:
         n = X.shape[0]
-        stats: dict[str, Any] = {"candidate_pairs": 0, "refine_pairs": 0}
+        stats: dict[str, Any] = {"candidates": None, "candidate_pairs": 0, "refine_pairs": 0}
         if k == 0 or int(active.sum()) < 2:
             return KNNGraph(np.full((n, k), -1, np.int64), np.zeros((n, k), np.float32), stats)
-        if self.candidates == "exact":
+        mode = self.candidates
+        if mode == "auto":
+            mode = "exact" if exact_work(X) <= EXACT_WORK else "wminhash"
+        stats["candidates"] = mode
+        if mode == "exact":
             nb, sims = exact_knn(X, k)
             stats["candidate_pairs"] = int(active.sum()) * (int(active.sum()) - 1) // 2
             return KNNGraph(nb, sims, stats)
-        signatures = self._signatures(X)
+        signatures = self._signatures(X, mode)
         codes = bucket_candidates(
             signatures,
             self.rows,
@@ -283,8 +316,8 @@ class ActivityClusterer:
             stats["refine_pairs"] += int(more.shape[0])
         return KNNGraph(nb, sims, stats)
 
-    def _signatures(self, X: sp.csr_matrix) -> np.ndarray:
-        if self.candidates == "simhash":
+    def _signatures(self, X: sp.csr_matrix, mode: str) -> np.ndarray:
+        if mode == "simhash":
             rng = np.random.RandomState(self.seed)
             planes = rng.standard_normal((X.shape[1], self.num_perm)).astype(np.float32)
             return np.asarray(X @ planes > 0, dtype=np.uint8)

@@ -171,7 +171,7 @@ class ActivitySettings(_Section):
     quality: Literal["rb", "modularity", "cpm"] = D.ACTIVITY_QUALITY  # type: ignore[assignment]
     min_df: int = Field(D.ACTIVITY_MIN_DF, ge=1)
     max_df: float = Field(D.ACTIVITY_MAX_DF, gt=0, le=1)
-    candidates: Literal["wminhash", "simhash", "exact"] = D.ACTIVITY_CANDIDATES  # type: ignore[assignment]
+    candidates: Literal["auto", "wminhash", "simhash", "exact"] = D.ACTIVITY_CANDIDATES  # type: ignore[assignment]
     num_perm: int = Field(D.ACTIVITY_NUM_PERM, ge=1)
     rows: int = Field(D.ACTIVITY_ROWS, ge=1)
     max_bucket: int = Field(D.ACTIVITY_MAX_BUCKET, ge=2)

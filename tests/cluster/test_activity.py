@@ -95,7 +95,8 @@ def test_weighted_minhash_refuses_bad_input():
 # -- the k-NN graph ---------------------------------------------------------------------------
 def test_lsh_neighbours_recall_most_exact_neighbours(lenta):
     _corpus, counts = lenta
-    model = ActivityClusterer().fit(counts)
+    model = ActivityClusterer(candidates="wminhash").fit(counts)
+    assert model.graph_stats_["candidates"] == "wminhash"
     exact_nb, _ = exact_knn(model.matrix_, model.graph_stats_["n_neighbors"])
     found = model.graph_.neighbours
     hits = sum(
@@ -107,6 +108,17 @@ def test_lsh_neighbours_recall_most_exact_neighbours(lenta):
     n = model.matrix_.shape[0]
     pairs = model.graph_stats_["candidate_pairs"] + model.graph_stats_["refine_pairs"]
     assert pairs < n * (n - 1) / 2 / 2  # far fewer comparisons than all pairs
+
+
+def test_auto_compares_every_pair_only_while_that_is_cheap(lenta, monkeypatch):
+    import cluster.activity as activity
+
+    _corpus, counts = lenta
+    small = ActivityClusterer().fit(counts)
+    assert small.graph_stats_["candidates"] == "exact"
+    assert activity.exact_work(small.matrix_) <= activity.EXACT_WORK
+    monkeypatch.setattr(activity, "EXACT_WORK", 1000)
+    assert ActivityClusterer().fit(counts).graph_stats_["candidates"] == "wminhash"
 
 
 # -- quality gates on real labelled data ------------------------------------------------------
