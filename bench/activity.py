@@ -228,6 +228,15 @@ def child(job: dict[str, Any]) -> dict[str, Any]:
     seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     sc = score_clustering(labels, pred)
+    langs = [code or "unknown" for code in languages]
+    if len(set(langs)) > 1:  # do the clusters split by language? (purity w.r.t. language)
+        by_language = score_clustering(langs, pred)
+        extra = {
+            **extra,
+            "language_purity": round(float(by_language["purity"]), 4),
+            "language_nmi": round(float(by_language["nmi"]), 4),
+            "language_share": round(max(langs.count(c) for c in set(langs)) / len(langs), 4),
+        }
     return {
         "documents": len(texts),
         "classes": k,
@@ -348,6 +357,26 @@ def markdown(report: dict[str, Any]) -> str:
         ),
     )
     L += ["", "Corpora: " + "; ".join(f"**{c['name']}** {c['note']}" for c in report["corpora"])]
+    mixed = [r for r in report["rows"] if "language_purity" in r]
+    if mixed:
+        L += [
+            "",
+            "## Languages: do the clusters split by language?",
+            "",
+            "Language purity: the share of documents whose cluster's majority language is "
+            "their own (1.0: every cluster is monolingual; the share of the largest language "
+            "if clusters ignored language). Compare the mixed corpus's class F with the "
+            "tgcontest-ru and tgcontest-en rows above.",
+            "",
+            "| corpus | method | language purity | largest language's share | language NMI "
+            "| class F |",
+            "|---|---|---:|---:|---:|---:|",
+        ]
+        L += [
+            f"| {r['corpus']} | {METHODS[r['method']][0]} | {r['language_purity']:.3f} "
+            f"| {r['language_share']:.3f} | {r['language_nmi']:.3f} | {r['f_class']:.3f} |"
+            for r in mixed
+        ]
     L += [
         "",
         "## Scaling (Reuters-21578 from raw text)",
