@@ -449,3 +449,42 @@ def cluster_themes(
             size=len(docs),
         )
     return out
+
+
+def readable_terms(
+    stems: Sequence[str], texts: Iterable[str], *, max_words: int = 20000
+) -> list[str]:
+    """The most frequent written form of each stemmed term in the texts (the stem itself
+    when no word of the texts has it).
+
+    The activity clustering weighs Snowball stems (``universiti``); a theme shows the
+    word an analyst reads most often in the cluster (``university``). Words are stemmed
+    by their script's stemmer, as :func:`extract.tokens.stem_words` does for a text of
+    unknown language.
+
+    Examples
+    --------
+    >>> readable_terms(["universiti", "rank", "zzz"],
+    ...                ["University rankings: the university ranked first."])
+    ['university', 'ranked', 'zzz']
+    """
+    from extract.tokens import stem_words
+    from extract.tokens import words as tokens
+
+    wanted = set(stems)
+    forms: dict[str, Counter[str]] = {}
+    budget = max_words
+    for text in texts:
+        ws = tokens(text)[:budget]
+        budget -= len(ws)
+        counts = Counter(ws)
+        distinct = sorted(counts)
+        for word, stem in zip(distinct, stem_words(distinct, None), strict=True):
+            if stem in wanted:
+                forms.setdefault(stem, Counter())[word] += counts[word]
+        if budget <= 0:
+            break
+    return [
+        min(forms[st].items(), key=lambda kv: (-kv[1], kv[0]))[0] if st in forms else st
+        for st in stems
+    ]

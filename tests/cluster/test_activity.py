@@ -20,7 +20,15 @@ from cluster.knn import exact_knn
 from cluster.weighted_minhash import WeightedMinHasher, unpack_pairs
 from cluster.weighting import TfidfWeighting
 from store import make_engine, schema
-from store.models import Cluster, Clustering, CrawlRun, Document, Environment, University
+from store.models import (
+    Cluster,
+    Clustering,
+    CrawlRun,
+    Document,
+    Environment,
+    Page,
+    University,
+)
 from store.session import session_scope
 from webometrics.exceptions import ParameterError, StageError
 from webometrics.settings import Settings
@@ -225,6 +233,8 @@ def activity_db(tmp_path, websites):
             labels[domain] = corpus.labels[k]
             s.add(Document(unit="domain", key=domain, domain=domain, language="en",
                            terms=counts[k], n_terms=len(counts[k])))  # fmt: skip
+            s.add(Page(url=f"http://{domain}/", host=domain, registered_domain=domain,
+                       role="external", text=corpus.texts[k], language="en"))  # fmt: skip
             uni = a if k % 2 == 0 else b
             s.add(Environment(run_id=run.id, university_id=uni.id, domain=domain,
                               direction="outgoing", link_count=1))  # fmt: skip
@@ -259,6 +269,30 @@ def test_stage_clusters_each_university_and_direction(activity_db):
         assert any(c.category_evidence.get("weighted_terms") for c in final)
     everything = stage.run_each(engine, Settings(), unit="domain", university="all")
     assert [c["n_documents"] for c in everything["clusterings"]] == [200]
+
+
+def test_analyse_names_activity_themes_by_their_weighted_terms(activity_db):
+    from webometrics.stages import analyse
+
+    _url, engine, _labels = activity_db
+    stats = stage.run(engine, Settings(), unit="domain", university="Alpha University",
+                      direction="outgoing")  # fmt: skip
+    analyse.run(engine, Settings(), clustering_ids=[stats["clustering_id"]], progress=False)
+    with session_scope(engine) as s:
+        final = s.scalars(
+            select(Cluster).where(
+                Cluster.clustering_id == stats["clustering_id"], Cluster.level == -1
+            )
+        ).all()
+        big = [c for c in final if c.size >= 5]
+        assert big
+        for c in big:
+            stems = [t for t, _ in c.category_evidence["weighted_terms"]]
+            assert c.theme_terms and len(c.theme_terms) <= Settings().analyse.theme_terms
+            # the written forms of the clustering's own tf-idf terms, best first
+            assert len(c.theme_terms) == min(len(stems), Settings().analyse.theme_terms)
+            written = [t for t, st in zip(c.theme_terms, stems, strict=False) if t != st]
+            assert written, c.theme_terms  # at least one stem shown as a word of the texts
 
 
 def test_stage_refuses_documents_without_term_counts(activity_db):

@@ -36,7 +36,7 @@ from cluster.categories import (
     categorize_domain,
     load_taxonomy,
 )
-from cluster.themes import ThemeDocument, ThemeOptions, cluster_themes
+from cluster.themes import ThemeDocument, ThemeOptions, cluster_themes, readable_terms
 from store.models import (
     Cluster,
     Clustering,
@@ -279,22 +279,29 @@ def analyse_clustering(
             if theme is None:  # a cluster without stored members
                 continue
             member_votes = [v for d in member_domains[cl.id] if (v := votes.get(d)) is not None]
+            kept = cl.category_evidence or {}
+            weighted = kept.get("weighted_terms") or []
+            terms, weights = list(theme.terms), list(theme.term_weights)
+            if weighted:  # the activity clustering's tf-idf terms, in their written form
+                top = weighted[: options.n_terms]
+                texts = [d.text for d in members[cl.id]]
+                terms = readable_terms([t for t, _ in top], texts, max_words=options.max_words)
+                weights = [float(w) for _, w in top]
             a = categorize_cluster(
-                member_votes, taxonomy=taxonomy, theme_terms=[*theme.terms, *theme.shingles]
+                member_votes, taxonomy=taxonomy, theme_terms=[*terms, *theme.shingles]
             )
-            cl.theme_terms = list(theme.terms)
+            cl.theme_terms = terms
             cl.top_shingles = list(theme.shingles)
             cl.top_domains = list(theme.domains)
             cl.titles = list(theme.titles)
             cl.category = a.category
             cl.category_score = a.score
-            kept = cl.category_evidence or {}
             cl.category_evidence = {
                 **a.evidence,
                 # the activity clustering's own tf-idf terms of the cluster, when it has them
                 **({"weighted_terms": kept["weighted_terms"]} if "weighted_terms" in kept else {}),
                 "scores": a.scores,
-                "term_weights": dict(zip(theme.terms, theme.term_weights, strict=True)),
+                "term_weights": dict(zip(terms, weights, strict=True)),
                 "shingle_counts": dict(zip(theme.shingles, theme.shingle_counts, strict=True)),
             }
             stats["clusters"] += 1

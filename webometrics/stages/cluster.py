@@ -699,7 +699,9 @@ def _run_activity(
         bar.close()
     labels = model.labels_
     sizes = np.bincount(labels)
-    terms = distinctive_terms(model.matrix_, model.vocabulary_, labels, top=12)
+    terms = distinctive_terms(
+        model.matrix_, model.vocabulary_, labels, top=max(20, settings.analyse.theme_terms)
+    )
     parameters = {
         **{k: v for k, v in model.get_params().items() if k != "n_jobs"},
         "resolution": model.resolutions(),
