@@ -108,7 +108,7 @@ ACTIVITY_N_NEIGHBORS: int | str = "auto"  # or a number; auto = round(2.5 ln n)
 ACTIVITY_RESOLUTION = (2.0, 1.0)  # nested levels, finest first; the last (modularity) = clusters
 ACTIVITY_QUALITY = "rb"  # rb | modularity | cpm
 ACTIVITY_MIN_DF = 2  # a term of fewer documents carries no weight
-ACTIVITY_MAX_DF = 0.5  # nor a term of more than this share of the documents
+ACTIVITY_MAX_DF = 1.0  # nor a term of more than this share of the documents (1.0: no cut)
 # auto: every pair while sum(df^2) + n^2 <= 3e8 (small corpora), else weighted MinHash + LSH
 ACTIVITY_CANDIDATES = "auto"  # auto | wminhash | simhash | exact
 ACTIVITY_NUM_PERM = 64
