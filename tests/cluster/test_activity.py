@@ -214,11 +214,12 @@ def test_bad_parameters_and_documents_are_refused():
 
 # -- the stage -------------------------------------------------------------------------------
 @pytest.fixture
-def activity_db(tmp_path, websites):
-    """200 real websites as domain documents with stored term counts, in the outgoing
-    environments of two universities and the citing one of the first."""
+def activity_db(db_url, websites):
+    """200 real websites as domain documents with stored term counts (and one page each),
+    in the outgoing environments of two universities and the citing one of the first; on
+    SQLite and on PostgreSQL."""
     corpus, counts = websites
-    url = f"sqlite:///{tmp_path / 'activity.db'}"
+    url = db_url
     engine = make_engine(url)
     schema.upgrade(engine)
     labels: dict[str, str] = {}
