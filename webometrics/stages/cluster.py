@@ -519,9 +519,6 @@ def run(
         bar.close()
     hash_name = f"{HASH_NAME}|{model.signatures_.hash_func}"
     written = _store_signatures(engine, ids, model.signatures_, hash_name)
-    labels = model.labels_
-    sizes = np.bincount(labels)
-    seconds = time.perf_counter() - started
     parameters = {
         **{
             k: v
@@ -537,6 +534,48 @@ def run(
         parameters["graph"] = model.graph_stats_
     else:
         parameters["levels_r"] = model.rows_per_level()
+    stats = _store_clustering(
+        engine,
+        algorithm="lsh-leiden" if linkage == "leiden" else "lsh-link",
+        linkage=linkage,
+        unit=unit,
+        parameters=parameters,
+        selection=(university, direction, keep_duplicates),
+        data=data,
+        model=model,
+        started=started,
+        progress=progress,
+    )
+    stats.update(
+        signatures_written=written,
+        signature_store=str(store_dir) if store_dir is not None else None,
+        workers=workers,
+        seconds=round(time.perf_counter() - started, 3),
+    )
+    clustering_id = stats["clustering_id"]
+    log.info("clustering %d: %s", clustering_id, stats)
+    return stats
+
+
+def _store_clustering(
+    engine: Engine,
+    *,
+    algorithm: str,
+    linkage: str,
+    unit: str,
+    parameters: dict[str, Any],
+    selection: tuple[str | None, str, bool],
+    data: dict[str, Any],
+    model: Any,
+    started: float,
+    progress: bool,
+    evidence: dict[int, dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """Write the Clustering row, its final clusters (level -1) and every level's; return
+    the run's statistics. ``evidence``: a final cluster's label -> its category evidence."""
+    university, direction, keep_duplicates = selection
+    ids, labels = data["ids"], model.labels_
+    sizes = np.bincount(labels)
     flt = {
         "university_id": data["university_id"],
         "university": university,
@@ -546,7 +585,7 @@ def run(
     }
     with session_scope(engine) as s:
         row = Clustering(
-            algorithm="lsh-leiden" if linkage == "leiden" else "lsh-link",
+            algorithm=algorithm,
             linkage=linkage,
             unit=unit,
             parameters=parameters,
@@ -554,7 +593,7 @@ def run(
             n_documents=len(ids),
             n_excluded_duplicates=data["n_excluded"],
             n_clusters=int(sizes.shape[0]),
-            seconds=round(seconds, 3),
+            seconds=round(time.perf_counter() - started, 3),
             levels=[{"level": k, **lvl.to_dict()} for k, lvl in enumerate(model.levels_)],
         )
         s.add(row)
@@ -564,8 +603,13 @@ def run(
             levels, desc="store clusters", unit="level", disable=not progress or None
         ):
             _write_level(s, row.id, level, ids, labs)
+        if evidence:
+            s.flush()
+            final = select(Cluster).where(Cluster.clustering_id == row.id, Cluster.level == -1)
+            for cl in s.scalars(final):
+                cl.category_evidence = evidence.get(int(cl.label), {})
         clustering_id = int(row.id)
-    stats = {
+    return {
         "clustering_id": clustering_id,
         "unit": unit,
         "linkage": linkage,
@@ -578,13 +622,10 @@ def run(
         "n_multi": int((sizes >= 2).sum()),
         "largest": int(sizes.max()),
         "n_levels": len(model.levels_),
-        "signatures_written": written,
-        "signature_store": str(store_dir) if store_dir is not None else None,
-        "workers": workers,
+        "signatures_written": 0,
+        "signature_store": None,
         "seconds": round(time.perf_counter() - started, 3),
     }
-    log.info("clustering %d: %s", clustering_id, stats)
-    return stats
 
 
 METHODS = ("activity", "paper")
@@ -697,10 +738,8 @@ def _run_activity(
         model.fit(data["terms"], progress=on_level)
     finally:
         bar.close()
-    labels = model.labels_
-    sizes = np.bincount(labels)
     terms = distinctive_terms(
-        model.matrix_, model.vocabulary_, labels, top=max(20, settings.analyse.theme_terms)
+        model.matrix_, model.vocabulary_, model.labels_, top=max(20, settings.analyse.theme_terms)
     )
     parameters = {
         **{k: v for k, v in model.get_params().items() if k != "n_jobs"},
@@ -709,57 +748,21 @@ def _run_activity(
         "weights": {"tf": "1+ln(tf)", "idf": "ln((1+n)/(1+df))+1", "norm": "l2",
                     "dropped": model.weighting_.n_dropped_ if ids else {}},
     }  # fmt: skip
-    flt = {
-        "university_id": data["university_id"],
-        "university": university,
-        "direction": direction,
-        "keep_duplicates": keep_duplicates,
-        "dedup_run_id": data["dedup_run_id"],
-    }
-    with session_scope(engine) as s:
-        row = Clustering(
-            algorithm="activity",
-            linkage="leiden",
-            unit=unit,
-            parameters=parameters,
-            filter=flt,
-            n_documents=len(ids),
-            n_excluded_duplicates=data["n_excluded"],
-            n_clusters=int(sizes.shape[0]),
-            seconds=round(time.perf_counter() - started, 3),
-            levels=[{"level": k, **lvl.to_dict()} for k, lvl in enumerate(model.levels_)],
-        )
-        s.add(row)
-        s.flush()
-        levels = [(-1, labels), *((k, lvl.labels) for k, lvl in enumerate(model.levels_))]
-        for level, labs in levels:
-            _write_level(s, row.id, level, ids, labs)
-        s.flush()
-        # the weighted terms that set each final cluster apart, kept for `webometrics analyse`
-        for cl in s.scalars(
-            select(Cluster).where(Cluster.clustering_id == row.id, Cluster.level == -1)
-        ):
-            cl.category_evidence = {"weighted_terms": terms.get(int(cl.label), [])}
-        clustering_id = int(row.id)
-    stats = {
-        "clustering_id": clustering_id,
-        "unit": unit,
-        "method": "activity",
-        "linkage": "leiden",
-        "university": university,
-        "direction": direction,
-        "n_documents": len(ids),
-        "n_excluded_duplicates": data["n_excluded"],
-        "dedup_run_id": data["dedup_run_id"],
-        "n_clusters": int(sizes.shape[0]),
-        "n_multi": int((sizes >= 2).sum()),
-        "largest": int(sizes.max()),
-        "n_levels": len(model.levels_),
-        "signatures_written": 0,
-        "signature_store": None,
-        "workers": model.n_jobs,
-        "seconds": round(time.perf_counter() - started, 3),
-    }
+    stats = _store_clustering(
+        engine,
+        algorithm="activity",
+        linkage="leiden",
+        unit=unit,
+        parameters=parameters,
+        selection=(university, direction, keep_duplicates),
+        data=data,
+        model=model,
+        started=started,
+        progress=progress,
+        evidence={c: {"weighted_terms": t} for c, t in terms.items()},
+    )
+    stats.update(method="activity", workers=model.n_jobs)
+    clustering_id = stats["clustering_id"]
     log.info("clustering %d: %s", clustering_id, stats)
     return stats
 
