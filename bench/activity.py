@@ -7,7 +7,9 @@ tgcontest ru / en / mixed, the 556 real websites, the local test web). Methods
 * ``lshlink``, ``lshleiden`` — (a) today's :class:`cluster.LSHLink` and
   :class:`cluster.LSHLeiden` with default parameters on 1-word shingle sets, stemmed,
   stop words removed (:class:`extract.shingles.Shingler` of each document's language;
-  as ``bench/linkage.py`` shingles);
+  as ``bench/linkage.py`` shingles); ``lshlink-weighted``: ``LSHLink(similarity=
+  "weighted")``, the paper's schedule on the tf-idf of the same term counts as (b)
+  (weighted MinHash signatures, exact cosine against the threshold);
 * ``activity`` — (b) :class:`cluster.activity.ActivityClusterer` with default parameters
   on the texts and their languages (skipped with a note while the module is missing);
 * ``anchor`` — (c) scikit-learn ``TfidfVectorizer(sublinear_tf=True, min_df=2,
@@ -100,6 +102,15 @@ def run_lshlink(texts: list[str], languages: list[str | None], k: int) -> Labels
     return LSHLink().fit(shingle_sets(texts, languages)).labels_, {}
 
 
+def run_lshlink_weighted(texts: list[str], languages: list[str | None], k: int) -> Labels:
+    """(a) ``LSHLink(similarity="weighted")``: the paper's schedule on tf-idf term counts."""
+    from cluster import LSHLink
+    from cluster.activity import ActivityClusterer
+
+    counts = ActivityClusterer.term_counts(texts, languages)
+    return LSHLink(similarity="weighted").fit(counts).labels_, {}
+
+
 def run_lshleiden(texts: list[str], languages: list[str | None], k: int) -> Labels:
     """(a) ``LSHLeiden()`` on the shingle sets."""
     from cluster import LSHLeiden
@@ -162,6 +173,7 @@ def run_kmeans(texts: list[str], languages: list[str | None], k: int) -> Labels:
 METHODS: dict[str, tuple[str, Callable[[list[str], list[str | None], int], Labels]]] = {
     "lshlink": ("(a) LSHLink()", run_lshlink),
     "lshleiden": ("(a) LSHLeiden()", run_lshleiden),
+    "lshlink-weighted": ('(a) LSHLink(similarity="weighted")', run_lshlink_weighted),
     "activity": ("(b) ActivityClusterer()", run_activity),
     "anchor": ("(c) tf-idf 16-NN Leiden", run_anchor),
     "kmeans": ("(d) k-means, true k", run_kmeans),

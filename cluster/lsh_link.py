@@ -60,7 +60,7 @@ Examples
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -74,7 +74,7 @@ from cluster.unionfind import connected_labels, single_linkage
 from webometrics import defaults as D
 from webometrics.exceptions import ParameterError
 
-SIMILARITIES = ("jaccard", "signature")
+SIMILARITIES = ("jaccard", "signature", "weighted")
 
 
 @dataclass
@@ -142,8 +142,14 @@ class LSHLink:
         MinHash permutations.
     seed : int, default ``MINHASH_SEED`` (1)
         Seed of the permutations and of which document a bucket keeps.
-    similarity : {"jaccard", "signature"}, default ``CLUSTER_SIMILARITY`` ("jaccard")
-        Exact Jaccard of the shingle sets, or the fraction of equal MinHash rows.
+    similarity : {"jaccard", "signature", "weighted"}, default ``CLUSTER_SIMILARITY`` ("jaccard")
+        Exact Jaccard of the shingle sets, or the fraction of equal MinHash rows; or
+        ``"weighted"``: the paper's schedule on weighted documents (:meth:`fit` then
+        takes term-count mappings): tf-idf vectors (:class:`cluster.weighting.
+        TfidfWeighting`) signed by weighted MinHash
+        (:class:`cluster.weighted_minhash.WeightedMinHasher`, ``num_perm`` samples), the
+        same banding level by level, and the exact cosine of each candidate pair against
+        ``threshold``.
     scheme : str, default ``MINHASH_SCHEME`` ("affine32")
         datasketch permutation scheme (:data:`cluster.minhash.SCHEMES`).
 
@@ -299,14 +305,17 @@ class LSHLink:
             ``signatures`` do not match the documents or the parameters.
         """
         self._validate()
-        hasher = MinHasher(num_perm=int(self.num_perm), seed=int(self.seed), scheme=self.scheme)
-        signatures = check_signatures(hasher, shingle_sets, signatures, self.similarity)
-        if signatures is None:
-            signatures = hasher.sign(shingle_sets, n_jobs=self.n_jobs)  # type: ignore[arg-type]
+        memory = int(self.band_memory_mb) << 20
+        if self.similarity == "weighted":
+            signatures, similarity = self._weighted(shingle_sets, signatures)  # type: ignore[arg-type]
+        else:
+            hasher = MinHasher(num_perm=int(self.num_perm), seed=int(self.seed), scheme=self.scheme)
+            signatures = check_signatures(hasher, shingle_sets, signatures, self.similarity)
+            if signatures is None:
+                signatures = hasher.sign(shingle_sets, n_jobs=self.n_jobs)  # type: ignore[arg-type]
+            similarity = pair_similarity_function(self.similarity, shingle_sets, signatures, memory)
         n = len(signatures)
         self.signatures_ = signatures
-        memory = int(self.band_memory_mb) << 20
-        similarity = pair_similarity_function(self.similarity, shingle_sets, signatures, memory)
         active = ~signatures.empty
         rng = np.random.default_rng(int(self.seed))
         labels = np.arange(n, dtype=np.int64)
@@ -370,6 +379,44 @@ class LSHLink:
             n, cat(edges_i, np.int64), cat(edges_j, np.int64), cat(edges_s, np.float64)
         )
         return self
+
+    def _weighted(
+        self, documents: Sequence[Any] | None, signatures: Signatures | None
+    ) -> tuple[Signatures, Callable[[np.ndarray, np.ndarray], np.ndarray]]:
+        """Signatures and pair similarity of ``similarity="weighted"``: tf-idf vectors of
+        term-count mappings, ICWS signatures, exact cosine."""
+        from cluster.knn import pair_cosine
+        from cluster.weighted_minhash import EMPTY_SIGNATURE, WeightedMinHasher
+        from cluster.weighting import TfidfWeighting
+
+        if signatures is not None or documents is None:
+            raise ParameterError(
+                "similarity='weighted' fits term-count mappings (term -> count), one per "
+                "document, and signs them itself; precomputed signatures are not taken"
+            )
+        if any(not isinstance(d, Mapping) for d in documents):
+            raise ParameterError(
+                "similarity='weighted' fits term-count mappings (term -> count), e.g. "
+                "extract.terms.TermCounter().counts(text), not shingle sets"
+            )
+        X = TfidfWeighting().fit_transform(documents)
+        self.matrix_ = X
+        if X.shape[1]:
+            hasher = WeightedMinHasher(
+                dim=X.shape[1], num_perm=int(self.num_perm), seed=int(self.seed)
+            )
+            hashvalues = hasher.sign(X, n_jobs=self.n_jobs)
+        else:
+            hashvalues = np.full((X.shape[0], int(self.num_perm)), EMPTY_SIGNATURE)
+        sigs = Signatures(
+            hashvalues=hashvalues,
+            num_perm=int(self.num_perm),
+            seed=int(self.seed),
+            scheme="icws-datasketch",
+            hash_func="tfidf",
+            empty=np.diff(X.indptr) == 0,
+        )
+        return sigs, lambda i, j: pair_cosine(X, i, j).astype(np.float64)
 
     def fit_predict(self, shingle_sets: Sequence[np.ndarray], **kwargs: Any) -> np.ndarray:
         """:meth:`fit` and return :attr:`labels_`."""

@@ -137,7 +137,7 @@ class ClusterSettings(_Section):
     r0: int = Field(D.CLUSTER_R0, ge=1)
     r_min: int = Field(D.CLUSTER_R_MIN, ge=1)
     step: int = Field(D.CLUSTER_STEP, ge=1)
-    similarity: Literal["signature", "jaccard"] = D.CLUSTER_SIMILARITY  # type: ignore[assignment]
+    similarity: Literal["signature", "jaccard", "weighted"] = D.CLUSTER_SIMILARITY  # type: ignore[assignment]
     unit: Literal["page", "domain"] = D.CLUSTER_UNIT  # type: ignore[assignment]
     method: Literal["activity", "paper"] = D.CLUSTER_METHOD  # type: ignore[assignment]
     linkage: Literal["single", "leiden"] = D.CLUSTER_LINKAGE  # type: ignore[assignment]

@@ -318,3 +318,27 @@ def test_command_line_default_is_activity_per_university(activity_db):
     assert "(activity) of Alpha University (outgoing): 100 domain documents" in out.stdout
     assert "(activity) of Beta University (outgoing): 100 domain documents" in out.stdout
     assert "nothing to cluster for Beta University (citing)" in out.stdout
+
+
+# -- the paper's single link on the weighted representation ---------------------------------
+def test_lsh_link_runs_on_weighted_documents(websites):
+    from cluster import LSHLink
+
+    _corpus, counts = websites
+    docs = [*counts[:30], counts[0], counts[1]]  # two exact copies must link
+    model = LSHLink(similarity="weighted", num_perm=128, r0=8, r_min=2, step=2).fit(docs)
+    assert model.labels_[30] == model.labels_[0] and model.labels_[31] == model.labels_[1]
+    assert model.signatures_.scheme == "icws-datasketch"
+    assert model.signatures_.hashvalues.shape == (32, 128)
+    with pytest.raises(ValueError, match="term-count mappings"):
+        LSHLink(similarity="weighted").fit([np.array([1, 2], dtype=np.uint64)])
+
+
+def test_stage_paper_method_on_weighted_documents(activity_db):
+    _url, engine, _labels = activity_db
+    out = stage.run(engine, Settings(), unit="domain", similarity="weighted", num_perm=128,
+                    r0=8, r_min=2, step=2)  # fmt: skip
+    assert out["n_documents"] == 200 and out["linkage"] == "single"
+    with session_scope(engine) as s:
+        row = s.get(Clustering, out["clustering_id"])
+        assert row.algorithm == "lsh-link" and row.parameters["similarity"] == "weighted"

@@ -58,8 +58,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, help="seed of the permutations and bucket choices")
     p.add_argument(
         "--similarity",
-        choices=("jaccard", "signature"),
-        help="exact Jaccard of the shingle sets, or the share of equal MinHash rows",
+        choices=("jaccard", "signature", "weighted"),
+        help="exact Jaccard of the shingle sets, or the share of equal MinHash rows; "
+        "weighted: the paper's single link on the stored term counts (tf-idf, weighted "
+        "MinHash, exact cosine against --threshold)",
     )
     p.add_argument(
         "--linkage",

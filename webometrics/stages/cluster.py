@@ -468,7 +468,16 @@ def run(
         )
         n_levels = len(model.rows_per_level())  # validates the parameters before any work
     started = time.perf_counter()
-    data = _load(engine, unit, university, direction, keep_duplicates, store_dir is None)
+    weighted = getattr(model, "similarity", None) == "weighted"
+    if weighted and (store_dir is not None or linkage == "leiden"):
+        raise ParameterError(
+            "--similarity weighted runs the paper's single link on the stored term counts; "
+            "it takes neither --signature-store nor --linkage leiden"
+        )
+    data = _load(
+        engine, unit, university, direction, keep_duplicates, store_dir is None and not weighted,
+        with_terms=weighted,
+    )  # fmt: skip
     ids = data["ids"]
     scope = f" of {university}" if university else ""
     if not ids:
@@ -509,7 +518,9 @@ def run(
 
     try:
         if store_dir is None:
-            model.fit(data["shingles"], progress=on_level)
+            if weighted:
+                _check_terms(data["terms"], unit, university)
+            model.fit(data["terms"] if weighted else data["shingles"], progress=on_level)
         else:
             source = (
                 _DatabaseShingles(engine, ids, lengths) if model.similarity == "jaccard" else None
@@ -713,12 +724,7 @@ def _run_activity(
             f"{data['n_excluded']} left out as duplicates): run `webometrics extract` first, "
             f"or choose another --unit/--university/--direction"
         )
-    missing = sum(t is None for t in data["terms"])
-    if missing:
-        raise StageError(
-            f"{missing} of the {len(ids)} {unit} documents{scope} have no stored term counts "
-            "(extracted before they were kept): run `webometrics extract --rebuild-documents`"
-        )
+    _check_terms(data["terms"], unit, university)
     log.info(
         "activity clustering of %d %s documents%s (%d duplicates left out)",
         len(ids), unit, scope, data["n_excluded"],
@@ -765,6 +771,18 @@ def _run_activity(
     clustering_id = stats["clustering_id"]
     log.info("clustering %d: %s", clustering_id, stats)
     return stats
+
+
+def _check_terms(terms: Sequence[Any], unit: str, university: str | None) -> None:
+    """Raise unless every document has stored term counts."""
+    missing = sum(t is None for t in terms)
+    if missing:
+        scope = f" of {university}" if university else ""
+        raise StageError(
+            f"{missing} of the {len(terms)} {unit} documents{scope} have no stored term "
+            "counts (extracted before they were kept): run "
+            "`webometrics extract --rebuild-documents`"
+        )
 
 
 def run_each(
