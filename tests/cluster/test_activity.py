@@ -342,3 +342,20 @@ def test_stage_paper_method_on_weighted_documents(activity_db):
     with session_scope(engine) as s:
         row = s.get(Clustering, out["clustering_id"])
         assert row.algorithm == "lsh-link" and row.parameters["similarity"] == "weighted"
+
+
+def test_which_method_a_run_uses():
+    from webometrics.settings import load_settings
+
+    none = {"linkage": None, "threshold": None}
+    assert stage.resolve_method(Settings(), None, none) == "activity"
+    assert stage.resolve_method(Settings(), None, {**none, "threshold": 0.3}) == "paper"
+    leiden = Settings.model_validate({"cluster": {"linkage": "leiden"}})
+    assert stage.resolve_method(leiden, None, none) == "paper"  # a paper setting asks for it
+    both = Settings.model_validate({"cluster": {"linkage": "leiden", "method": "activity"}})
+    assert stage.resolve_method(both, None, none) == "activity"
+    assert stage.resolve_method(Settings(), "paper", none) == "paper"
+    example = load_settings(REPO / "examples" / "webometrics.toml", environ={})
+    assert stage.resolve_method(example, None, none) == "activity"
+    with pytest.raises(ParameterError, match="method must be one of activity, paper"):
+        stage.resolve_method(Settings(), "kmeans", none)

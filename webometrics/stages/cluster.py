@@ -651,10 +651,12 @@ def resolve_method(settings: Settings, method: str | None, paper_options: dict[s
         An unknown method.
     """
     if method is None:
-        explicit = "linkage" in settings.cluster.model_fields_set
-        if explicit or any(v is not None for v in paper_options.values()):
+        chosen = settings.cluster.model_fields_set
+        if any(v is not None for v in paper_options.values()):
             return "paper"
-        method = settings.cluster.method
+        # a configuration that sets [cluster] linkage (and not method) asks for the paper's
+        paper = "linkage" in chosen and "method" not in chosen
+        method = "paper" if paper else settings.cluster.method
     if method not in METHODS:
         raise ParameterError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
     return method
