@@ -452,7 +452,8 @@ def igraph_leiden(
     modularity with the resolution (1 for ``"modularity"``), ``"cpm"`` the Constant Potts
     Model. igraph draws from Python's ``random`` interface: a ``random.Random(seed)`` is
     installed for the call and the default put back, so the same graph and seed give the
-    same partition. ``n_iterations=-1`` iterates until no node moves.
+    same partition. ``n_iterations=-1`` iterates until no node moves. The level's
+    ``quality`` is its modularity at the resolution (:func:`modularity`, also for CPM).
 
     Examples
     --------
