@@ -268,8 +268,11 @@ def test_stage_clusters_each_university_and_direction(activity_db):
         ).all()
         assert sum(c.size for c in final) == 100
         assert any(c.category_evidence.get("weighted_terms") for c in final)
-    everything = stage.run_each(engine, Settings(), unit="domain", university="all")
+    everything = stage.run_each(engine, Settings(), unit="domain", university="all", num_perm=32)
     assert [c["n_documents"] for c in everything["clusterings"]] == [200]
+    with session_scope(engine) as s:
+        row = s.get(Clustering, everything["clusterings"][0]["clustering_id"])
+        assert row.parameters["num_perm"] == 32  # --num-perm sets the weighted MinHash
 
 
 def test_analyse_names_activity_themes_by_their_weighted_terms(activity_db):

@@ -14,7 +14,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="group the stored page or domain documents by kind of activity, per university",
         description="By default (--method activity, [activity]) the stored term counts of "
         "each university's external domains become tf-idf vectors whose k nearest "
-        "neighbours, found with weighted MinHash + LSH and decided by exact cosine, form a "
+        "neighbours by cosine (every pair compared while that is cheap, else candidates "
+        "from weighted MinHash + LSH decided by exact cosine) form a "
         "graph whose nested Leiden communities are the clusters: one clustering per "
         "university and direction (outgoing, citing), each with its own idf; --university "
         "NAME for one university, --university all for one clustering of every document. "

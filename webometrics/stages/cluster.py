@@ -347,7 +347,8 @@ def run(
     r0, r_min, step : optional
         Overrides of ``[cluster]`` for the single link (see :class:`cluster.LSHLink`).
     num_perm, seed : int, optional
-        Overrides of ``[minhash]``.
+        Overrides of ``[minhash]`` (of ``[activity]`` for the activity clustering: its
+        weighted MinHash samples and seed).
     similarity : {"jaccard", "signature"}, optional
         Override of ``[cluster] similarity`` (single) or ``leiden_similarity`` (leiden).
     keep_duplicates : bool
@@ -418,7 +419,7 @@ def run(
         return _run_activity(
             engine, settings, unit=unit, university=university, direction=direction,
             seed=seed, keep_duplicates=keep_duplicates, progress=progress,
-            resolution=resolution, quality=quality, workers=workers,
+            resolution=resolution, quality=quality, workers=workers, num_perm=num_perm,
         )  # fmt: skip
     linkage = linkage or cfg.linkage
     if linkage not in LINKAGES:
@@ -669,6 +670,7 @@ def activity_model(
     resolution: float | Sequence[float] | None = None,
     quality: str | None = None,
     workers: int | None = None,
+    num_perm: int | None = None,
 ) -> Any:
     """The :class:`cluster.ActivityClusterer` of ``[activity]`` with the run's overrides."""
     from cluster.activity import ActivityClusterer
@@ -682,7 +684,7 @@ def activity_model(
         min_df=a.min_df,
         max_df=a.max_df,
         candidates=a.candidates,
-        num_perm=a.num_perm,
+        num_perm=a.num_perm if num_perm is None else num_perm,
         rows=a.rows,
         max_bucket=a.max_bucket,
         refine=a.refine,
@@ -704,14 +706,16 @@ def _run_activity(
     resolution: float | Sequence[float] | None,
     quality: str | None,
     workers: int | None,
+    num_perm: int | None = None,
 ) -> dict[str, Any]:
     """:func:`run` with ``method="activity"``: tf-idf of the stored term counts, an LSH
     k-nearest-neighbour graph and Leiden levels (:class:`cluster.ActivityClusterer`)."""
     from cluster.activity import distinctive_terms
 
     model = activity_model(
-        settings, seed=seed, resolution=resolution, quality=quality, workers=workers
-    )
+        settings, seed=seed, resolution=resolution, quality=quality, workers=workers,
+        num_perm=num_perm,
+    )  # fmt: skip
     try:
         model._validate()
     except ValueError as err:
