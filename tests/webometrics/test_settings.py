@@ -49,7 +49,10 @@ def test_file_then_environment_override(tmp_path: Path) -> None:
         ("[cluster]\nthreshold = 'high'\n", r"w\.toml:2: cluster\.threshold"),
         ("[cluster\nthreshold = 0.5\n", r"w\.toml: invalid TOML: .*line 1"),
         ("[extract]\nlanguages = ['english']\n", r"extract\.languages.*ISO 639"),
-        ("[cluster]\nsimilarity = 'cosine'\n", r"cluster\.similarity.*'signature', 'jaccard' or 'weighted'"),
+        (
+            "[cluster]\nsimilarity = 'cosine'\n",
+            r"cluster\.similarity.*'signature', 'jaccard' or 'weighted'",
+        ),
     ],
 )
 def test_bad_files_name_file_line_and_field(tmp_path: Path, text: str, expected: str) -> None:
