@@ -45,7 +45,7 @@ from itertools import repeat
 import numpy as np
 import xxhash
 
-from extract.tokens import stem_words, stopwords_for, words
+from extract.tokens import memo_missing, stem_words, stopwords_for, words
 from webometrics import defaults as D
 
 __all__ = [
@@ -210,12 +210,9 @@ class Shingler:
 
     def _fill(self, distinct: set[str]) -> None:
         memo = self._memo
-        missing = distinct.difference(memo)
+        missing = memo_missing(memo, distinct, self.max_memo)  # type: ignore[arg-type]
         if not missing:
             return
-        if len(memo) + len(missing) > self.max_memo:
-            memo.clear()
-            missing = distinct
         stop = self._stop
         if stop:
             memo.update(dict.fromkeys(missing.intersection(stop)))  # stop word -> None

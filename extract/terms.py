@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-from extract.tokens import stem_words, stopwords_for, words
+from extract.tokens import memo_missing, stem_words, stopwords_for, words
 
 __all__ = ["MIN_TERM_LENGTH", "TermCounter", "merge_counts", "term_counts", "top_terms"]
 
@@ -63,12 +63,9 @@ class TermCounter:
 
     def _fill(self, distinct: set[str]) -> None:
         memo = self._memo
-        missing = distinct.difference(memo)
+        missing = memo_missing(memo, distinct, self.max_memo)  # type: ignore[arg-type]
         if not missing:
             return
-        if len(memo) + len(missing) > self.max_memo:
-            memo.clear()
-            missing = distinct
         keep = [
             w
             for w in missing

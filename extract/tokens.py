@@ -41,6 +41,7 @@ import Stemmer
 __all__ = [
     "STEMMER_LANGUAGES",
     "STOPWORD_LANGUAGES",
+    "memo_missing",
     "normalize",
     "stem_words",
     "stemmer",
@@ -124,6 +125,25 @@ def normalize(text: str) -> str:
     if text.isascii():  # NFKC, casefold and the table are identities here but lower()
         return text.lower()
     return unicodedata.normalize("NFKC", text).casefold().translate(_TRANSLATE)
+
+
+def memo_missing(memo: dict[str, object], distinct: set[str], max_memo: int) -> set[str]:
+    """The words of ``distinct`` a per-word memo lacks; the memo is emptied first (and all
+    of ``distinct`` returned) when adding them would exceed ``max_memo`` entries.
+
+    Examples
+    --------
+    >>> memo = {"a": 1}
+    >>> sorted(memo_missing(memo, {"a", "b"}, 10)), memo
+    (['b'], {'a': 1})
+    >>> sorted(memo_missing(memo, {"b", "c"}, 2)), memo
+    (['b', 'c'], {})
+    """
+    missing = distinct.difference(memo)
+    if missing and len(memo) + len(missing) > max_memo:
+        memo.clear()
+        return set(distinct)
+    return missing
 
 
 @functools.cache
