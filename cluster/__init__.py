@@ -15,6 +15,11 @@ neither the database nor Scrapy.
 - :class:`ExactSingleLink` (``cluster.single_link``): exact Jaccard single linkage.
 - :class:`LSHLeiden` (``cluster.lsh_leiden``), :class:`ExactLeiden`
   (``cluster.graph_leiden``): Leiden communities of the LSH candidate / exact graph.
+- :class:`ActivityClusterer` (``cluster.activity``): grouping by kind of activity, the
+  default of ``webometrics cluster``: tf-idf (:class:`TfidfWeighting`,
+  ``cluster.weighting``), weighted MinHash (:class:`WeightedMinHasher`,
+  ``cluster.weighted_minhash``) and LSH for a k-nearest-neighbour graph
+  (``cluster.knn``), Leiden levels.
 - :func:`score_clustering`, :func:`hierarchical_f_measure` (``cluster.evaluate``).
 """
 
@@ -24,6 +29,7 @@ import importlib
 from typing import Any
 
 _EXPORTS = {
+    "ActivityClusterer": "cluster.activity",
     "ExactLeiden": "cluster.graph_leiden",
     "ExactSingleLink": "cluster.single_link",
     "LSHLeiden": "cluster.lsh_leiden",
@@ -32,6 +38,8 @@ _EXPORTS = {
     "MinHasher": "cluster.minhash",
     "ShingleMatrix": "cluster.single_link",
     "SignatureStore": "cluster.sigstore",
+    "TfidfWeighting": "cluster.weighting",
+    "WeightedMinHasher": "cluster.weighted_minhash",
     "Signatures": "cluster.minhash",
     "band_keys": "cluster.lsh",
     "bucket_pairs": "cluster.lsh",

@@ -87,8 +87,11 @@ __all__ = [
     "EXACT_WORK",
     "ActivityClusterer",
     "auto_neighbours",
-    "distinctive_terms",
     "exact_work",
+    "igraph_leiden",
+    "modularity",
+    "refined_levels",
+    "weighted_terms",
 ]
 
 CANDIDATES = ("auto", "wminhash", "simhash", "exact")
@@ -633,7 +636,7 @@ def _count_texts(
     return out
 
 
-def distinctive_terms(
+def weighted_terms(
     X: sp.csr_matrix, vocabulary: Sequence[str], labels: np.ndarray, *, top: int = 8
 ) -> dict[int, list[tuple[str, float]]]:
     """The terms that most set each cluster apart: its mean tf-idf vector minus the
@@ -659,7 +662,7 @@ def distinctive_terms(
     --------
     >>> texts = ["oil price opec oil", "opec oil barrel", "goal match team", "team goal cup"]
     >>> m = ActivityClusterer(n_neighbors=1, min_df=1, max_df=1.0, resolution=1.0).fit(texts)
-    >>> [t for t, _ in distinctive_terms(m.matrix_, m.vocabulary_, m.labels_, top=2)[0]]
+    >>> [t for t, _ in weighted_terms(m.matrix_, m.vocabulary_, m.labels_, top=2)[0]]
     ['oil', 'opec']
     """
     n = X.shape[0]

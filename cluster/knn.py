@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from cluster.lsh import band_keys, sorted_unique
+from cluster.lsh import band_keys, pair_codes_in_groups, sorted_unique
 
 __all__ = [
     "KNNGraph",
@@ -55,9 +55,7 @@ __all__ = [
     "knn_edges",
     "local_join_pairs",
     "merge_top_k",
-    "normalise_rows",
     "pair_cosine",
-    "top_pairs_per_document",
 ]
 
 _PAIR_CHUNK = 100_000
@@ -90,17 +88,6 @@ class KNNGraph:
     stats: dict[str, Any] = field(default_factory=dict)
 
 
-def normalise_rows(X: sp.spmatrix) -> sp.csr_matrix:
-    """Rows scaled to unit L2 norm (all-zero rows stay zero), CSR float32, sorted indices."""
-    X = sp.csr_matrix(X, dtype=np.float32)
-    X.sum_duplicates()
-    norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
-    norms[norms == 0] = 1.0
-    X = sp.csr_matrix(X.multiply(1.0 / norms[:, None]), dtype=np.float32)
-    X.sort_indices()
-    return X
-
-
 def pair_cosine(X: sp.csr_matrix, i: np.ndarray, j: np.ndarray) -> np.ndarray:
     """Dot products of rows ``i`` and ``j`` of ``X`` (cosines when the rows are
     L2-normalised), in chunks of 100,000 pairs.
@@ -127,8 +114,7 @@ def bucket_candidates(
     max_bucket: int = 50,
     seed: int = 1,
     active: np.ndarray | None = None,
-    return_counts: bool = False,
-) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+) -> np.ndarray:
     """Distinct candidate pairs ``min * n + max`` of LSH banding with capped buckets.
 
     Parameters
@@ -144,16 +130,11 @@ def bucket_candidates(
         Seed of the shuffles.
     active : ndarray of bool, optional
         Only these documents take part (empty documents are left out).
-    return_counts : bool
-        Also return in how many bands each pair shared a bucket (an estimate of its
-        similarity: ``b`` times the collision probability).
 
     Returns
     -------
-    codes : ndarray of int64
+    ndarray of int64
         Sorted distinct pair codes.
-    counts : ndarray of int64
-        With ``return_counts``: the bands each pair shared.
 
     Raises
     ------
@@ -165,8 +146,7 @@ def bucket_candidates(
     n = signatures.shape[0]
     docs = np.arange(n, dtype=np.int64) if active is None else np.flatnonzero(active)
     if docs.shape[0] < 2 or b == 0:
-        empty = np.empty(0, dtype=np.int64)
-        return (empty, empty.copy()) if return_counts else empty
+        return np.empty(0, dtype=np.int64)
     # every (document, band) entry at once: band_keys seeds each band's keys differently,
     # so one sort groups the buckets of all bands; a seeded random number orders a bucket
     keys = band_keys(signatures[docs], r, b).ravel()
@@ -182,51 +162,8 @@ def bucket_candidates(
         * (keys.shape[0] // max_bucket + 1)
         + pos // max_bucket
     )
-    run_starts = np.flatnonzero(_run_starts(run))
-    run_sizes = np.diff(np.r_[run_starts, run.shape[0]])
-    codes: list[np.ndarray] = []
-    for size in np.unique(run_sizes[run_sizes >= 2]).tolist():
-        members = doc[run_starts[run_sizes == size][:, None] + np.arange(size)]
-        a, c = np.triu_indices(size, 1)
-        x, y = members[:, a].ravel(), members[:, c].ravel()
-        codes.append(np.minimum(x, y) * n + np.maximum(x, y))
-    if not codes:
-        empty = np.empty(0, dtype=np.int64)
-        return (empty, empty.copy()) if return_counts else empty
-    if not return_counts:
-        return sorted_unique(np.concatenate(codes))
-    every = np.sort(np.concatenate(codes))
-    first = np.flatnonzero(_run_starts(every))
-    return every[first], np.diff(np.r_[first, every.shape[0]])
-
-
-def top_pairs_per_document(n: int, codes: np.ndarray, scores: np.ndarray, m: int) -> np.ndarray:
-    """The pairs (codes ``min * n + max``) among the ``m`` best-scored of either end.
-
-    Used to rank LSH candidates by the number of bands they share before their exact
-    similarity is computed: O(C log C) for C pairs.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> codes = np.array([0 * 4 + 1, 0 * 4 + 2, 0 * 4 + 3, 2 * 4 + 3])
-    >>> top_pairs_per_document(4, codes, np.array([5, 1, 3, 1]), 1).tolist()
-    [1, 3, 11]
-    """
-    if codes.shape[0] == 0:
-        return codes
-    i, j = codes // n, codes % n
-    u = np.concatenate([i, j])
-    score = np.concatenate([scores, scores]).astype(np.float64)
-    key = u * (float(score.max()) + 1.0) + (score.max() - score)
-    order = np.argsort(key, kind="stable")
-    u = u[order]
-    starts = np.searchsorted(u, np.arange(n))
-    rank = np.arange(u.shape[0]) - starts[u]
-    pair = np.concatenate([np.arange(codes.shape[0])] * 2)[order]
-    keep = np.zeros(codes.shape[0], dtype=bool)
-    keep[pair[rank < m]] = True
-    return codes[keep]
+    run_sizes = np.diff(np.r_[np.flatnonzero(_run_starts(run)), run.shape[0]])
+    return sorted_unique(pair_codes_in_groups(doc, run_sizes, n))
 
 
 def merge_top_k(
@@ -279,11 +216,8 @@ def local_join_pairs(neighbours: np.ndarray) -> np.ndarray:
     """Distinct codes ``min * n + max`` of the pairs of neighbours of a common document
     (NN-descent's local join), excluding pairs already neighbours."""
     n, k = neighbours.shape
-    a, c = np.triu_indices(k, 1)
-    x, y = neighbours[:, a].ravel(), neighbours[:, c].ravel()
-    ok = (x >= 0) & (y >= 0)
-    x, y = x[ok], y[ok]
-    codes = sorted_unique(np.minimum(x, y) * n + np.maximum(x, y))
+    valid = neighbours >= 0  # a row's neighbours first, its -1 padding after
+    codes = sorted_unique(pair_codes_in_groups(neighbours[valid], valid.sum(axis=1), n))
     rows = np.repeat(np.arange(n), k)
     cols = neighbours.ravel()
     has = cols >= 0

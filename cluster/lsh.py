@@ -131,8 +131,15 @@ def band_keys(hashvalues: np.ndarray, r: int, b: int | None = None) -> np.ndarra
     return fmix(keys, 64)
 
 
-def _pair_codes_in_groups(members: np.ndarray, sizes: np.ndarray, n: int) -> np.ndarray:
-    """Codes ``min * n + max`` of all pairs within each contiguous group of ``members``."""
+def pair_codes_in_groups(members: np.ndarray, sizes: np.ndarray, n: int) -> np.ndarray:
+    """Codes ``min * n + max`` of all pairs within each contiguous group of ``members``
+    (groups of ``sizes`` elements, one after the other; groups of one give no pair).
+
+    Examples
+    --------
+    >>> pair_codes_in_groups(np.array([3, 1, 2, 0]), np.array([3, 1]), 10).tolist()
+    [13, 23, 12]
+    """
     starts = np.zeros(sizes.shape[0], dtype=np.int64)
     np.cumsum(sizes[:-1], out=starts[1:])
     # every element pairs with the later elements of its group
@@ -310,7 +317,7 @@ def _pair_codes(
     if max_pairs is not None and n_pairs > max_pairs:
         return np.empty(0, dtype=np.int64), n_pairs
     members = doc[np.repeat(big, sizes)]
-    return _pair_codes_in_groups(members, sizes[big], n), n_pairs
+    return pair_codes_in_groups(members, sizes[big], n), n_pairs
 
 
 def _too_many(n_pairs: int, max_pairs: int, more: bool = False) -> ValueError:

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from sqlalchemy import select
 
-from cluster.activity import ActivityClusterer, auto_neighbours, distinctive_terms
+from cluster.activity import ActivityClusterer, auto_neighbours, weighted_terms
 from cluster.datasets.activity import load_activity_corpus
 from cluster.evaluate import score_clustering
 from cluster.knn import exact_knn
@@ -159,10 +159,10 @@ def test_levels_are_nested_finest_first(websites):
     assert np.array_equal(model.labels_, model.levels_[-1].labels)
 
 
-def test_distinctive_terms_name_the_kind_of_activity(websites):
+def test_weighted_terms_name_the_kind_of_activity(websites):
     corpus, counts = websites
     model = ActivityClusterer().fit(counts)
-    terms = distinctive_terms(model.matrix_, model.vocabulary_, model.labels_, top=10)
+    terms = weighted_terms(model.matrix_, model.vocabulary_, model.labels_, top=10)
     labels = np.asarray(corpus.labels)
     named = 0
     for c, best in terms.items():

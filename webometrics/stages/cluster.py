@@ -87,7 +87,8 @@ def _load(
     with_terms: bool = False,
 ) -> dict[str, Any]:
     """Ids, domains and shingles (or term counts) of the documents to cluster, and what
-    was left out.
+    was left out; a :class:`StageError` when none is left (``run_each`` skips that
+    selection).
 
     Without shingles (``with_shingles=False``: they are streamed later by
     :func:`_stream_shingles`), ``shingles`` is ``None``. With ``with_terms``, ``terms``
@@ -127,6 +128,13 @@ def _load(
                 )
             )
     kept = [r for r in rows if r.id not in duplicates]
+    if not kept:
+        scope = f" of {university}" if university else ""
+        raise StageError(
+            f"no {unit} documents{scope} to cluster (direction {direction}, "
+            f"{len(rows)} left out as duplicates): run `webometrics extract` first, "
+            f"or choose another --unit/--university/--direction"
+        )
     ks = sorted({r.shingle_k for r in kept if r.shingle_k})
     return {
         "university_id": uid,
@@ -481,12 +489,6 @@ def run(
     )  # fmt: skip
     ids = data["ids"]
     scope = f" of {university}" if university else ""
-    if not ids:
-        raise StageError(
-            f"no {unit} documents{scope} to cluster (direction {direction}, "
-            f"{data['n_excluded']} left out as duplicates): run `webometrics extract` first, "
-            f"or choose another --unit/--university/--direction"
-        )
     if len(data["shingle_k"]) > 1:
         raise StageError(
             f"the {unit} documents were shingled with different k {data['shingle_k']}: run "
@@ -710,7 +712,7 @@ def _run_activity(
 ) -> dict[str, Any]:
     """:func:`run` with ``method="activity"``: tf-idf of the stored term counts, an LSH
     k-nearest-neighbour graph and Leiden levels (:class:`cluster.ActivityClusterer`)."""
-    from cluster.activity import distinctive_terms
+    from cluster.activity import weighted_terms
 
     model = activity_model(
         settings, seed=seed, resolution=resolution, quality=quality, workers=workers,
@@ -724,12 +726,6 @@ def _run_activity(
     data = _load(engine, unit, university, direction, keep_duplicates, False, with_terms=True)
     ids = data["ids"]
     scope = f" of {university}" if university else ""
-    if not ids:
-        raise StageError(
-            f"no {unit} documents{scope} to cluster (direction {direction}, "
-            f"{data['n_excluded']} left out as duplicates): run `webometrics extract` first, "
-            f"or choose another --unit/--university/--direction"
-        )
     _check_terms(data["terms"], unit, university)
     log.info(
         "activity clustering of %d %s documents%s (%d duplicates left out)",
@@ -750,7 +746,7 @@ def _run_activity(
         model.fit(data["terms"], progress=on_level)
     finally:
         bar.close()
-    terms = distinctive_terms(
+    terms = weighted_terms(
         model.matrix_, model.vocabulary_, model.labels_, top=max(20, settings.analyse.theme_terms)
     )
     parameters = {
