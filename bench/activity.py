@@ -1,6 +1,6 @@
 """Clustering by kind of activity on every labelled corpus of the registry, from raw text.
 
-The corpora are those of :mod:`cluster.datasets.activity` (Reuters, BBC, WebKB, Lenta,
+The corpora are those of :mod:`corpora.activity` (Reuters, BBC, WebKB, Lenta,
 tgcontest ru / en / mixed, the 556 real websites, the local test web). Methods
 (``--methods``, any of):
 
@@ -67,7 +67,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.signatures import _busy_seconds  # noqa: E402
 from bench.signatures import load as load_averages  # noqa: E402
-from cluster.datasets.activity import corpus_names, load_activity_corpus  # noqa: E402
+from corpora.activity import corpus_names, load_activity_corpus  # noqa: E402
 
 Labels = tuple[np.ndarray, dict[str, Any]]
 SCORE_KEYS = ("f_class", "nmi", "ari")
@@ -196,7 +196,7 @@ def unavailable(method: str) -> str | None:
 
 def reuters_scale(n: int, seed: int = 1) -> tuple[list[str], list[str | None]]:
     """The first ``n`` of all Reuters stories; beyond 21,578, perturbed copies of them."""
-    from cluster.datasets.reuters import load_reuters
+    from corpora.reuters import load_reuters
 
     docs = load_reuters()
     texts = [d.text for d in docs]

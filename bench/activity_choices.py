@@ -1,6 +1,6 @@
 """How the activity clustering's defaults were chosen: candidates, then leave-one-corpus-out.
 
-Two tables, on every labelled corpus of :mod:`cluster.datasets.activity`:
+Two tables, on every labelled corpus of :mod:`corpora.activity`:
 
 1. **Candidates.** :class:`cluster.activity.ActivityClusterer` with its defaults, its
    neighbours found three ways: ``wminhash`` (weighted MinHash, 64 samples in 64 bands of
@@ -37,9 +37,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from cluster.activity import ActivityClusterer, igraph_leiden  # noqa: E402
-from cluster.datasets.activity import corpus_names, load_activity_corpus  # noqa: E402
 from cluster.evaluate import score_clustering  # noqa: E402
 from cluster.knn import exact_knn, knn_edges  # noqa: E402
+from corpora.activity import corpus_names, load_activity_corpus  # noqa: E402
 
 CANDIDATES = {
     "wminhash": {"candidates": "wminhash"},

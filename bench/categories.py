@@ -1,5 +1,5 @@
 """Category agreement on the test web: the share of external sites whose assigned category
-(cluster/taxonomy.toml, cluster/categories.py) matches the category in the testbed
+(analyse/taxonomy.toml, analyse/categories.py) matches the category in the testbed
 manifest.
 
 Two sources of the assigned categories:
@@ -35,7 +35,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from cluster.categories import Assignment, Taxonomy, categorize_domain, load_taxonomy  # noqa: E402
+from analyse.categories import Assignment, Taxonomy, categorize_domain, load_taxonomy  # noqa: E402
 
 KINDS = ("generated", "citing", "corpus", "dead")
 
@@ -110,9 +110,9 @@ def _score(
 
 
 def from_testbed(args: argparse.Namespace, tax: Taxonomy) -> dict[str, Any]:
+    from core.settings import load_settings
     from testbed.build import BuildOptions, shared_build
     from testbed.manifest import load_manifest
-    from webometrics.settings import load_settings
 
     settings = load_settings(args.config)
     t0 = time.perf_counter()
@@ -196,11 +196,11 @@ def from_testbed(args: argparse.Namespace, tax: Taxonomy) -> dict[str, Any]:
 def from_database(args: argparse.Namespace, tax: Taxonomy) -> dict[str, Any]:
     from sqlalchemy import select
 
+    from core.settings import load_settings
     from store import open_database
     from store.models import DomainCategory
     from testbed.build import BuildOptions, shared_build
     from testbed.manifest import load_manifest
-    from webometrics.settings import load_settings
 
     settings = load_settings(args.config)
     manifest = load_manifest(args.manifest or shared_build(BuildOptions.from_settings(settings)))
@@ -301,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--max-sites", type=int, default=0, help="only the first N sites (0: all)")
     p.add_argument("--out", default=str(REPO / "bench" / "results"), help="results folder")
     args = p.parse_args(argv)
-    from webometrics.settings import load_settings
+    from core.settings import load_settings
 
     tax = load_taxonomy(load_settings(args.config).analyse.taxonomy)
     report = from_database(args, tax) if args.db_url else from_testbed(args, tax)

@@ -49,10 +49,10 @@ import xxhash
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from cluster.datasets import data_dir  # noqa: E402
-from cluster.datasets.clough import load_clough  # noqa: E402
-from cluster.datasets.reuters import load_reuters  # noqa: E402
-from cluster.datasets.tgcontest import load_story_pairs, pair_corpus  # noqa: E402
+from core.shared_data import data_dir  # noqa: E402
+from corpora.clough import load_clough  # noqa: E402
+from corpora.reuters import load_reuters  # noqa: E402
+from corpora.tgcontest import load_story_pairs, pair_corpus  # noqa: E402
 from extract.shingles import fmix64, shingle_hashes_from_tokens, token_hashes  # noqa: E402
 from extract.tokens import tokenize  # noqa: E402
 

@@ -52,7 +52,7 @@ GOAL = 150.0
 
 
 def _settings(depth: int, inline: bool, workers: int = 1, fast: bool = False) -> Any:
-    from webometrics.settings import Settings
+    from core.settings import Settings
 
     settings = Settings()
     if fast:  # trafilatura without its readability/jusText comparison

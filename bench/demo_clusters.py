@@ -34,10 +34,10 @@ sys.path.insert(0, str(ROOT))
 from sqlalchemy import select  # noqa: E402
 
 from cluster.evaluate import score_clustering  # noqa: E402
+from core.settings import Settings  # noqa: E402
 from store import make_engine  # noqa: E402
 from store.models import Cluster, Clustering, ClusterMember, Document  # noqa: E402
 from store.session import session_scope  # noqa: E402
-from webometrics.settings import Settings  # noqa: E402
 from webometrics.stages import cluster as stage  # noqa: E402
 
 GOAL = 0.75

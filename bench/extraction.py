@@ -219,8 +219,8 @@ def bench_trafilatura_eval(names: list[str]) -> tuple[dict[str, Any], dict[str, 
 
 
 def _templates_trafilatura_eval(pages: list, texts: list[str]) -> dict[str, Any]:
+    from core.domains import registered_domain
     from extract.templates import TemplateRemover
-    from webometrics.domains import registered_domain
 
     groups: dict[str, list[int]] = defaultdict(list)
     for i, p in enumerate(pages):
@@ -272,10 +272,10 @@ def _jaccard_1nn(sets: list[np.ndarray], labels: list[str], mask: np.ndarray) ->
 
 
 def bench_templates_webkb() -> dict[str, Any]:
+    from core.domains import host_of
     from extract.shingles import Shingler
     from extract.templates import TemplateRemover
     from testbed.webkb import read_webkb
-    from webometrics.domains import host_of
 
     archive = data_dir("webkb-4universities") / "webkb.tar.gz"
     raw = [p for p in read_webkb(archive) if p.location is None and p.folder != "misc"]
@@ -348,7 +348,7 @@ def bench_templates_shop() -> dict[str, Any]:
 
 
 def bench_language() -> dict[str, Any]:
-    from cluster.datasets.tgcontest import load_story_pairs, pair_corpus
+    from corpora.tgcontest import load_story_pairs, pair_corpus
 
     texts, languages, _ = pair_corpus(load_story_pairs())
     seen = {}
@@ -370,7 +370,7 @@ def bench_language() -> dict[str, Any]:
 
 
 def bench_shingling() -> dict[str, Any]:
-    from cluster.datasets.reuters import load_reuters
+    from corpora.reuters import load_reuters
     from extract.shingles import Shingler
 
     texts = [d.text for d in load_reuters()]
@@ -394,11 +394,11 @@ def bench_stage() -> dict[str, Any]:
     import tempfile
     import zlib
 
+    from core.domains import host_of, registered_domain
+    from core.settings import Settings
     from store import make_engine, schema
     from store.models import Page
     from store.session import session_scope
-    from webometrics.domains import host_of, registered_domain
-    from webometrics.settings import Settings
     from webometrics.stages.extract import run
 
     pages = [(p.url, p.html) for p in load_aeb()]

@@ -86,7 +86,7 @@ class Corpus:
 
 def _load(name: str) -> tuple[str, str, list[str], list[str]]:
     if name == "reuters":
-        from cluster.datasets.reuters import load_reuters
+        from corpora.reuters import load_reuters
 
         docs = [d for d in load_reuters() if d.label]
         return (
@@ -96,23 +96,23 @@ def _load(name: str) -> tuple[str, str, list[str], list[str]]:
             [str(d.label) for d in docs],
         )
     if name == "bbc":
-        from cluster.datasets.bbc import load_bbc
+        from corpora.bbc import load_bbc
 
         bbc = load_bbc()
         return "BBC (5 topics)", "en", [d.text for d in bbc], [d.label for d in bbc]
     if name == "webkb":
-        from cluster.datasets.webkb import load_webkb
+        from corpora.webkb import load_webkb
 
         pages = load_webkb()
         return "WebKB (6 page types)", "en", [d.text for d in pages], [d.label for d in pages]
     if name in ("tgcontest-ru", "tgcontest-en"):
-        from cluster.datasets.tgcontest_categories import load_tgcontest_categories
+        from corpora.tgcontest_categories import load_tgcontest_categories
 
         lang = name.rsplit("-", 1)[1]
         tg = load_tgcontest_categories(lang)
         return f"tgcontest categories ({lang})", lang, [d.text for d in tg], [d.label for d in tg]
     if name == "lenta":
-        from cluster.datasets.lenta import load_lenta
+        from corpora.lenta import load_lenta
 
         lenta = load_lenta()
         return "Lenta.ru (9 rubrics, ru)", "ru", [d.text for d in lenta], [d.label for d in lenta]

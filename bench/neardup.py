@@ -1,6 +1,6 @@
 """Near-duplicate methods compared, in the shape of seed 002's table.
 
-For every method of :data:`cluster.neardup.registry.METHODS`, with its default
+For every method of :data:`dedup.registry.METHODS`, with its default
 parameters, one run on each of:
 
 * **Clough & Stevenson** (``clough-plagiarism-short-answers``): the 95 (answer, source)
@@ -36,12 +36,12 @@ from scipy.sparse import csr_matrix
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from cluster.datasets.clough import labelled_pairs, load_clough  # noqa: E402
-from cluster.datasets.reuters import load_reuters  # noqa: E402
-from cluster.datasets.tgcontest import load_story_pairs, pair_corpus  # noqa: E402
-from cluster.neardup.base import Corpus  # noqa: E402
-from cluster.neardup.registry import METHODS, get_method  # noqa: E402
-from cluster.neardup.supershingles import match_probability  # noqa: E402
+from corpora.clough import labelled_pairs, load_clough  # noqa: E402
+from corpora.reuters import load_reuters  # noqa: E402
+from corpora.tgcontest import load_story_pairs, pair_corpus  # noqa: E402
+from dedup.base import Corpus  # noqa: E402
+from dedup.registry import METHODS, get_method  # noqa: E402
+from dedup.supershingles import match_probability  # noqa: E402
 
 SEED_002 = {  # name -> (R, P, F) published on ROMIP
     "a12-3plus5": (0.96, 0.95, 0.95),

@@ -51,7 +51,7 @@ CONFIGS = (
 
 
 def _settings(depth: int) -> Any:
-    from webometrics.settings import Settings
+    from core.settings import Settings
 
     return Settings().replace(
         crawl={
@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
-    from cluster.datasets import data_dir
+    from core.shared_data import data_dir
     from testbed.build import shared_build
     from tests.conftest import PostgresServer, RedisServer
 

@@ -53,7 +53,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from webometrics import defaults as D  # noqa: E402
+from core import defaults as D  # noqa: E402
 
 
 def _default_block_mib() -> int:
@@ -307,10 +307,10 @@ def child_stage(job: dict[str, Any]) -> dict[str, Any]:
     """``webometrics cluster`` (the stage) over the SQLite database, with or without a store."""
     from sqlalchemy import select
 
+    from core.settings import Settings
     from store import make_engine
     from store.models import Cluster, ClusterMember
     from store.session import session_scope
-    from webometrics.settings import Settings
     from webometrics.stages import cluster as stage
 
     engine = make_engine(job["db"])
@@ -384,7 +384,7 @@ def run_child(kind: str, **job: Any) -> dict[str, Any]:
 
 def prepare(n: int | None, folder: Path) -> dict[str, Any]:
     """Shingle the stories once; save them for the children."""
-    from cluster.datasets.reuters import load_reuters
+    from corpora.reuters import load_reuters
     from extract import Shingler
 
     docs = load_reuters(limit=n)

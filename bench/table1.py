@@ -21,7 +21,7 @@ n = 1,000, 10,000, 20,000 and all 21,578:
   without stemming and stop words) by exact single link over a grid of thresholds (one
   dendrogram per representation, cut at each t); then the LSH parameters (t, num_perm,
   r0, Δ, r_min) against exact single link (ARI) and the topics (class F) with their
-  cost. The defaults of ``webometrics/defaults.py`` (SHINGLE_*, MINHASH_*, CLUSTER_*) are
+  cost. The defaults of ``core/defaults.py`` (SHINGLE_*, MINHASH_*, CLUSTER_*) are
   the sweep's choice: the best class F among the settings with ARI >= 0.95 against exact
   single link and a whole LSH pipeline within 5 s; the chosen setting is re-run with
   three seeds.
@@ -50,9 +50,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from cluster.datasets.reuters import load_reuters  # noqa: E402
 from cluster.evaluate import hierarchical_f_measure, score_clustering  # noqa: E402
-from webometrics import defaults as D  # noqa: E402
+from core import defaults as D  # noqa: E402
+from corpora.reuters import load_reuters  # noqa: E402
 
 PAPER = [  # algorithm, docs, Acc, R, P, F, seconds (seed 000, Table 1)
     ("Single-Link", 1000, 75, 79, 60, 68, "4"),
@@ -73,7 +73,7 @@ GOALS = {
 
 
 def default_params() -> dict[str, Any]:
-    """The LSH and shingle parameters of webometrics.defaults."""
+    """The LSH and shingle parameters of core.defaults."""
     return {
         "k": D.SHINGLE_K,
         "stem": D.SHINGLE_STEM,
@@ -725,7 +725,7 @@ def markdown(res: dict[str, Any]) -> str:
                     f"seed {s['seed']}: ARI {s['ari_vs_exact']:.3f}, F {pct(s['f_class'])}"
                     for s in lsh_sw["chosen_other_seeds"]
                 )
-                + ". These are `webometrics/defaults.py`'s CLUSTER_*, MINHASH_* and SHINGLE_* "
+                + ". These are `core/defaults.py`'s CLUSTER_*, MINHASH_* and SHINGLE_* "
                 + ("values." if res["defaults_match_sweep"] else "values? **No: update them.**"),
             ]
         else:

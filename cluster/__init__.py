@@ -54,7 +54,7 @@ __all__ = sorted(_EXPORTS)
 
 
 def __getattr__(name: str) -> Any:
-    # exports load on first use, so `import cluster.datasets` stays light (no scikit-learn)
+    # exports load on first use, so `import corpora` stays light (no scikit-learn)
     if name in _EXPORTS:
         return getattr(importlib.import_module(_EXPORTS[name]), name)
     raise AttributeError(f"module 'cluster' has no attribute {name!r}")

@@ -69,7 +69,7 @@ import numpy as np
 
 from cluster.single_link import ShingleMatrix, threshold_edges
 from cluster.unionfind import canonical_labels
-from webometrics.exceptions import ParameterError
+from core.exceptions import ParameterError
 
 QUALITIES = ("rb", "modularity", "cpm")
 """The quality functions Leiden can optimise."""
@@ -457,7 +457,7 @@ class ExactLeiden:
 
 
 def check_max_neighbours(k: int | None) -> None:
-    """Raise :class:`~webometrics.exceptions.ParameterError` unless ``k`` is None or >= 1."""
+    """Raise :class:`~core.exceptions.ParameterError` unless ``k`` is None or >= 1."""
     if k is not None and (isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1):
         raise ParameterError(f"max_neighbours must be a positive integer or None, got {k!r}")
 

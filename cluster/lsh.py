@@ -40,8 +40,8 @@ from pathlib import Path
 import numpy as np
 
 from cluster.minhash import fmix
-from webometrics import defaults as D
-from webometrics.exceptions import ParameterError
+from core import defaults as D
+from core.exceptions import ParameterError
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MULT = np.uint64(0xFF51AFD7ED558CCD)
@@ -68,7 +68,7 @@ def collision_probability(s: float | np.ndarray, r: int, b: int) -> float | np.n
 
 
 def check_banding(r: int, b: int, num_perm: int) -> None:
-    """Raise :class:`~webometrics.exceptions.ParameterError` unless ``b * r <= num_perm``.
+    """Raise :class:`~core.exceptions.ParameterError` unless ``b * r <= num_perm``.
 
     Raises
     ------

@@ -76,8 +76,8 @@ from cluster.lsh import check_banding, level_pairs, s_curve_threshold
 from cluster.lsh_link import check_signatures, pair_similarity_function
 from cluster.minhash import SCHEMES, MinHasher, Signatures, effective_n_jobs
 from cluster.sigstore import ShingleSource
-from webometrics import defaults as D
-from webometrics.exceptions import ParameterError
+from core import defaults as D
+from core.exceptions import ParameterError
 
 SIMILARITIES = ("signature", "jaccard")
 """How a candidate pair's similarity is computed."""

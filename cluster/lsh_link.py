@@ -71,8 +71,8 @@ from cluster.minhash import SCHEMES, MinHasher, Signatures, effective_n_jobs
 from cluster.sigstore import ShingleSource, pair_jaccard_segments
 from cluster.single_link import ShingleMatrix
 from cluster.unionfind import connected_labels, single_linkage
-from webometrics import defaults as D
-from webometrics.exceptions import ParameterError
+from core import defaults as D
+from core.exceptions import ParameterError
 
 SIMILARITIES = ("jaccard", "signature", "weighted")
 
@@ -153,7 +153,7 @@ class LSHLink:
     scheme : str, default ``MINHASH_SCHEME`` ("affine32")
         datasketch permutation scheme (:data:`cluster.minhash.SCHEMES`).
 
-    The defaults live in :mod:`webometrics.defaults`, chosen by the sweep of
+    The defaults live in :mod:`core.defaults`, chosen by the sweep of
     ``bench/table1.py`` on Reuters-21578.
     max_pairs : int or None, default 50_000_000
         Fail (``ValueError``) rather than generate more candidate pairs at one level.

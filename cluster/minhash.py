@@ -61,7 +61,7 @@ from typing import Any
 
 import numpy as np
 
-from webometrics.exceptions import ParameterError
+from core.exceptions import ParameterError
 
 SCHEMES = ("affine32", "affine64", "legacy")
 """The permutation schemes of datasketch 2.x."""

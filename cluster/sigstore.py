@@ -67,7 +67,7 @@ import numpy as np
 
 from cluster.minhash import _DTYPES, MinHasher, Signatures
 from cluster.single_link import ShingleMatrix
-from webometrics.exceptions import DataNotFoundError, ParameterError
+from core.exceptions import DataNotFoundError, ParameterError
 
 FORMAT = 1
 """Version of the store's layout, recorded in ``store.json``."""

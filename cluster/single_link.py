@@ -43,8 +43,8 @@ import numpy as np
 from scipy.sparse import csr_matrix
 
 from cluster.unionfind import single_linkage
-from webometrics import defaults as D
-from webometrics.exceptions import ParameterError
+from core import defaults as D
+from core.exceptions import ParameterError
 
 
 @dataclass(frozen=True)

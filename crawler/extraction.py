@@ -30,8 +30,8 @@ class PageExtractor:
     """Extract pages with the ``[extract]`` and ``[shingle]`` settings (one process)."""
 
     def __init__(self, options: Mapping[str, Any]) -> None:
+        from core.settings import ExtractSettings, ShingleSettings
         from extract.page import ExtractOptions
-        from webometrics.settings import ExtractSettings, ShingleSettings
 
         extract = ExtractSettings.model_validate(dict(options.get("extract") or {}))
         self.shingle = ShingleSettings.model_validate(dict(options.get("shingle") or {}))

@@ -20,10 +20,10 @@ from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from twisted.internet import task, threads
 from twisted.internet.defer import DeferredLock
 
+from core.domains import normalize_url
 from crawler.items import PageErrorItem, PageItem
 from crawler.storage import BatchResult, Extractor, extraction_state, store_batch
 from store.session import make_engine
-from webometrics.domains import normalize_url
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler

@@ -267,7 +267,7 @@ def connect(url: str) -> Any:
     """
     import redis
 
-    from webometrics.exceptions import ConfigError
+    from core.exceptions import ConfigError
 
     try:
         server = redis.Redis.from_url(url, socket_connect_timeout=10, socket_timeout=60)

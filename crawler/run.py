@@ -41,10 +41,10 @@ def run_job(job: dict[str, Any]) -> str:
     from scrapy import signals
     from scrapy.crawler import CrawlerProcess
 
+    from core.settings import CrawlSettings
     from crawler.settings import scrapy_settings
     from crawler.spiders.citing import CitingSpider
     from crawler.spiders.outgoing import OutgoingSpider
-    from webometrics.settings import CrawlSettings
 
     crawl = CrawlSettings.model_validate(job["crawl"])
     settings = scrapy_settings(

@@ -1,6 +1,6 @@
 """Scrapy settings built from the typed ``[crawl]`` settings.
 
-The project keeps one source of configuration (:mod:`webometrics.settings`); this module
+The project keeps one source of configuration (:mod:`core.settings`); this module
 translates it for Scrapy. Politeness: robots.txt obeyed, AutoThrottle, per-domain
 concurrency, a User-Agent naming the contact URL, a maximum response size, timeouts and
 retries; the telnet console and remote control are off; cookies are off (a research
@@ -9,7 +9,7 @@ hop is recorded, checked by the safety rules and robots.txt, and loops are repor
 
 Examples
 --------
->>> from webometrics.settings import CrawlSettings
+>>> from core.settings import CrawlSettings
 >>> s = scrapy_settings(CrawlSettings(), frontier="/tmp/f.sqlite", db_url="sqlite://", run_id=1)
 >>> s["USER_AGENT"]
 'webometrics-crawler/0.1 (+https://example.org/webometrics-crawler)'
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
-    from webometrics.settings import CrawlSettings
+    from core.settings import CrawlSettings
 
 DOWNLOADER_MIDDLEWARES = {
     "scrapy.downloadermiddlewares.offsite.OffsiteMiddleware": None,

@@ -46,9 +46,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from core.domains import host_of, in_domains, normalize_url, registered_domain
+from core.exceptions import ConfigError
 from crawler.storage import CitingCandidate
-from webometrics.domains import host_of, in_domains, normalize_url, registered_domain
-from webometrics.exceptions import ConfigError
 
 _SOURCE_COLUMNS = {
     "majestic": ("sourceurl",),

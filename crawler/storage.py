@@ -1,7 +1,7 @@
 """Writing crawl results: pages, links, citations, the environment and run statistics.
 
 :func:`store_batch` writes a batch of page items in one transaction with idempotent
-upserts keyed on the normalised URL (:func:`webometrics.domains.normalize_url`), so a
+upserts keyed on the normalised URL (:func:`core.domains.normalize_url`), so a
 replayed or re-crawled page updates its row instead of adding one; links are unique per
 (run, source page, target) and citations per (run, university, citing URL). Bodies are
 zlib-compressed. A page whose content hash is unchanged keeps its extraction; a changed
@@ -31,11 +31,11 @@ from sqlalchemy import Engine, and_, case, delete, func, null, or_, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
+from core.domains import host_of, in_domains, normalize_url, registered_domain
+from core.exceptions import DatabaseError
 from crawler.items import PageErrorItem, PageItem
 from store.models import Citation, CrawlRun, Environment, Link, Page, UniversityDomain, utcnow
 from store.session import session_scope
-from webometrics.domains import host_of, in_domains, normalize_url, registered_domain
-from webometrics.exceptions import DatabaseError
 
 _HTML = ("text/html", "application/xhtml+xml")
 

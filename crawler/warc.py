@@ -461,11 +461,11 @@ def import_warc(
     from tqdm import tqdm
     from warcio.exceptions import ArchiveLoadFailed
 
+    from core.exceptions import ConfigError
     from crawler.spiders.base import Universities
     from crawler.storage import finalize_run, store_batch, update_run
     from store.models import CrawlRun, University
     from store.session import session_scope
-    from webometrics.exceptions import ConfigError
 
     files = [Path(p) for p in paths]
     for f in files:

@@ -20,8 +20,8 @@ import pandas as pd
 import streamlit as st
 from sqlalchemy import Engine
 
+from core.settings import Settings, load_settings
 from store import analytics, open_database, queries
-from webometrics.settings import Settings, load_settings
 
 TTL_SECONDS = 600
 
@@ -293,11 +293,11 @@ def domain_categories(url: str, domains: tuple[str, ...]) -> pd.DataFrame:
     return _frame_of(analytics.DomainCategoryRow, rows)
 
 
-# --- networks (cluster.networks over store.analytics rows) -----------------------------
+# --- networks (analyse.networks over store.analytics rows) -----------------------------
 
 
 def _graph(env: pd.DataFrame, direction: str) -> Any:
-    from cluster import networks
+    from analyse import networks
 
     weight = "links" if direction == "outgoing" else "pages"
     edges = list(zip(env["university"], env["domain"], env[weight], strict=True))
@@ -320,7 +320,7 @@ def gexf(url: str, run_id: int, direction: str) -> bytes:
     import tempfile
     from pathlib import Path
 
-    from cluster import networks
+    from analyse import networks
 
     graph = _graph(environment(url, run_id, direction), direction)
     with tempfile.TemporaryDirectory(prefix="webometrics-gexf-") as tmp:
@@ -331,7 +331,7 @@ def gexf(url: str, run_id: int, direction: str) -> bytes:
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
 def overlaps(url: str, run_id: int, direction: str) -> pd.DataFrame:
     """Co-link overlap of every pair of universities (shared domains, Jaccard)."""
-    from cluster import networks
+    from analyse import networks
 
     env = environment(url, run_id, direction)
     names = list(universities(url)["name"])
@@ -343,7 +343,7 @@ def overlaps(url: str, run_id: int, direction: str) -> pd.DataFrame:
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
 def shared_domains(url: str, run_id: int, direction: str, min_universities: int) -> pd.DataFrame:
     """The external domains shared by at least ``min_universities`` universities."""
-    from cluster import networks
+    from analyse import networks
 
     env = environment(url, run_id, direction)
     weight = "links" if direction == "outgoing" else "pages"
@@ -360,8 +360,8 @@ def shared_domains(url: str, run_id: int, direction: str, min_universities: int)
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
 def category_labels(taxonomy_path: str | None) -> dict[str, str]:
     """``{key: English label}`` of the taxonomy's categories, in the file's order
-    (``taxonomy_path=None``: the packaged ``cluster/taxonomy.toml``)."""
-    from cluster.categories import load_taxonomy
+    (``taxonomy_path=None``: the packaged ``analyse/taxonomy.toml``)."""
+    from analyse.categories import load_taxonomy
 
     return load_taxonomy(taxonomy_path).labels("en")
 
@@ -387,7 +387,7 @@ def write_override(url: str, domain: str, category: str | None, note: str | None
     ParameterError
         Not a domain, or not a category of the taxonomy.
     """
-    from cluster.categories import load_taxonomy
+    from analyse.categories import load_taxonomy
     from store import overrides as ov
 
     taxonomy = load_taxonomy(settings().analyse.taxonomy)

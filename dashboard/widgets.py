@@ -15,8 +15,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from core.exceptions import WebometricsError
 from dashboard import data
-from webometrics.exceptions import WebometricsError
 
 
 def database_url() -> str:

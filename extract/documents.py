@@ -55,13 +55,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 import xxhash
 
+from core import defaults as D
 from extract.shingles import Shingler
 from extract.templates import TemplateRemover
 from extract.terms import TermCounter, merge_counts, top_terms
-from webometrics import defaults as D
 
 if TYPE_CHECKING:
-    from webometrics.settings import Settings
+    from core.settings import Settings
 
 __all__ = [
     "DomainDocument",

@@ -44,8 +44,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from webometrics import defaults as D
-from webometrics.exceptions import DataNotFoundError
+from core import defaults as D
+from core.exceptions import DataNotFoundError
 
 __all__ = [
     "AebPage",

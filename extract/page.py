@@ -47,12 +47,12 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from core import defaults as D
 from extract.encoding import decode_html
 from extract.language import identify_language
-from webometrics import defaults as D
 
 if TYPE_CHECKING:
-    from webometrics.settings import ExtractSettings
+    from core.settings import ExtractSettings
 
 __all__ = [
     "STATUSES",
@@ -137,7 +137,7 @@ class ExtractOptions:
 
     Examples
     --------
-    >>> from webometrics.settings import Settings
+    >>> from core.settings import Settings
     >>> ExtractOptions.from_settings(Settings().extract).languages
     ('en', 'ru')
     """
@@ -315,7 +315,7 @@ def extract_page(
     url : str, optional
         The page's URL (helps trafilatura with relative links and site names).
     options : ExtractOptions, optional
-        Defaults from :mod:`webometrics.defaults` when ``None``.
+        Defaults from :mod:`core.defaults` when ``None``.
     charset : str, optional
         The HTTP ``Content-Type`` charset of the response.
     content_type : str, optional

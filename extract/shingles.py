@@ -45,8 +45,8 @@ from itertools import repeat
 import numpy as np
 import xxhash
 
+from core import defaults as D
 from extract.tokens import memo_missing, stem_words, stopwords_for, words
-from webometrics import defaults as D
 
 __all__ = [
     "HASH_NAME",

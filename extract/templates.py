@@ -47,8 +47,8 @@ from typing import Self
 
 import xxhash
 
+from core import defaults as D
 from extract.tokens import normalize
-from webometrics import defaults as D
 
 __all__ = ["TemplateRemover", "block_key", "remove_templates"]
 

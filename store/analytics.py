@@ -62,8 +62,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import Engine, column, func, select, table
 
+from core.exceptions import ParameterError
 from store.models import DIRECTIONS, Citation, Link, Page, University, UniversityDomain
-from webometrics.exceptions import ParameterError
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -1,5 +1,5 @@
 -- Example queries on the analyst views (migration 0002). Each runs unchanged on SQLite
--- and PostgreSQL; tests/analysis/test_sql_examples.py runs every one of them, and the
+-- and PostgreSQL; tests/store/test_sql_examples.py runs every one of them, and the
 -- README's "SQL for analysts" section shows the same text.
 -- Open a shell with `sqlite3 webometrics.db` or `psql "$WEBOMETRICS_DB_URL"`.
 

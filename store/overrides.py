@@ -29,11 +29,11 @@ from dataclasses import dataclass
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
-from cluster.categories import Assignment, Taxonomy, categorize_cluster, load_taxonomy
+from analyse.categories import Assignment, Taxonomy, categorize_cluster, load_taxonomy
+from core.domains import is_valid_domain, registered_domain
+from core.exceptions import ParameterError
 from store.models import Cluster, ClusterMember, Document, DomainCategory, utcnow
 from store.session import session_scope
-from webometrics.domains import is_valid_domain, registered_domain
-from webometrics.exceptions import ParameterError
 
 __all__ = [
     "OverrideRow",

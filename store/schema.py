@@ -14,8 +14,8 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine
 
+from core.exceptions import SchemaOutOfDateError
 from store.session import check_connection, redact
-from webometrics.exceptions import SchemaOutOfDateError
 
 
 def migrations_dir() -> Path:

@@ -3,7 +3,7 @@
 :func:`make_engine` builds an engine from a URL (SQLite gets WAL and foreign keys;
 ``read_only=True`` opens SQLite with ``mode=ro`` and PostgreSQL with read-only
 transactions). :func:`session_scope` commits on success, rolls back on any error and
-translates driver errors into :class:`webometrics.exceptions.DatabaseError`.
+translates driver errors into :class:`core.exceptions.DatabaseError`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from sqlalchemy import Engine, create_engine, event, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
-from webometrics.exceptions import DatabaseError, SchemaOutOfDateError
+from core.exceptions import DatabaseError, SchemaOutOfDateError
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

@@ -116,7 +116,7 @@ Link rules (the same as ``scrapy.linkextractors.LinkExtractor(tags=("a", "area")
 attrs=("href",), deny_extensions=(), canonicalize=False, unique=False, strip=True)`` on
 the served response, so ``<base href>`` and the response encoding apply): keep ``http``
 and ``https`` URLs, drop the fragment, keep those whose registered domain
-(:func:`webometrics.domains.registered_domain`) is not one of the university's domains
+(:func:`core.domains.registered_domain`) is not one of the university's domains
 nor a subdomain of one. ``nofollow``: the link's ``rel`` contains ``nofollow``.
 
 ``Target``::

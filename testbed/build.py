@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
+from core import defaults as D
+from core.domains import in_domains, registered_domain
 from testbed import CATEGORIES
 from testbed.links import LINK_RULES, PageLink, is_html, page_links
 from testbed.siteindex import (
@@ -46,8 +48,6 @@ from testbed.sites import (
 )
 from testbed.texts import Text, TextPools, load_pools
 from testbed.webkb import UNIVERSITIES, WebkbPage, read_webkb
-from webometrics import defaults as D
-from webometrics.domains import in_domains, registered_domain
 
 UNIVERSITIES_FILE = Path(__file__).with_name("universities.toml")
 TROUBLE_HOST = "trouble.testbed.example"
@@ -110,7 +110,7 @@ class BuildOptions:
         )
 
     def validate(self) -> None:
-        from webometrics.exceptions import ParameterError
+        from core.exceptions import ParameterError
 
         if not 1 <= self.min_pages <= self.max_pages:
             raise ParameterError(
@@ -162,7 +162,7 @@ class _Builder:
     def load_corpus(self) -> list[WebkbPage]:
         archive = self.root / "webkb-4universities" / "webkb.tar.gz"
         if not archive.is_file():
-            from webometrics.exceptions import DataNotFoundError
+            from core.exceptions import DataNotFoundError
 
             raise DataNotFoundError(
                 f"{archive} not found: set WEBOMETRICS_DATA to the shared data folder"
@@ -185,7 +185,7 @@ class _Builder:
 
     # -- universities: robots.txt, trouble cases, injected links ---------------------------
     def setup_universities(self, pools: TextPools) -> list[dict[str, Any]]:
-        from webometrics.universities import parse_universities
+        from core.universities import parse_universities
 
         specs = parse_universities(UNIVERSITIES_FILE)
         by_domain = {dom: key for key, (_n, dom) in UNIVERSITIES.items()}
@@ -820,7 +820,7 @@ def build(
     options = options or BuildOptions()
     options.validate()
     if data_dir is None:
-        from cluster.datasets import data_dir as shared
+        from core.shared_data import data_dir as shared
 
         data_dir = shared()
     root = Path(data_dir)
@@ -1006,7 +1006,7 @@ def shared_build(options: BuildOptions | None = None, data_dir: str | Path | Non
 
     options = options or BuildOptions()
     if data_dir is None:
-        from cluster.datasets import data_dir as shared
+        from core.shared_data import data_dir as shared
 
         data_dir = shared()
     archive = Path(data_dir) / "webkb-4universities" / "webkb.tar.gz"

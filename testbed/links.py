@@ -20,7 +20,7 @@ LINK_RULES = (
     'scrapy.linkextractors.LinkExtractor(tags=("a", "area"), attrs=("href",), '
     "deny_extensions=(), canonicalize=False, unique=False, strip=True) on the served "
     "response; http/https only; fragment dropped; first link per (source, target) wins; "
-    "external = registered domain (webometrics.domains.registered_domain) not one of the "
+    "external = registered domain (core.domains.registered_domain) not one of the "
     "university's domains nor a subdomain of one; nofollow = rel contains 'nofollow'"
 )
 

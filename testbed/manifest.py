@@ -108,7 +108,7 @@ def load_manifest(folder: str | Path) -> Manifest:
     if path.is_dir():
         path = path / "manifest.json"
     if not path.is_file():
-        from webometrics.exceptions import ConfigError
+        from core.exceptions import ConfigError
 
         raise ConfigError(
             f"{path}: no test-web manifest; build one with `webometrics testbed build --out DIR`"

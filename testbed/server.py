@@ -350,7 +350,7 @@ class TestbedServer:
         latency: float = 0.0,
     ) -> None:
         if latency < 0:
-            from webometrics.exceptions import ParameterError
+            from core.exceptions import ParameterError
 
             raise ParameterError(f"--latency must be >= 0 seconds, got {latency}")
         self.folder = Path(folder)

@@ -297,7 +297,7 @@ class SiteIndex(_Answers):
             folder = folder / "site"
         index_path = folder / INDEX_FILE
         if not index_path.is_file():
-            from webometrics.exceptions import ConfigError
+            from core.exceptions import ConfigError
 
             raise ConfigError(
                 f"{folder}: no test web here (missing {INDEX_FILE}); build one with "

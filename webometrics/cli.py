@@ -4,7 +4,7 @@ Subcommands live in :mod:`webometrics.commands`, one module each, found at start
 every module has ``ORDER`` (its place in ``--help``) and ``register(subparsers)``.
 Heavy imports (Scrapy, trafilatura, Streamlit) happen inside the subcommand.
 
-Exit codes: see :mod:`webometrics.exceptions`.
+Exit codes: see :mod:`core.exceptions`.
 """
 
 from __future__ import annotations
@@ -18,13 +18,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from core.exceptions import WebometricsError
 from webometrics import __version__
-from webometrics.exceptions import WebometricsError
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
-    from webometrics.settings import Settings
+    from core.settings import Settings
 
 log = logging.getLogger("webometrics")
 
@@ -134,7 +134,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     _setup_logging(args.verbose, args.quiet)
     ctx: Context | None = None
     try:
-        from webometrics.settings import load_settings
+        from core.settings import load_settings
 
         settings = load_settings(args.config)
         if args.db_url:

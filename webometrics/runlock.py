@@ -14,7 +14,7 @@ from types import TracebackType
 
 from sqlalchemy import Connection, Engine, text
 
-from webometrics.exceptions import RunLockedError
+from core.exceptions import RunLockedError
 
 LOCK_KEY = 0x7765_626F  # "webo": the advisory-lock key of pipeline runs
 

@@ -20,7 +20,7 @@ from apscheduler.schedulers.blocking import BlockingScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
-from webometrics.exceptions import ParameterError
+from core.exceptions import ParameterError
 
 log = logging.getLogger(__name__)
 

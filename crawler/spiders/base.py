@@ -24,10 +24,10 @@ from scrapy.http import Response, TextResponse
 from twisted.python.failure import Failure
 from w3lib.url import safe_url_string
 
+from core.domains import host_of, in_domains, normalize_url
 from crawler.errors import classify_failure
 from crawler.items import PageErrorItem, PageItem
 from crawler.links import content_type
-from webometrics.domains import host_of, in_domains, normalize_url
 
 _REDIRECTS = (301, 302, 303, 307, 308)
 _TEXT_TYPES = ("text/", "application/xhtml+xml", "application/xml", "application/json")

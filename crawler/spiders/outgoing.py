@@ -23,9 +23,9 @@ import scrapy
 from scrapy import signals
 from scrapy.http import Response
 
+from core.domains import normalize_url, registered_domain
 from crawler.links import page_links, sitemap_urls
 from crawler.spiders.base import BaseSpider, UniversityInfo
-from webometrics.domains import normalize_url, registered_domain
 
 
 class OutgoingSpider(BaseSpider):

@@ -12,8 +12,8 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from core.exceptions import WebometricsError
 from dashboard import data, widgets
-from webometrics.exceptions import WebometricsError
 
 PAGES_PER_DOMAIN = 5
 DOMAINS_WITH_PAGES = 20  # per cluster: the domains with most pages list their pages

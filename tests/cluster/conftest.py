@@ -1,7 +1,7 @@
 """Fixtures of the clustering tests: Reuters-21578 stories and their shingles (real data).
 
 The shared data must be present (``WEBOMETRICS_DATA`` or ``../shared/data``); a missing
-corpus fails the tests (:class:`~webometrics.exceptions.DataNotFoundError`), never skips.
+corpus fails the tests (:class:`~core.exceptions.DataNotFoundError`), never skips.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cluster.datasets.reuters import ReutersDocument, load_reuters
+from corpora.reuters import ReutersDocument, load_reuters
 from extract import Shingler
 
 

@@ -14,11 +14,13 @@ import pytest
 from sqlalchemy import select
 
 from cluster.activity import ActivityClusterer, auto_neighbours, weighted_terms
-from cluster.datasets.activity import load_activity_corpus
 from cluster.evaluate import score_clustering
 from cluster.knn import exact_knn
 from cluster.weighted_minhash import WeightedMinHasher, unpack_pairs
 from cluster.weighting import TfidfWeighting
+from core.exceptions import ParameterError, StageError
+from core.settings import Settings
+from corpora.activity import load_activity_corpus
 from store import make_engine, schema
 from store.models import (
     Cluster,
@@ -30,8 +32,6 @@ from store.models import (
     University,
 )
 from store.session import session_scope
-from webometrics.exceptions import ParameterError, StageError
-from webometrics.settings import Settings
 from webometrics.stages import cluster as stage
 
 REPO = Path(__file__).resolve().parents[2]
@@ -348,7 +348,7 @@ def test_stage_paper_method_on_weighted_documents(activity_db):
 
 
 def test_which_method_a_run_uses():
-    from webometrics.settings import load_settings
+    from core.settings import load_settings
 
     none = {"linkage": None, "threshold": None}
     assert stage.resolve_method(Settings(), None, none) == "activity"

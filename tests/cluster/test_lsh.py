@@ -17,7 +17,7 @@ from cluster.lsh import (
 )
 from cluster.minhash import MinHasher
 from cluster.single_link import ShingleMatrix, threshold_edges
-from webometrics.exceptions import ParameterError
+from core.exceptions import ParameterError
 
 
 @pytest.fixture(scope="module")

@@ -9,8 +9,6 @@ import numpy as np
 import pytest
 from sklearn.metrics import adjusted_rand_score
 
-from cluster.datasets.bbc import load_bbc
-from cluster.datasets.reuters import load_reuters
 from cluster.evaluate import score_clustering
 from cluster.graph_leiden import (
     ExactLeiden,
@@ -21,8 +19,10 @@ from cluster.graph_leiden import (
 from cluster.lsh_leiden import LSHLeiden
 from cluster.lsh_link import LSHLink
 from cluster.minhash import MinHasher
+from core.exceptions import ParameterError
+from corpora.bbc import load_bbc
+from corpora.reuters import load_reuters
 from extract.shingles import Shingler
-from webometrics.exceptions import ParameterError
 
 
 def planted_graph(

@@ -10,7 +10,7 @@ from sklearn.metrics import adjusted_rand_score
 
 from cluster import ExactSingleLink, LSHLink, MinHasher
 from cluster.lsh import s_curve_threshold
-from webometrics.exceptions import ParameterError
+from core.exceptions import ParameterError
 
 
 def refines(fine: np.ndarray, coarse: np.ndarray) -> bool:
@@ -35,8 +35,8 @@ def test_agrees_with_exact_single_link(model, exact):
 
 
 def test_default_parameters_agree_with_exact_single_link(reuters_sets, exact):
-    """The defaults (webometrics.defaults CLUSTER_*, MINHASH_*) at their threshold."""
-    from webometrics import defaults as D
+    """The defaults (core.defaults CLUSTER_*, MINHASH_*) at their threshold."""
+    from core import defaults as D
 
     m = LSHLink(
         threshold=D.CLUSTER_THRESHOLD,

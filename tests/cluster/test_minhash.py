@@ -8,7 +8,7 @@ from datasketch import MinHash
 
 from cluster.minhash import SCHEMES, MinHasher, Signatures, permutations
 from cluster.single_link import ShingleMatrix, threshold_edges
-from webometrics.exceptions import ParameterError
+from core.exceptions import ParameterError
 
 
 def jaccard(a: np.ndarray, b: np.ndarray) -> float:

@@ -21,6 +21,8 @@ from cluster.lsh import band_keys, bucket_pairs, candidate_pairs
 from cluster.minhash import effective_n_jobs
 from cluster.sigstore import ListShingles, SignatureStore, pair_jaccard_segments
 from cluster.single_link import ShingleMatrix
+from core.exceptions import DataNotFoundError, ParameterError
+from core.settings import Settings
 from extract import Shingler
 from store import make_engine, schema
 from store.models import (
@@ -34,8 +36,6 @@ from store.models import (
     Signature,
 )
 from store.session import session_scope
-from webometrics.exceptions import DataNotFoundError, ParameterError
-from webometrics.settings import Settings
 from webometrics.stages import cluster as stage
 
 REPO = Path(__file__).resolve().parents[2]

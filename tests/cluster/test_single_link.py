@@ -12,7 +12,7 @@ from scipy.cluster.hierarchy import fcluster, is_monotonic, is_valid_linkage
 
 from cluster.single_link import ExactSingleLink, ShingleMatrix, threshold_edges
 from cluster.unionfind import UnionFind, canonical_labels, single_linkage
-from webometrics.exceptions import ParameterError
+from core.exceptions import ParameterError
 
 
 def partition(labels) -> set[frozenset[int]]:

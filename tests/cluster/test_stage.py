@@ -15,6 +15,9 @@ import pytest
 from sqlalchemy import func, select
 
 from cluster import LSHLink
+from core import defaults as D
+from core.exceptions import ParameterError, StageError
+from core.settings import Settings
 from extract import Shingler
 from store import make_engine, schema
 from store.models import (
@@ -31,9 +34,6 @@ from store.models import (
     University,
 )
 from store.session import session_scope
-from webometrics import defaults as D
-from webometrics.exceptions import ParameterError, StageError
-from webometrics.settings import Settings
 from webometrics.stages import cluster as stage
 
 REPO = Path(__file__).resolve().parents[2]

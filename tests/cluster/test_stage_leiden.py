@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
+from core.exceptions import ParameterError
+from core.settings import Settings
 from extract import Shingler
 from store import make_engine, schema
 from store.models import Cluster, Clustering, ClusterMember, Document, Page
 from store.session import session_scope
-from webometrics.exceptions import ParameterError
-from webometrics.settings import Settings
 from webometrics.stages import analyse
 from webometrics.stages import cluster as stage
 

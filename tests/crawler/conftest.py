@@ -142,7 +142,7 @@ def testbed_manifest(testbed_dir: Path) -> Any:
 
 def fast_settings(**crawl: Any) -> Any:
     """Settings for test crawls: no politeness delays, short timeouts."""
-    from webometrics.settings import Settings
+    from core.settings import Settings
 
     base = {
         "download_delay": 0.0,

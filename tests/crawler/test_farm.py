@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
+from core.domains import normalize_url
 from store.models import Citation, Link, Page, University
 from store.session import session_scope
-from webometrics.domains import normalize_url
 from webometrics.stages import crawl
 
 from .conftest import fast_settings, migrated_engine

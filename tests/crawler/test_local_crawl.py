@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
+from core.domains import normalize_url
 from store.models import Citation, CrawlRun, Environment, Link, Page
 from store.session import session_scope
-from webometrics.domains import normalize_url
 from webometrics.stages import crawl
 
 from .conftest import Answer, fast_settings, html, migrated_engine, write_universities

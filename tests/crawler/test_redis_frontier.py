@@ -157,8 +157,8 @@ def test_retries_requeue_and_clear_removes_every_key(server: Any, prefix: str) -
 
 
 def test_unreachable_redis_is_a_clear_error() -> None:
+    from core.exceptions import ConfigError
     from tests.conftest import free_port
-    from webometrics.exceptions import ConfigError
 
     with pytest.raises(ConfigError, match="cannot reach Redis"):
         connect(f"redis://127.0.0.1:{free_port()}/0")

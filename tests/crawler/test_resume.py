@@ -21,10 +21,10 @@ from pathlib import Path
 import psutil
 from sqlalchemy import func, select
 
+from core.domains import normalize_url
 from crawler.frontier import IN_FLIGHT, RECEIVED
 from store.models import CrawlRun, Link, Page, University
 from store.session import session_scope
-from webometrics.domains import normalize_url
 
 from .conftest import migrated_engine
 

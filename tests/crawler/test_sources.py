@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from core.exceptions import ConfigError
 from crawler.sources import (
     UniversityDomains,
     dedupe,
@@ -15,7 +16,6 @@ from crawler.sources import (
     stored_candidates,
 )
 from crawler.storage import CitingCandidate
-from webometrics.exceptions import ConfigError
 
 REPO = Path(__file__).resolve().parents[2]
 UNIS = [
@@ -116,11 +116,12 @@ def test_dedupe_keeps_the_export_claim() -> None:
 
 
 def test_stored_pages_that_link_into_a_university(tmp_path: Path) -> None:
+    from core.universities import parse_universities
     from crawler.items import LinkRecord, PageItem
     from crawler.storage import store_batch
     from store.models import CrawlRun
     from store.session import session_scope
-    from webometrics.universities import import_universities, parse_universities
+    from store.universities import import_universities
 
     from .conftest import migrated_engine
 

@@ -7,11 +7,12 @@ from pathlib import Path
 
 from sqlalchemy import func, select, update
 
+from core.universities import parse_universities
 from crawler.items import LinkRecord, PageErrorItem, PageItem
 from crawler.storage import CitingCandidate, finalize_run, resolve_citations, store_batch
 from store.models import Citation, CrawlRun, Environment, Link, Page
 from store.session import make_engine, session_scope
-from webometrics.universities import import_universities, parse_universities
+from store.universities import import_universities
 
 from .conftest import migrated_engine
 

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
+from core.exceptions import ConfigError
 from crawler.warc import import_warc, iter_records
 from store.models import CrawlRun, Page
 from store.session import session_scope
-from webometrics.exceptions import ConfigError
 
 from .conftest import migrated_engine
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cluster.datasets.reuters import load_reuters
+from core.domains import registered_domain
+from core.settings import Settings
+from corpora.reuters import load_reuters
 from extract.documents import (
     DomainDocumentBuilder,
     PageText,
@@ -20,8 +22,6 @@ from extract.shingles import shingle_hashes
 from extract.templates import TemplateRemover
 from extract.terms import TermCounter, merge_counts, top_terms
 from testbed.webkb import read_webkb
-from webometrics.domains import registered_domain
-from webometrics.settings import Settings
 
 
 @pytest.fixture(scope="module")

@@ -9,10 +9,10 @@ import time
 
 import pytest
 
+from core.settings import Settings
 from extract import ExtractOptions, ExtractResult, extract_page
 from extract.evaluate import aeb_counts, data_dir, iter_trafilatura_eval, scores_from_counts
 from extract.page import STATUSES
-from webometrics.settings import Settings
 
 ALL_LANGUAGES = ExtractOptions(languages=())
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import dataclasses
 
+from core.settings import Settings
 from extract import ExtractOptions, extract_page
 from extract.evaluate import aeb_counts, scores_from_counts
-from webometrics.settings import Settings
 
 FLOOR_TOKEN_F1 = 0.960
 FLOOR_TOKEN_PRECISION = 0.935

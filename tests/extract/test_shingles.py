@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cluster.datasets.reuters import load_reuters
+from corpora.reuters import load_reuters
 from extract.shingles import Shingler, shingle_hashes, shingle_hashes_from_tokens
 from extract.tokens import tokenize
 

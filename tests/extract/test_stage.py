@@ -20,6 +20,8 @@ import psutil
 import pytest
 from sqlalchemy import func, select
 
+from core.domains import host_of, registered_domain
+from core.settings import Settings
 from extract import ExtractOptions, extract_page
 from extract.documents import DomainDocumentBuilder, PageText, select_pages
 from extract.evaluate import AebPage, data_dir, iter_trafilatura_eval
@@ -30,8 +32,6 @@ from store import make_engine, schema
 from store.models import Document, Page, University, UniversityDomain
 from store.session import session_scope
 from testbed.webkb import read_webkb
-from webometrics.domains import host_of, registered_domain
-from webometrics.settings import Settings
 from webometrics.stages import extract as stage
 
 REPO = Path(__file__).resolve().parents[2]

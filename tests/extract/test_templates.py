@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 from warcio.archiveiterator import ArchiveIterator
 
+from core.domains import host_of
 from extract import ExtractOptions, extract_page
 from extract.evaluate import data_dir
 from extract.templates import TemplateRemover, block_key, remove_templates
 from testbed.webkb import read_webkb
-from webometrics.domains import host_of
 
 ANY_LANGUAGE = ExtractOptions(languages=())
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from cluster.datasets.reuters import load_reuters
-from cluster.datasets.tgcontest import load_story_pairs, pair_corpus
+from corpora.reuters import load_reuters
+from corpora.tgcontest import load_story_pairs, pair_corpus
 from extract.tokens import normalize, stopwords_for, tokenize, words
 
 

@@ -10,9 +10,9 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import inspect, select, text
 
+from core.exceptions import SchemaOutOfDateError
 from store import make_engine, schema, session_scope
 from store import models as m
-from webometrics.exceptions import SchemaOutOfDateError
 
 
 def test_upgrade_matches_models_and_downgrades(db_url: str) -> None:

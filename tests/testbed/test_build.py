@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 import pytest
 from protego import Protego
 
+from core.domains import in_domains, registered_domain
 from testbed import CATEGORIES
 from testbed.build import BuildOptions
 from testbed.links import page_links
@@ -22,7 +23,6 @@ from testbed.manifest import Manifest
 from testbed.siteindex import SiteIndex, url_key
 from testbed.sites import category_of
 from webometrics.cli import main
-from webometrics.domains import in_domains, registered_domain
 
 UNIS = ("cornell", "texas", "washington", "wisconsin")
 
@@ -47,7 +47,7 @@ def test_build_is_deterministic_and_the_cli_builds(testbed_dir: Path, tmp_path: 
 
 
 def test_options_are_validated():
-    from webometrics.exceptions import ParameterError
+    from core.exceptions import ParameterError
 
     with pytest.raises(ParameterError, match="min_pages"):
         BuildOptions(min_pages=5, max_pages=2).validate()

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from core.domains import registered_domain
+from core.exceptions import ConfigError
 from testbed.manifest import Manifest
 from testbed.server import TestbedServer
 from testbed.siteindex import url_key
 from testbed.webkb import read_webkb
-from webometrics.domains import registered_domain
-from webometrics.exceptions import ConfigError
 
 
 @pytest.fixture(scope="module")

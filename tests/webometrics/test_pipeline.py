@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
+from core.exceptions import ParameterError, RunLockedError, StageError
+from core.settings import Settings
 from store import make_engine, session_scope
 from store.models import PipelineRun
-from webometrics.exceptions import ParameterError, RunLockedError, StageError
 from webometrics.runlock import RunLock
 from webometrics.scheduler import make_trigger, run_on_schedule
-from webometrics.settings import Settings
 from webometrics.stages.pipeline import PipelineOptions, run_pipeline
 
 

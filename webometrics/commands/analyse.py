@@ -16,7 +16,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="categorise external domains, name and categorise clusters",
         description=(
             "Give every external domain a category of the taxonomy ([analyse] taxonomy, "
-            "default cluster/taxonomy.toml) with its evidence, then name the final clusters of "
+            "default analyse/taxonomy.toml) with its evidence, then name the final clusters of "
             "the clusterings not analysed yet (most frequent shingles, distinctive terms, "
             "largest domains, typical titles) and vote their category. Analysts' overrides "
             "are kept."
@@ -73,7 +73,7 @@ def _analyse(ctx) -> int:
 
 
 def _taxonomy(ctx):
-    from cluster.categories import load_taxonomy
+    from analyse.categories import load_taxonomy
 
     return load_taxonomy(ctx.settings.analyse.taxonomy)
 

@@ -47,9 +47,9 @@ def _dashboard(ctx) -> int:
     from pathlib import Path
 
     import dashboard
+    from core import defaults as D
+    from core.exceptions import ParameterError, StageError
     from store import redact
-    from webometrics import defaults as D
-    from webometrics.exceptions import ParameterError, StageError
 
     settings = ctx.settings
     if getattr(ctx.args, "db_url", None):

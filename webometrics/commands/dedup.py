@@ -49,7 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _list_methods() -> int:
-    from cluster.neardup.registry import describe_methods
+    from dedup.registry import describe_methods
 
     rows = describe_methods()
     width = max(len(r["name"]) for r in rows)

@@ -51,7 +51,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _extract(ctx) -> int:
-    from webometrics.exceptions import ParameterError
+    from core.exceptions import ParameterError
     from webometrics.stages.extract import run
 
     a = ctx.args

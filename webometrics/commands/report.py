@@ -82,7 +82,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _report(ctx: Any) -> int:
-    from cluster.categories import load_taxonomy
+    from analyse.categories import load_taxonomy
 
     engine = ctx.engine(read_only=True)
     taxonomy = load_taxonomy(ctx.settings.analyse.taxonomy)
@@ -250,8 +250,8 @@ def build_report(
     ParameterError
         ``run_id`` or ``compare_to`` has no data.
     """
-    from cluster.categories import load_taxonomy
-    from cluster.networks import (
+    from analyse.categories import load_taxonomy
+    from analyse.networks import (
         centralities,
         colink_overlap,
         environment_graph,

@@ -97,8 +97,9 @@ def _options(ctx, trigger: str):
 
 
 def _once(ctx, trigger: str) -> int:
+    from core.universities import parse_universities
+    from store.universities import import_universities
     from webometrics.stages.pipeline import run_pipeline
-    from webometrics.universities import import_universities, parse_universities
 
     engine = ctx.engine()
     import_universities(engine, parse_universities(ctx.args.universities))

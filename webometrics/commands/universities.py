@@ -26,7 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _import(ctx) -> int:
-    from webometrics.universities import import_universities, parse_universities
+    from core.universities import parse_universities
+    from store.universities import import_universities
 
     specs = parse_universities(ctx.args.file)
     created, updated = import_universities(ctx.engine(), specs)

@@ -2,16 +2,16 @@
 
 1. **Domains**: every external registered domain of the environment (links and verified
    citations) and of the documents gets a category from the taxonomy
-   (:func:`cluster.categories.categorize_domain`) read from up to
+   (:func:`analyse.categories.categorize_domain`) read from up to
    ``[analyse] pages_per_domain`` of its fetched pages (hosts, titles, texts); the studied
    universities' own domains count as listed universities. Stored in
    :class:`~store.models.DomainCategory` with its score and evidence (the raw scores
    included, so cluster votes can be recomputed); an analyst's override is never touched.
 2. **Clusters**: for each clustering not analysed yet (or the ones asked for), the final
-   clusters (level -1) get their theme (:func:`cluster.themes.cluster_themes`: most
+   clusters (level -1) get their theme (:func:`analyse.themes.cluster_themes`: most
    frequent shingles, class-based TF-IDF terms, largest domains, typical titles) and a
    category voted by their member domains (overrides vote one-hot) and theme keywords
-   (:func:`cluster.categories.categorize_cluster`); a cluster's own override stays.
+   (:func:`analyse.categories.categorize_cluster`); a cluster's own override stays.
 
 ``run(engine, settings, ...) -> dict`` returns the statistics the pipeline records.
 """
@@ -29,14 +29,16 @@ from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 from tqdm import tqdm
 
-from cluster.categories import (
+from analyse.categories import (
     Assignment,
     Taxonomy,
     categorize_cluster,
     categorize_domain,
     load_taxonomy,
 )
-from cluster.themes import ThemeDocument, ThemeOptions, cluster_themes, readable_terms
+from analyse.themes import ThemeDocument, ThemeOptions, cluster_themes, readable_terms
+from core.exceptions import ParameterError
+from core.settings import Settings
 from store.models import (
     Cluster,
     Clustering,
@@ -49,8 +51,6 @@ from store.models import (
 )
 from store.overrides import stored_assignment
 from store.session import session_scope
-from webometrics.exceptions import ParameterError
-from webometrics.settings import Settings
 
 log = logging.getLogger(__name__)
 

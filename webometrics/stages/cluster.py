@@ -44,6 +44,8 @@ import numpy as np
 from sqlalchemy import Engine, insert, select, update
 from tqdm import tqdm
 
+from core.exceptions import ParameterError, StageError
+from core.settings import Settings
 from store.models import (
     Cluster,
     Clustering,
@@ -57,8 +59,6 @@ from store.models import (
     University,
 )
 from store.session import session_scope
-from webometrics.exceptions import ParameterError, StageError
-from webometrics.settings import Settings
 
 log = logging.getLogger(__name__)
 

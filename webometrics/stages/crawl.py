@@ -35,8 +35,8 @@ from typing import Any
 
 from sqlalchemy import Engine, select
 
-from webometrics.exceptions import ConfigError, ParameterError, StageError
-from webometrics.settings import Settings
+from core.exceptions import ConfigError, ParameterError, StageError
+from core.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -441,7 +441,8 @@ def run(
     farm = _check_farm(engine, opts)
     names = None
     if universities_file:
-        from webometrics.universities import import_universities, parse_universities
+        from core.universities import parse_universities
+        from store.universities import import_universities
 
         specs = parse_universities(universities_file)
         import_universities(engine, specs)

@@ -1,7 +1,7 @@
 """The dedup stage: group fuzzy duplicates among stored documents, pick canonical ones.
 
 Reads the :class:`~store.models.Document` rows of one unit, hands them to a near-duplicate
-method of :mod:`cluster.neardup` and writes one :class:`~store.models.DedupRun` with its
+method of :mod:`dedup` and writes one :class:`~store.models.DedupRun` with its
 :class:`~store.models.DuplicateGroup` and :class:`~store.models.DuplicateMember` rows.
 ``webometrics cluster`` then leaves out the non-canonical members of the latest run.
 
@@ -30,10 +30,10 @@ import numpy as np
 from sqlalchemy import Engine, select
 from tqdm import tqdm
 
+from core.exceptions import StageError
+from core.settings import Settings
 from store.models import DedupRun, Document, DuplicateGroup, DuplicateMember, Page
 from store.session import session_scope
-from webometrics.exceptions import StageError
-from webometrics.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -117,7 +117,7 @@ def run(
         ``[dedup]`` gives the defaults of every option; the unit defaults to
         ``[dedup] unit``, else ``[cluster] unit``.
     method : str, optional
-        A name of :data:`cluster.neardup.registry.METHODS`.
+        A name of :data:`dedup.registry.METHODS`.
     grouping : {"components", "cliques", "fpmax"}, optional
     unit : {"page", "domain"}, optional
     canonical : {"longest", "earliest"}, optional
@@ -139,8 +139,8 @@ def run(
     StageError
         There are no documents of the unit (run the extract stage first).
     """
-    from cluster.neardup.base import Corpus
-    from cluster.neardup.registry import get_method
+    from dedup.base import Corpus
+    from dedup.registry import get_method
 
     cfg = settings.dedup
     name = method or cfg.method

@@ -51,14 +51,14 @@ import numpy as np
 from sqlalchemy import Engine, delete, func, select, update
 from tqdm import tqdm
 
+from core.domains import in_domains
+from core.exceptions import ParameterError
+from core.settings import Settings
 from extract.documents import DomainDocumentBuilder, PageText
 from extract.page import ExtractOptions, extract_page
 from extract.shingles import Shingler
 from store.models import Document, Page, UniversityDomain, utcnow
 from store.session import session_scope
-from webometrics.domains import in_domains
-from webometrics.exceptions import ParameterError
-from webometrics.settings import Settings
 
 log = logging.getLogger(__name__)
 

@@ -18,11 +18,11 @@ from typing import Any
 
 from sqlalchemy import Engine
 
+from core.exceptions import StageError, WebometricsError
+from core.settings import Settings
 from store.models import PipelineRun, utcnow
 from store.session import session_scope
-from webometrics.exceptions import StageError, WebometricsError
 from webometrics.runlock import RunLock
-from webometrics.settings import Settings
 
 log = logging.getLogger(__name__)
 

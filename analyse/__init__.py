@@ -1,0 +1,10 @@
+"""The library of the ``analyse`` stage: what the clusters mean.
+
+- :mod:`analyse.categories`: the taxonomy (``analyse/taxonomy.toml``) and the category
+  of a domain or a cluster, with its evidence;
+- :mod:`analyse.themes`: names of clusters (distinctive terms, titles, domains);
+- :mod:`analyse.networks`: university-domain graphs, co-link overlaps, centralities and
+  their export (GEXF, GraphML, CSV).
+
+Imports neither the database nor the command line.
+"""

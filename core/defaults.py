@@ -1,0 +1,163 @@
+"""Every default value of the project, in one module.
+
+Components never read environment variables or files; they take plain arguments.
+:mod:`core.settings` builds the typed settings object from these defaults,
+a ``webometrics.toml`` file and ``WEBOMETRICS_*`` environment variables.
+"""
+
+from __future__ import annotations
+
+# --- database -------------------------------------------------------------
+DB_URL = "sqlite:///webometrics.db"
+
+# --- crawl ----------------------------------------------------------------
+CRAWL_DEPTH = 3
+CRAWL_MAX_PAGES_PER_UNIVERSITY = 2000
+CRAWL_EXTERNAL_PAGES_PER_DOMAIN = 3
+CRAWL_USER_AGENT = "webometrics-crawler/0.1 (+{contact})"
+CRAWL_CONTACT_URL = "https://example.org/webometrics-crawler"
+CRAWL_CONCURRENT_REQUESTS = 16
+CRAWL_CONCURRENT_PER_DOMAIN = 4
+CRAWL_DOWNLOAD_DELAY = 0.25
+CRAWL_DOWNLOAD_TIMEOUT = 20.0
+CRAWL_MAX_RESPONSE_BYTES = 10 * 1024 * 1024
+CRAWL_RETRY_TIMES = 2
+CRAWL_OBEY_ROBOTS = True
+CRAWL_AUTOTHROTTLE = True
+CRAWL_ALLOW_PRIVATE_HOSTS = False
+CRAWL_BATCH_SIZE = 200
+CRAWL_FLUSH_SECONDS = 2.0  # store buffered pages at least this often
+CRAWL_MAX_REDIRECTS = 10
+CRAWL_SITEMAPS = True  # follow the Sitemap: lines of university robots.txt files
+CRAWL_EXTRACT_INLINE = False  # extract main text while crawling (else `webometrics extract`)
+CRAWL_EXTRACT_WORKERS = 1  # processes of the inline extraction
+CRAWL_REDIS_KEY = "webometrics"  # prefix of a crawl farm's Redis keys
+CRAWL_PROCESSES = 1  # crawler processes started here (more than one needs redis_url)
+CRAWL_WORKER_LEASE = 60.0  # seconds without a heartbeat before a process's requests are taken back
+
+# --- extraction -----------------------------------------------------------
+EXTRACT_FAVOR = "balanced"  # precision | recall | balanced
+EXTRACT_INCLUDE_TABLES = True
+EXTRACT_INCLUDE_COMMENTS = False
+EXTRACT_FALLBACK = True  # trafilatura compares with readability/jusText (False: its fast mode)
+EXTRACT_EXTENSIVE_DATE = False  # htmldate's extensive search: +1.5 % dates, ~25 % slower
+EXTRACT_LANGUAGES: tuple[str, ...] = ("en", "ru")
+EXTRACT_TIMEOUT_SECONDS = 30.0
+EXTRACT_MAX_HTML_BYTES = 5 * 1024 * 1024
+EXTRACT_TEMPLATE_REMOVAL = True
+EXTRACT_TEMPLATE_MIN_PAGES = 3
+EXTRACT_TEMPLATE_MIN_SHARE = 0.5
+
+# --- tokens and shingles --------------------------------------------------
+# Chosen by the sweep of bench/table1.py (bench/results/table1.md, "Sweep"): on Reuters
+# 1-word stemmed shingles without stop words give the best class F of exact single link.
+SHINGLE_K = 1
+SHINGLE_STEM = True
+SHINGLE_STOPWORDS = True
+
+# --- domain documents -----------------------------------------------------
+DOMAIN_MAX_PAGES = 20
+DOMAIN_MAX_SHINGLES = 20000
+DOMAIN_MAX_TERMS = 1000  # distinct term counts stored per document (most frequent first)
+
+# --- MinHash / LSH --------------------------------------------------------
+# MINHASH_* and CLUSTER_THRESHOLD/R0/STEP/R_MIN: the sweep's choice in
+# bench/results/table1.md (best class F with ARI >= 0.95 against exact single link for five
+# seeds and the whole pipeline over 21,578 stories within 5 s): levels r = 12, 8, 4 of
+# 1024 permutations (b = 85, 128, 256 bands).
+MINHASH_NUM_PERM = 1024
+MINHASH_SEED = 1
+MINHASH_SCHEME = "affine32"  # datasketch 2.x scheme: affine32 | affine64 | legacy
+# threads signing documents (-1: every core; the signatures do not depend on it)
+MINHASH_WORKERS = -1
+
+# --- clustering (the paper's modified LSH single-link) --------------------
+CLUSTER_THRESHOLD = 0.3
+CLUSTER_R0 = 12
+CLUSTER_R_MIN = 4
+CLUSTER_STEP = 4
+CLUSTER_SIMILARITY = "jaccard"  # signature | jaccard
+CLUSTER_UNIT = "domain"  # page | domain
+CLUSTER_LINKAGE = "single"  # single | leiden
+# working memory of one banding (LSH level); above it the bucket entries go to hash
+# partitions on disk, with the same pairs (cluster.lsh.candidate_pairs)
+CLUSTER_BAND_MEMORY_MB = 1024
+# folder of a memory-mapped signature store (None: signatures in memory); when set the
+# cluster stage streams the documents into it instead of loading all shingles
+CLUSTER_SIGNATURE_STORE: str | None = None
+
+# --- Leiden on the LSH candidate graph (--linkage leiden) -----------------
+# Chosen by the sweep of bench/linkage.py on WebKB, real university web pages
+# (bench/results/linkage.md): t = 0.02, r = 2 rows in 64 bands (the first 128 rows of the
+# signature), signature similarity, RB quality, levels of resolution 4 -> 0.5.
+CLUSTER_RESOLUTION = (4.0, 2.0, 1.0, 0.5)  # nested levels, finest first; the last = clusters
+CLUSTER_QUALITY = "rb"  # rb | modularity | cpm
+CLUSTER_LEIDEN_THRESHOLD = 0.02
+CLUSTER_LEIDEN_ROWS = 2
+CLUSTER_LEIDEN_BANDS = 64
+CLUSTER_LEIDEN_SIMILARITY = "signature"  # signature | jaccard
+CLUSTER_MAX_NEIGHBOURS: int | None = 20  # strongest edges kept per document (None: all)
+
+# --- activity clustering (the default method of `webometrics cluster`) -----
+# cluster.ActivityClusterer: tf-idf of stored term counts, weighted MinHash + LSH
+# candidates, a k-nearest-neighbour graph, nested Leiden levels. Chosen by
+# leave-one-corpus-out over nine labelled corpora (bench/results/activity.md); the same
+# values for every corpus.
+CLUSTER_METHOD = "activity"  # activity | paper (the shingle-set methods of --linkage)
+ACTIVITY_N_NEIGHBORS: int | str = "auto"  # or a number; auto = round(2.5 ln n)
+ACTIVITY_RESOLUTION = (2.0, 1.0)  # nested levels, finest first; the last (modularity) = clusters
+ACTIVITY_QUALITY = "rb"  # rb | modularity | cpm
+ACTIVITY_MIN_DF = 2  # a term of fewer documents carries no weight
+ACTIVITY_MAX_DF = 1.0  # nor a term of more than this share of the documents (1.0: no cut)
+# auto: every pair while sum(df^2) + n^2 <= 3e8 (small corpora), else weighted MinHash + LSH
+ACTIVITY_CANDIDATES = "auto"  # auto | wminhash | simhash | exact
+ACTIVITY_NUM_PERM = 64
+ACTIVITY_ROWS = 1
+ACTIVITY_MAX_BUCKET = 10
+ACTIVITY_REFINE = 1
+ACTIVITY_SEED = 1
+
+# --- near duplicates ------------------------------------------------------
+DEDUP_METHOD = "minhash-lsh"
+DEDUP_CANONICAL = "longest"  # longest | earliest
+DEDUP_GROUPING = "components"  # components | cliques | fpmax
+DEDUP_UNIT: str | None = None  # page | domain; None: the [cluster] unit
+DEDUP_MAX_CLIQUE_SIZE = 100
+DEDUP_FPMAX_MAX_DOCS = 40
+
+# --- analysis: themes, categories, report ---------------------------------
+ANALYSE_TAXONOMY: str | None = None  # None: the shipped analyse/taxonomy.toml
+ANALYSE_THEME_TERMS = 10
+ANALYSE_THEME_SHINGLES = 10
+ANALYSE_SHINGLE_SIZES: tuple[int, ...] = (2, 3)
+ANALYSE_TOP_DOMAINS = 5
+ANALYSE_TITLES = 5
+ANALYSE_PAGES_PER_DOMAIN = 20
+ANALYSE_MAX_WORDS = 5000
+
+# --- dashboard ------------------------------------------------------------
+DASHBOARD_HOST = "127.0.0.1"
+DASHBOARD_PORT = 8501
+DASHBOARD_NETWORK_MAX_NODES = 300  # the interactive network's domains (most linked first)
+DASHBOARD_EXPAND_CLUSTERS = 30  # clusters that expand to their domains and pages
+
+# --- testbed --------------------------------------------------------------
+TESTBED_HOST = "127.0.0.1"
+TESTBED_PORT = 8899
+TESTBED_SEED = 20150101
+TESTBED_MAX_SITES = 300  # generated external sites, most-linked domains first
+TESTBED_MIN_PAGES = 1  # extra pages per generated site, besides its linked pages
+TESTBED_MAX_PAGES = 4
+TESTBED_LINK_ROT = 0.05  # share of linked pages of generated sites that answer 404
+TESTBED_HTTPS_SHARE = 0.25  # share of generated sites that redirect http -> https
+TESTBED_RUSSIAN_SHARE = 0.15  # share of generated sites with Russian texts
+TESTBED_BACKLINK_SHARE = 0.1  # share of generated sites that link back to a university
+TESTBED_CITING_SITES = 10  # citing-only sites per university
+TESTBED_SLOW_SECONDS = 3.0  # delay of the slow trouble pages
+TESTBED_OVERSIZED_BYTES = 12 * 1024 * 1024
+
+# --- shared data ----------------------------------------------------------
+DATA_ENV = "WEBOMETRICS_DATA"
+CONFIG_ENV = "WEBOMETRICS_CONFIG"
+DB_URL_ENV = "WEBOMETRICS_DB_URL"
+CONFIG_FILE = "webometrics.toml"

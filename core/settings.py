@@ -1,0 +1,374 @@
+"""The typed settings object: defaults, ``webometrics.toml`` and the environment.
+
+Precedence, lowest first: :mod:`core.defaults`, the TOML file (``--config``,
+else ``$WEBOMETRICS_CONFIG``, else ``./webometrics.toml`` when present), then
+environment variables ``WEBOMETRICS_<SECTION>__<KEY>`` (and ``WEBOMETRICS_DB_URL``
+for the database URL). Unknown sections and keys are errors, not silently ignored.
+
+Examples
+--------
+>>> s = Settings()
+>>> s.cluster.threshold
+0.3
+>>> Settings.model_validate({"cluster": {"threshold": 0.5}}).cluster.threshold
+0.5
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from core import defaults as D
+from core.exceptions import ConfigError
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+
+
+class DatabaseSettings(_Section):
+    """Where the data live: any SQLAlchemy URL (SQLite file or PostgreSQL)."""
+
+    url: str = D.DB_URL
+
+
+class CrawlSettings(_Section):
+    """Politeness, budgets and limits of the Scrapy spiders."""
+
+    depth: int = Field(D.CRAWL_DEPTH, ge=0, le=50)
+    max_pages_per_university: int = Field(D.CRAWL_MAX_PAGES_PER_UNIVERSITY, ge=1)
+    external_pages_per_domain: int = Field(D.CRAWL_EXTERNAL_PAGES_PER_DOMAIN, ge=0)
+    user_agent: str = D.CRAWL_USER_AGENT
+    contact_url: str = D.CRAWL_CONTACT_URL
+    concurrent_requests: int = Field(D.CRAWL_CONCURRENT_REQUESTS, ge=1)
+    concurrent_per_domain: int = Field(D.CRAWL_CONCURRENT_PER_DOMAIN, ge=1)
+    download_delay: float = Field(D.CRAWL_DOWNLOAD_DELAY, ge=0)
+    download_timeout: float = Field(D.CRAWL_DOWNLOAD_TIMEOUT, gt=0)
+    max_response_bytes: int = Field(D.CRAWL_MAX_RESPONSE_BYTES, ge=1024)
+    retry_times: int = Field(D.CRAWL_RETRY_TIMES, ge=0)
+    obey_robots: bool = D.CRAWL_OBEY_ROBOTS
+    autothrottle: bool = D.CRAWL_AUTOTHROTTLE
+    allow_private_hosts: bool = D.CRAWL_ALLOW_PRIVATE_HOSTS
+    batch_size: int = Field(D.CRAWL_BATCH_SIZE, ge=1)
+    flush_seconds: float = Field(D.CRAWL_FLUSH_SECONDS, gt=0)
+    max_redirects: int = Field(D.CRAWL_MAX_REDIRECTS, ge=0, le=50)
+    sitemaps: bool = D.CRAWL_SITEMAPS
+    extract_inline: bool = D.CRAWL_EXTRACT_INLINE
+    extract_workers: int = Field(D.CRAWL_EXTRACT_WORKERS, ge=1, le=64)
+    proxy: str | None = None
+    warc_dir: str | None = None
+    jobdir: str | None = None
+    http_cache_dir: str | None = None
+    redis_url: str | None = None
+    redis_key: str = Field(D.CRAWL_REDIS_KEY, min_length=1, pattern=r"^[^\s%]+$")
+    processes: int = Field(D.CRAWL_PROCESSES, ge=1, le=256)
+    worker_lease: float = Field(D.CRAWL_WORKER_LEASE, ge=5)
+
+
+class ExtractSettings(_Section):
+    """Main-text extraction (trafilatura), language filter and site templates."""
+
+    favor: Literal["precision", "recall", "balanced"] = D.EXTRACT_FAVOR  # type: ignore[assignment]
+    include_tables: bool = D.EXTRACT_INCLUDE_TABLES
+    include_comments: bool = D.EXTRACT_INCLUDE_COMMENTS
+    fallback: bool = D.EXTRACT_FALLBACK
+    extensive_date: bool = D.EXTRACT_EXTENSIVE_DATE
+    languages: tuple[str, ...] = D.EXTRACT_LANGUAGES
+    timeout_seconds: float = Field(D.EXTRACT_TIMEOUT_SECONDS, gt=0)
+    max_html_bytes: int = Field(D.EXTRACT_MAX_HTML_BYTES, ge=1024)
+    template_removal: bool = D.EXTRACT_TEMPLATE_REMOVAL
+    template_min_pages: int = Field(D.EXTRACT_TEMPLATE_MIN_PAGES, ge=2)
+    template_min_share: float = Field(D.EXTRACT_TEMPLATE_MIN_SHARE, gt=0, le=1)
+
+    @field_validator("languages")
+    @classmethod
+    def _lang_codes(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        for code in v:
+            if not re.fullmatch(r"[a-z]{2,3}", code):
+                raise ValueError(f"{code!r} is not an ISO 639 language code such as 'en' or 'ru'")
+        return v
+
+
+class ShingleSettings(_Section):
+    """Tokens and word shingles (seed 001)."""
+
+    k: int = Field(D.SHINGLE_K, ge=1, le=20)
+    stem: bool = D.SHINGLE_STEM
+    stopwords: bool = D.SHINGLE_STOPWORDS
+
+
+class DomainSettings(_Section):
+    """Caps of a domain's document (the union of its pages' shingles) and of the term
+    counts stored per document (page or domain)."""
+
+    max_pages: int = Field(D.DOMAIN_MAX_PAGES, ge=1)
+    max_shingles: int = Field(D.DOMAIN_MAX_SHINGLES, ge=1)
+    max_terms: int = Field(D.DOMAIN_MAX_TERMS, ge=1)
+
+
+class MinHashSettings(_Section):
+    """MinHash signatures; they travel with every stored signature."""
+
+    num_perm: int = Field(D.MINHASH_NUM_PERM, ge=1, le=4096)
+    seed: int = Field(D.MINHASH_SEED, ge=0, lt=2**32)
+    scheme: Literal["affine32", "affine64", "legacy"] = D.MINHASH_SCHEME  # type: ignore[assignment]
+    workers: int = Field(D.MINHASH_WORKERS, ge=-256, le=256)
+
+    @field_validator("workers")
+    @classmethod
+    def _workers(cls, v: int) -> int:
+        """Threads signing documents: N >= 1, or -1 for every core (-2 all but one ...)."""
+        if v == 0:
+            raise ValueError("workers must be >= 1, or -1 for every core (0 is not allowed)")
+        return v
+
+
+class ClusterSettings(_Section):
+    """The paper's modified LSH single-link (and the Leiden alternative)."""
+
+    threshold: float = Field(D.CLUSTER_THRESHOLD, gt=0, lt=1)
+    r0: int = Field(D.CLUSTER_R0, ge=1)
+    r_min: int = Field(D.CLUSTER_R_MIN, ge=1)
+    step: int = Field(D.CLUSTER_STEP, ge=1)
+    similarity: Literal["signature", "jaccard", "weighted"] = D.CLUSTER_SIMILARITY  # type: ignore[assignment]
+    unit: Literal["page", "domain"] = D.CLUSTER_UNIT  # type: ignore[assignment]
+    method: Literal["activity", "paper"] = D.CLUSTER_METHOD  # type: ignore[assignment]
+    linkage: Literal["single", "leiden"] = D.CLUSTER_LINKAGE  # type: ignore[assignment]
+    resolution: tuple[float, ...] = Field(D.CLUSTER_RESOLUTION, min_length=1)
+    quality: Literal["rb", "modularity", "cpm"] = D.CLUSTER_QUALITY  # type: ignore[assignment]
+    leiden_threshold: float = Field(D.CLUSTER_LEIDEN_THRESHOLD, gt=0, lt=1)
+    leiden_rows: int = Field(D.CLUSTER_LEIDEN_ROWS, ge=1)
+    leiden_bands: int = Field(D.CLUSTER_LEIDEN_BANDS, ge=1)
+    leiden_similarity: Literal["signature", "jaccard"] = D.CLUSTER_LEIDEN_SIMILARITY  # type: ignore[assignment]
+    max_neighbours: int | None = Field(D.CLUSTER_MAX_NEIGHBOURS, ge=1)
+    band_memory_mb: int = Field(D.CLUSTER_BAND_MEMORY_MB, ge=1)
+    signature_store: str | None = D.CLUSTER_SIGNATURE_STORE
+
+    @field_validator("resolution", mode="before")
+    @classmethod
+    def _levels(cls, v: Any) -> Any:
+        """One resolution or a list of them (levels); each > 0."""
+        values = [v] if isinstance(v, int | float) else v
+        if isinstance(values, list | tuple) and any(
+            isinstance(x, bool) or not isinstance(x, int | float) or x <= 0 for x in values
+        ):
+            raise ValueError("every resolution must be a number > 0")
+        return values
+
+
+class ActivitySettings(_Section):
+    """Activity clustering (:class:`cluster.ActivityClusterer`), the default method."""
+
+    n_neighbors: Annotated[int, Field(ge=1)] | Literal["auto"] = D.ACTIVITY_N_NEIGHBORS  # type: ignore[assignment]
+    resolution: tuple[float, ...] = Field(D.ACTIVITY_RESOLUTION, min_length=1)
+    quality: Literal["rb", "modularity", "cpm"] = D.ACTIVITY_QUALITY  # type: ignore[assignment]
+    min_df: int = Field(D.ACTIVITY_MIN_DF, ge=1)
+    max_df: float = Field(D.ACTIVITY_MAX_DF, gt=0, le=1)
+    candidates: Literal["auto", "wminhash", "simhash", "exact"] = D.ACTIVITY_CANDIDATES  # type: ignore[assignment]
+    num_perm: int = Field(D.ACTIVITY_NUM_PERM, ge=1)
+    rows: int = Field(D.ACTIVITY_ROWS, ge=1)
+    max_bucket: int = Field(D.ACTIVITY_MAX_BUCKET, ge=2)
+    refine: int = Field(D.ACTIVITY_REFINE, ge=0)
+    seed: int = Field(D.ACTIVITY_SEED, ge=0, lt=2**31)
+
+    _levels = field_validator("resolution", mode="before")(ClusterSettings._levels.__func__)  # type: ignore[attr-defined]
+
+
+class DedupSettings(_Section):
+    """Fuzzy-duplicate removal before clustering (``webometrics dedup --list-methods``)."""
+
+    method: str = D.DEDUP_METHOD
+    canonical: Literal["longest", "earliest"] = D.DEDUP_CANONICAL  # type: ignore[assignment]
+    grouping: Literal["components", "cliques", "fpmax"] = D.DEDUP_GROUPING  # type: ignore[assignment]
+    unit: Literal["page", "domain"] | None = D.DEDUP_UNIT  # type: ignore[assignment]
+    max_clique_size: int = Field(D.DEDUP_MAX_CLIQUE_SIZE, ge=2)
+    fpmax_max_docs: int = Field(D.DEDUP_FPMAX_MAX_DOCS, ge=2)
+
+
+class AnalyseSettings(_Section):
+    """Cluster themes, activity categories (the taxonomy file) and the report."""
+
+    taxonomy: str | None = D.ANALYSE_TAXONOMY
+    theme_terms: int = Field(D.ANALYSE_THEME_TERMS, ge=1, le=100)
+    theme_shingles: int = Field(D.ANALYSE_THEME_SHINGLES, ge=0, le=100)
+    shingle_sizes: tuple[int, ...] = D.ANALYSE_SHINGLE_SIZES
+    top_domains: int = Field(D.ANALYSE_TOP_DOMAINS, ge=0, le=100)
+    titles: int = Field(D.ANALYSE_TITLES, ge=0, le=100)
+    pages_per_domain: int = Field(D.ANALYSE_PAGES_PER_DOMAIN, ge=1)
+    max_words: int = Field(D.ANALYSE_MAX_WORDS, ge=10)
+
+    @field_validator("shingle_sizes")
+    @classmethod
+    def _sizes(cls, v: tuple[int, ...]) -> tuple[int, ...]:
+        if not v or any(k < 1 or k > 10 for k in v):
+            raise ValueError("shingle_sizes must list word counts from 1 to 10, e.g. [2, 3]")
+        return v
+
+
+class DashboardSettings(_Section):
+    """Where ``webometrics dashboard`` listens."""
+
+    host: str = D.DASHBOARD_HOST
+    port: int = Field(D.DASHBOARD_PORT, ge=1, le=65535)
+    network_max_nodes: int = Field(D.DASHBOARD_NETWORK_MAX_NODES, ge=10, le=5000)
+    expand_clusters: int = Field(D.DASHBOARD_EXPAND_CLUSTERS, ge=1, le=500)
+
+
+class TestbedSettings(_Section):
+    """The local test web (``webometrics testbed serve``)."""
+
+    host: str = D.TESTBED_HOST
+    port: int = Field(D.TESTBED_PORT, ge=0, le=65535)
+    seed: int = D.TESTBED_SEED
+    directory: str = "testbed-web"
+    log_file: str | None = None
+    max_sites: int = Field(D.TESTBED_MAX_SITES, ge=0)
+    min_pages: int = Field(D.TESTBED_MIN_PAGES, ge=1)
+    max_pages: int = Field(D.TESTBED_MAX_PAGES, ge=1)
+    link_rot: float = Field(D.TESTBED_LINK_ROT, ge=0, le=1)
+    https_share: float = Field(D.TESTBED_HTTPS_SHARE, ge=0, le=1)
+    russian_share: float = Field(D.TESTBED_RUSSIAN_SHARE, ge=0, le=1)
+    backlink_share: float = Field(D.TESTBED_BACKLINK_SHARE, ge=0, le=1)
+    citing_sites: int = Field(D.TESTBED_CITING_SITES, ge=1)
+    slow_seconds: float = Field(D.TESTBED_SLOW_SECONDS, ge=0)
+    oversized_bytes: int = Field(D.TESTBED_OVERSIZED_BYTES, ge=1024)
+
+
+class Settings(_Section):
+    """All settings of a run, one typed object, immutable once loaded."""
+
+    database: DatabaseSettings = DatabaseSettings()
+    crawl: CrawlSettings = CrawlSettings()
+    extract: ExtractSettings = ExtractSettings()
+    shingle: ShingleSettings = ShingleSettings()
+    domain: DomainSettings = DomainSettings()
+    minhash: MinHashSettings = MinHashSettings()
+    cluster: ClusterSettings = ClusterSettings()
+    activity: ActivitySettings = ActivitySettings()
+    dedup: DedupSettings = DedupSettings()
+    analyse: AnalyseSettings = AnalyseSettings()
+    dashboard: DashboardSettings = DashboardSettings()
+    testbed: TestbedSettings = TestbedSettings()
+
+    def replace(self, **sections: Mapping[str, Any]) -> Settings:
+        """Return a copy with some keys of some sections replaced (validated)."""
+        data = self.model_dump()
+        for name, values in sections.items():
+            data.setdefault(name, {}).update(values)
+        return Settings.model_validate(data)
+
+
+def _key_line(text: str, loc: tuple[Any, ...]) -> int | None:
+    """Best-effort line number of ``[section]`` / ``key`` in a TOML text."""
+    section = str(loc[0]) if loc else None
+    key = str(loc[1]) if len(loc) > 1 else None
+    in_section = False
+    section_line = None
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            in_section = stripped.strip("[] ") == section
+            if in_section:
+                section_line = number
+            continue
+        if in_section and key and re.match(rf"{re.escape(key)}\s*=", stripped):
+            return number
+    return section_line
+
+
+def format_validation_error(exc: ValidationError, source: str, text: str | None = None) -> str:
+    """One readable message per problem: ``file:line: section.key: what is wrong``."""
+    lines = []
+    for err in exc.errors():
+        loc = tuple(err["loc"])
+        field = ".".join(str(p) for p in loc) or "(top level)"
+        where = source
+        if text is not None:
+            line = _key_line(text, loc)
+            if line is not None:
+                where = f"{source}:{line}"
+        msg = err["msg"]
+        if err["type"] == "extra_forbidden":
+            msg = "unknown key (check the spelling; see README 'Configuration')"
+        lines.append(f"{where}: {field}: {msg}")
+    return "\n".join(lines)
+
+
+def _env_overrides(environ: Mapping[str, str]) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    if environ.get(D.DB_URL_ENV):
+        out.setdefault("database", {})["url"] = environ[D.DB_URL_ENV]
+    for name, value in environ.items():
+        m = re.fullmatch(r"WEBOMETRICS_([A-Z]+)__([A-Z0-9_]+)", name)
+        if m:
+            section, key = m.group(1).lower(), m.group(2).lower()
+            parsed: Any = value
+            if section == "extract" and key == "languages":
+                parsed = tuple(x.strip() for x in value.split(",") if x.strip())
+            out.setdefault(section, {})[key] = parsed
+    return out
+
+
+def load_settings(
+    path: str | os.PathLike[str] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Settings:
+    """Load the settings from defaults, a TOML file and the environment.
+
+    Parameters
+    ----------
+    path : path-like, optional
+        The TOML file. When ``None``: ``$WEBOMETRICS_CONFIG``, else ``./webometrics.toml``
+        if it exists, else defaults only.
+    environ : mapping, optional
+        The environment (``os.environ`` when ``None``).
+
+    Returns
+    -------
+    Settings
+
+    Raises
+    ------
+    ConfigError
+        The file is missing, is not valid TOML, or holds an unknown key or a bad value;
+        the message names the file and the line.
+    """
+    env = os.environ if environ is None else environ
+    data: dict[str, Any] = {}
+    text: str | None = None
+    source = "environment"
+    if path is None and env.get(D.CONFIG_ENV):
+        path = env[D.CONFIG_ENV]
+    if path is None and Path(D.CONFIG_FILE).is_file():
+        path = D.CONFIG_FILE
+    if path is not None:
+        p = Path(path)
+        source = str(p)
+        if not p.is_file():
+            raise ConfigError(
+                f"{p}: configuration file not found (give --config PATH or unset {D.CONFIG_ENV})"
+            )
+        try:
+            text = p.read_text(encoding="utf-8")
+            data = tomllib.loads(text)
+        except UnicodeDecodeError as exc:
+            raise ConfigError(
+                f"{p}: not UTF-8 text ({exc.reason}); save the file as UTF-8"
+            ) from exc
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{p}: invalid TOML: {exc}") from exc
+    for section, values in _env_overrides(env).items():
+        if not isinstance(data.get(section, {}), dict):
+            raise ConfigError(f"{source}: [{section}] must be a table")
+        data.setdefault(section, {}).update(values)
+    try:
+        return Settings.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(format_validation_error(exc, source, text)) from exc

@@ -1,0 +1,145 @@
+"""The analyst views: created by migration 0002, the example queries of
+``store/examples.sql`` (shown in the README) run on SQLite and PostgreSQL and agree with
+:mod:`store.analytics`; later SQLite batch migrations still work with the views."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from sqlalchemy import inspect, text
+
+from core.settings import Settings
+from store import analytics as A
+from store import make_engine, schema
+from webometrics.stages import analyse
+
+from .conftest import ENV, Facts
+
+REPO = Path(__file__).resolve().parents[2]
+VIEWS = {
+    "v_domain_language",
+    "v_domain_category",
+    "v_environment",
+    "v_university_table2",
+    "v_category_share",
+    "v_country_category_share",
+    "v_cluster",
+    "v_cluster_member",
+    "v_domain_history",
+}
+
+
+def test_every_example_runs_and_returns_rows(filled: Facts) -> None:
+    engine = make_engine(filled.url)
+    try:
+        assert set(inspect(engine).get_view_names()) >= VIEWS
+        analyse.run(engine, Settings(), progress=False)  # clusters get themes and categories
+        examples = A.sql_examples()
+        assert len(examples) >= 5
+        results = {}
+        with engine.connect() as conn:
+            for ex in examples:
+                rows = conn.execute(text(ex.sql)).mappings().all()
+                assert rows, f"example {ex.name!r} returned no row"
+                results[ex.name] = rows
+        # the SQL agrees with the Python read functions
+        t2 = {r.university: r for r in A.table2(engine)}
+        for row in results["table2"]:
+            r = t2[row["university"]]
+            assert (
+                row["external_links"],
+                row["external_domains"],
+                row["citing_pages"],
+                row["citing_domains"],
+            ) == (r.external_links, r.external_domains, r.citing_pages, r.citing_domains)
+        pairs = {
+            frozenset((o["university_a"], o["university_b"])): o["shared_domains"]
+            for o in results["co-outlink-pairs"]
+        }
+        spbu, ox = "Saint Petersburg State University", "University of Oxford"
+        want = set(ENV[2]["spbu.ru"]["outgoing"]) & set(ENV[2]["ox.ac.uk"]["outgoing"])
+        assert pairs == {frozenset((spbu, ox)): len(want)}
+        assert [r["domain"] for r in results["shared-domains"]] == sorted(want)
+        assert {r["domain"] for r in results["overrides"]} == {"lenta.ru"}
+        assert {r["domain"] for r in results["new-domains"]} == {"gazprom.ru", "cnn.com"}
+        assert float(
+            sum(r["percent"] for r in results["country-shares"] if r["country"] == "Russia")
+        ) == (__import__("pytest").approx(100.0, abs=0.2))
+    finally:
+        engine.dispose()
+
+
+def test_readme_shows_the_examples_verbatim() -> None:
+    """Every example the README shows (a block starting ``-- name: <name>``) is the one of
+    store/examples.sql, and the README shows at least five."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    if "-- name:" not in readme:
+        return  # the README has no SQL section yet; store/examples.sql is the source
+    examples = {ex.name: ex.sql for ex in A.sql_examples()}
+    shown = {}
+    for block in readme.split("-- name:")[1:]:
+        name = block.split("\n", 1)[0].strip()
+        body = [
+            ln for ln in block.split("\n")[1:] if ln.strip() and not ln.strip().startswith("--")
+        ]
+        sql = "\n".join(body).split(";", 1)[0]
+        shown[name] = sql.strip()
+    assert len(shown) >= 5, f"README shows {len(shown)} SQL examples; show at least five"
+    for name, sql in shown.items():
+        assert name in examples, f"README example {name!r} is not in store/examples.sql"
+        assert sql == examples[name].strip(), (
+            f"README example {name!r} differs from store/examples.sql"
+        )
+
+
+def test_batch_migration_after_the_views_and_downgrade(tmp_path: Path) -> None:
+    """A later revision that recreates a table (SQLite batch mode) must not trip over the
+    views (alembic issue #1207); downgrading removes the views."""
+    scripts = tmp_path / "migrations"
+    shutil.copytree(REPO / "migrations", scripts, ignore=shutil.ignore_patterns("__pycache__"))
+    url = f"sqlite:///{tmp_path / 'batch.db'}"
+    engine = make_engine(url)
+    head = schema.head_revision(engine)  # chain after whatever the newest revision is
+    (scripts / "versions" / "9999_recreate_page.py").write_text(
+        f'''"""recreate page in batch mode
+
+Revision ID: 9999
+Revises: {head}
+"""
+import sqlalchemy as sa
+from alembic import op
+
+revision = "9999"
+down_revision = "{head}"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    with op.batch_alter_table("page", recreate="always") as batch:
+        batch.add_column(sa.Column("probe", sa.Integer(), nullable=True))
+
+
+def downgrade() -> None:
+    with op.batch_alter_table("page", recreate="always") as batch:
+        batch.drop_column("probe")
+''',
+        encoding="utf-8",
+    )
+    from alembic import command
+
+    try:
+        cfg = schema.alembic_config(engine)
+        cfg.set_main_option("script_location", str(scripts))
+        command.upgrade(cfg, "head")
+        with engine.connect() as conn:
+            assert conn.execute(text("SELECT COUNT(*) FROM v_environment")).scalar() == 0
+            cols = {c["name"] for c in inspect(conn).get_columns("page")}
+        assert "probe" in cols
+        command.downgrade(cfg, "0001")
+        assert not set(inspect(engine).get_view_names())
+        command.downgrade(cfg, "base")
+        assert set(inspect(engine).get_table_names()) <= {"alembic_version"}
+    finally:
+        engine.dispose()

@@ -1,0 +1,138 @@
+"""The analyse stage on the fixture database (real BBC and Lenta.ru texts): domain
+categories with evidence, cluster themes and categories, overrides that survive
+re-analysis, re-crawling and re-clustering."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import delete, select
+from sqlalchemy.orm import Session
+
+from core.exceptions import ConfigError, ParameterError
+from core.settings import Settings
+from store import analytics as A
+from store import make_engine, session_scope
+from store.models import Cluster, Clustering, ClusterMember, Document, DomainCategory, Page
+from store.overrides import clear_override, list_overrides, set_override
+from webometrics.stages import analyse
+
+from .conftest import DOMAINS, OVERRIDES, Facts
+
+
+def test_stage_categorises_domains_and_names_clusters(filled: Facts) -> None:
+    engine = make_engine(filled.url)
+    try:
+        stats = analyse.run(engine, Settings(), progress=False)
+        assert stats["domains"] == len(DOMAINS)
+        assert stats["clusterings"] == 2 and stats["clusters"] == 4
+        assert stats["domains_overridden"] == 1
+        with Session(engine) as s:
+            rows = {r.domain: r for r in s.scalars(select(DomainCategory))}
+        # every fixture domain gets the category a human gives it (listed domains,
+        # patterns and the texts), with its evidence
+        for dom, (_lang, cat, _src) in DOMAINS.items():
+            assert rows[dom].category == cat, (dom, rows[dom].evidence)
+            assert rows[dom].evidence["scores"][cat] > 0
+            assert 0 < rows[dom].score <= 1
+        assert rows["mit.edu"].evidence["patterns"] == ["*.edu"]
+        assert rows["vk.com"].evidence["known"] == ["vk.com"]
+        # the analyst's override is untouched
+        assert rows["lenta.ru"].override_category == OVERRIDES["lenta.ru"]
+        clusters = {c.cluster_id: c for c in A.clusters(engine)}
+        science = clusters[filled.cluster_ids["spbu.ru:science"]]
+        assert science.category == "scientific_communities"
+        assert science.theme and len(science.theme.split(", ")) == 10
+        assert set(science.top_domains.split(", ")) == {"arxiv.org", "elibrary.ru", "mit.edu"}
+        # the lenta.ru override (media) outvotes vk.com's assigned category only with the
+        # theme's keywords; either way the cluster is named and categorised
+        social = clusters[filled.cluster_ids["spbu.ru:social"]]
+        assert social.category in {"media", "social_networks"}
+        with Session(engine) as s:
+            cl = s.get(Cluster, filled.cluster_ids["ox.ac.uk:web"])
+            assert cl is not None and cl.top_shingles and cl.titles
+            assert cl.category_evidence["members"] == {"media": 1, "search_engines": 1}
+        # a second run has nothing left to name; redo names everything again
+        again = analyse.run(engine, Settings(), domains=False, progress=False)
+        assert again["clusterings"] == 0
+        again = analyse.run(engine, Settings(), domains=False, redo=True, progress=False)
+        assert again["clusters"] == 4
+        with pytest.raises(ParameterError, match="no clustering with id 999"):
+            analyse.run(engine, Settings(), clustering_ids=[999], progress=False)
+    finally:
+        engine.dispose()
+
+
+def test_override_survives_recrawl_and_recluster(filled: Facts) -> None:
+    engine = make_engine(filled.url)
+    try:
+        analyse.run(engine, Settings(), progress=False)
+        row = set_override(engine, "https://www.vk.com/some/page", "blogs", note="a forum")
+        assert (row.domain, row.override_category) == ("vk.com", "social_networks")
+        with pytest.raises(ParameterError, match="unknown category 'sport'"):
+            set_override(engine, "vk.com", "sport")
+        with pytest.raises(ParameterError, match="not a registered domain"):
+            set_override(engine, "not a domain", "media")
+        set_override(engine, "google.com", "other", note="analyst's call")
+        # the override moves the cluster vote at once
+        web = next(
+            c for c in A.clusters(engine) if c.cluster_id == filled.cluster_ids["ox.ac.uk:web"]
+        )
+        with Session(engine) as s:
+            cl = s.get(Cluster, web.cluster_id)
+            assert cl is not None
+            assert cl.category_evidence["members"] == {"media": 1, "other_organisations": 1}
+        # re-crawl: the domain's pages go and come back; re-cluster: clusterings rebuilt
+        with session_scope(engine) as s:
+            s.execute(delete(Page).where(Page.registered_domain == "google.com"))
+            s.execute(delete(Clustering))
+        analyse.run(engine, Settings(), progress=False)
+        overrides = {o.domain: o for o in list_overrides(engine)}
+        assert overrides["google.com"].override_category == "other_organisations"
+        assert overrides["google.com"].override_note == "analyst's call"
+        assert overrides["vk.com"].override_category == "social_networks"
+        shares = A.category_shares(engine, run_id=filled.run_ids[1], direction="outgoing")
+        nsu = {r.category for r in shares if r.university == "Novosibirsk State University"}
+        assert "other_organisations" in nsu and "search_engines" not in nsu
+        assert clear_override(engine, "google.com") is True
+        assert clear_override(engine, "google.com") is False
+        assert "google.com" not in {o.domain for o in list_overrides(engine)}
+    finally:
+        engine.dispose()
+
+
+def test_page_unit_clustering_and_bad_taxonomy(filled_sqlite: Facts, tmp_path) -> None:
+    engine = make_engine(filled_sqlite.url)
+    try:
+        with session_scope(engine) as s:
+            pages = s.scalars(
+                select(Page).where(Page.registered_domain.in_(["bbc.co.uk", "lenta.ru"]))
+            ).all()
+            c = Clustering(unit="page", filter={"direction": "outgoing"})
+            s.add(c)
+            s.flush()
+            for label, dom in enumerate(["bbc.co.uk", "lenta.ru"]):
+                members = [p for p in pages if p.registered_domain == dom]
+                cl = Cluster(clustering_id=c.id, level=-1, label=label, size=len(members))
+                s.add(cl)
+                s.flush()
+                for p in members:
+                    d = Document(unit="page", key=p.url, page_id=p.id, domain=dom)
+                    s.add(d)
+                    s.flush()
+                    s.add(ClusterMember(cluster_id=cl.id, document_id=d.id))
+            cid = c.id
+        stats = analyse.run(engine, Settings(), clustering_ids=[cid], domains=False, progress=False)
+        assert stats["clusters"] == 2
+        rows = [r for r in A.clusters(engine, clustering_id=cid)]
+        by_dom = {r.top_domains: r for r in rows}
+        assert by_dom["bbc.co.uk"].category == "media"
+        assert by_dom["lenta.ru"].theme and any(
+            ch in by_dom["lenta.ru"].theme for ch in "абвгдежзиклмнопрстуфхцчшщыэюя"
+        )
+        bad = tmp_path / "taxonomy.toml"
+        bad.write_text('default = "x"\n[[category]]\nkey = "Bad Key"\n', encoding="utf-8")
+        settings = Settings().replace(analyse={"taxonomy": str(bad)})
+        with pytest.raises(ConfigError, match=r"taxonomy.toml:3: \[\[category\]\] #1: key"):
+            analyse.run(engine, settings, progress=False)
+    finally:
+        engine.dispose()
