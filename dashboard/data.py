@@ -21,7 +21,7 @@ import streamlit as st
 from sqlalchemy import Engine
 
 from core.settings import Settings, load_settings
-from store import analytics, open_database, queries
+from store import analytics, networks, open_database, queries
 
 TTL_SECONDS = 600
 
@@ -293,77 +293,39 @@ def domain_categories(url: str, domains: tuple[str, ...]) -> pd.DataFrame:
     return _frame_of(analytics.DomainCategoryRow, rows)
 
 
-# --- networks (analyse.networks over store.analytics rows) -----------------------------
-
-
-def _graph(env: pd.DataFrame, direction: str) -> Any:
-    from analyse import networks
-
-    weight = "links" if direction == "outgoing" else "pages"
-    edges = list(zip(env["university"], env["domain"], env[weight], strict=True))
-    unis = env.drop_duplicates("university").set_index("university")
-    doms = env.drop_duplicates("domain").set_index("domain")
-    return networks.environment_graph(
-        edges,
-        direction=direction,
-        university_attrs={u: {"country": r["country"]} for u, r in unis.iterrows()},
-        domain_attrs={
-            d: {"category": r["category"] or "", "language": r["language"] or ""}
-            for d, r in doms.iterrows()
-        },
-    )
+# --- networks and the taxonomy's labels: written by the analyse stage ---------------------
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
-def gexf(url: str, run_id: int, direction: str) -> bytes:
-    """The whole university-domain graph of a run and direction as GEXF (Gephi)."""
-    import tempfile
-    from pathlib import Path
-
-    from analyse import networks
-
-    graph = _graph(environment(url, run_id, direction), direction)
-    with tempfile.TemporaryDirectory(prefix="webometrics-gexf-") as tmp:
-        (path,) = networks.write_graph(graph, Path(tmp) / "graph", formats=("gexf",))
-        return path.read_bytes()
+def gexf(url: str, run_id: int, direction: str) -> bytes | None:
+    """The whole university-domain graph of a run and direction as GEXF (Gephi), as the
+    analyse stage stored it; ``None`` before it has seen the run."""
+    return networks.network_file(read_engine(url), run_id, direction, "gexf")
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
 def overlaps(url: str, run_id: int, direction: str) -> pd.DataFrame:
     """Co-link overlap of every pair of universities (shared domains, Jaccard)."""
-    from analyse import networks
-
-    env = environment(url, run_id, direction)
-    names = list(universities(url)["name"])
-    weight = "links" if direction == "outgoing" else "pages"
-    edges = list(zip(env["university"], env["domain"], env[weight], strict=True))
-    return _frame_of(networks.Overlap, networks.colink_overlap(edges, universities=names))
+    rows = networks.colink_overlaps(read_engine(url), run_id, direction)
+    return _frame_of(networks.OverlapRow, rows)
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
 def shared_domains(url: str, run_id: int, direction: str, min_universities: int) -> pd.DataFrame:
     """The external domains shared by at least ``min_universities`` universities."""
-    from analyse import networks
-
-    env = environment(url, run_id, direction)
-    weight = "links" if direction == "outgoing" else "pages"
-    edges = list(zip(env["university"], env["domain"], env[weight], strict=True))
-    rows = networks.shared_domains(edges, min_universities=min_universities)
-    df = _frame_of(networks.SharedDomain, rows)
+    rows = networks.shared_domains(
+        read_engine(url), run_id, direction, min_universities=min_universities
+    )
+    df = _frame_of(networks.SharedDomainRow, rows)
     df["universities"] = df["universities"].map(", ".join)
     return df
 
 
-# --- the taxonomy -------------------------------------------------------------------------
-
-
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
-def category_labels(taxonomy_path: str | None) -> dict[str, str]:
-    """``{key: English label}`` of the taxonomy's categories, in the file's order
-    (``taxonomy_path=None``: the packaged ``analyse/taxonomy.toml``)."""
-    from analyse.categories import load_taxonomy
-
-    return load_taxonomy(taxonomy_path).labels("en")
+def category_labels(url: str) -> dict[str, str]:
+    """``{key: English label}`` of the taxonomy's categories, in the file's order, as the
+    analyse stage stored them (empty before its first run)."""
+    return networks.category_labels(read_engine(url), "en")
 
 
 # --- the analyst's override: the one write -----------------------------------------------
@@ -387,10 +349,9 @@ def write_override(url: str, domain: str, category: str | None, note: str | None
     ParameterError
         Not a domain, or not a category of the taxonomy.
     """
-    from analyse.categories import load_taxonomy
     from store import overrides as ov
 
-    taxonomy = load_taxonomy(settings().analyse.taxonomy)
+    taxonomy = settings().analyse.taxonomy
     engine = write_engine(url)
     if category is None:
         cleared = ov.clear_override(engine, domain, taxonomy=taxonomy)

@@ -95,19 +95,21 @@ def pick_run(
     )
 
 
-def category_options(present: Iterable[str] = ()) -> list[str]:
+def category_options(url: str, present: Iterable[str] = ()) -> list[str]:
     """Every category of the taxonomy (file order), then ``uncategorised`` and any other
     category found in the data: fixed options, so a filter keeps its choice when the run
-    or the university changes."""
-    keys = list(data.category_labels(data.settings().analyse.taxonomy))
+    or the university changes (the taxonomy as the analyse stage stored it)."""
+    keys = list(data.category_labels(url))
     extra = sorted(set(present) - set(keys) - {"uncategorised"})
     return [*keys, "uncategorised", *extra]
 
 
-def category_filter(key: str, present: Iterable[str] = (), *, label: str = "Category") -> list[str]:
+def category_filter(
+    url: str, key: str, present: Iterable[str] = (), *, label: str = "Category"
+) -> list[str]:
     """A multiselect of the categories (all chosen by default)."""
-    options = category_options(present)
-    labels = data.category_labels(data.settings().analyse.taxonomy)
+    options = category_options(url, present)
+    labels = data.category_labels(url)
     return st.multiselect(
         label, options, default=options, key=key, format_func=lambda c: labels.get(c, c)
     )

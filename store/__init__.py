@@ -2,7 +2,7 @@
 
 >>> from store import models
 >>> sorted(models.Base.metadata.tables)[:3]
-['citation', 'cluster', 'cluster_member']
+['category_label', 'citation', 'cluster']
 """
 
 from __future__ import annotations

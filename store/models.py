@@ -479,3 +479,76 @@ class PipelineRun(Base):
     universities_file: Mapped[str | None] = mapped_column(Text)
     stages: Mapped[list[Any]] = mapped_column(JSON, default=list)
     error: Mapped[str | None] = mapped_column(Text)
+
+
+class CategoryLabel(Base):
+    """The label of a taxonomy category in one language, written by the analyse stage
+    from the taxonomy it used, so that readers (the dashboard) need not load the file."""
+
+    __tablename__ = "category_label"
+    __table_args__ = (UniqueConstraint("category", "language"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    category: Mapped[str] = mapped_column(String(40))
+    language: Mapped[str] = mapped_column(String(10))
+    label: Mapped[str] = mapped_column(Text)
+    position: Mapped[int] = mapped_column(Integer)  # the order of the taxonomy file
+
+
+class ColinkOverlap(Base):
+    """Co-link overlap of two universities in one run and direction (co-outlinks:
+    domains both link to; co-inlinks: domains that link to both), written by the analyse
+    stage (:func:`analyse.networks.colink_overlap`); ``university_a`` sorts first."""
+
+    __tablename__ = "colink_overlap"
+    __table_args__ = (
+        UniqueConstraint("run_id", "direction", "university_a_id", "university_b_id"),
+        CheckConstraint("direction IN ('outgoing', 'citing')", name="direction"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("crawl_run.id", ondelete="CASCADE"), index=True)
+    direction: Mapped[str] = mapped_column(String(10))
+    university_a_id: Mapped[int] = mapped_column(ForeignKey("university.id", ondelete="CASCADE"))
+    university_b_id: Mapped[int] = mapped_column(ForeignKey("university.id", ondelete="CASCADE"))
+    shared: Mapped[int] = mapped_column(Integer)
+    jaccard: Mapped[float] = mapped_column(Float)
+    only_a: Mapped[int] = mapped_column(Integer)
+    only_b: Mapped[int] = mapped_column(Integer)
+
+
+class SharedDomain(Base):
+    """An external domain linked with at least two universities in one run and direction,
+    written by the analyse stage (:func:`analyse.networks.shared_domains`)."""
+
+    __tablename__ = "shared_domain"
+    __table_args__ = (
+        UniqueConstraint("run_id", "direction", "domain"),
+        CheckConstraint("direction IN ('outgoing', 'citing')", name="direction"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("crawl_run.id", ondelete="CASCADE"), index=True)
+    direction: Mapped[str] = mapped_column(String(10))
+    domain: Mapped[str] = mapped_column(String(253))
+    n_universities: Mapped[int] = mapped_column(Integer)
+    universities: Mapped[list[Any]] = mapped_column(JSON, default=list)  # names, sorted
+    weight: Mapped[float] = mapped_column(Float)
+
+
+class NetworkFile(Base):
+    """A run's whole university-domain graph of one direction in a file format (GEXF),
+    zlib-compressed, written by the analyse stage for download."""
+
+    __tablename__ = "network_file"
+    __table_args__ = (
+        UniqueConstraint("run_id", "direction", "format"),
+        CheckConstraint("direction IN ('outgoing', 'citing')", name="direction"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("crawl_run.id", ondelete="CASCADE"), index=True)
+    direction: Mapped[str] = mapped_column(String(10))
+    format: Mapped[str] = mapped_column(String(10))
+    content: Mapped[bytes] = mapped_column(LargeBinary)
+    built_at: Mapped[dt.datetime] = mapped_column(Timestamp, default=utcnow)

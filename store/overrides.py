@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from pathlib import Path
 
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
@@ -130,13 +131,17 @@ def _revote_clusters(s: Session, domain: str, taxonomy: Taxonomy) -> int:
     return len(cluster_ids)
 
 
+def _taxonomy(taxonomy: Taxonomy | str | Path | None) -> Taxonomy:
+    return taxonomy if isinstance(taxonomy, Taxonomy) else load_taxonomy(taxonomy)
+
+
 def set_override(
     engine: Engine,
     domain: str,
     category: str,
     *,
     note: str | None = None,
-    taxonomy: Taxonomy | None = None,
+    taxonomy: Taxonomy | str | Path | None = None,
 ) -> OverrideRow:
     """Set the analyst's category of ``domain`` (validated against the taxonomy).
 
@@ -149,8 +154,8 @@ def set_override(
         A category key or alias of the taxonomy.
     note : str, optional
         Why (shown beside the override).
-    taxonomy : Taxonomy, optional
-        The shipped taxonomy when ``None``.
+    taxonomy : Taxonomy or path, optional
+        The taxonomy, or its file; the shipped taxonomy when ``None``.
 
     Returns
     -------
@@ -161,7 +166,7 @@ def set_override(
     ParameterError
         The domain is not a domain name, or the category is not in the taxonomy.
     """
-    tax = taxonomy or load_taxonomy()
+    tax = _taxonomy(taxonomy)
     key = tax.resolve(category)
     dom = normalise_domain(domain)
     with session_scope(engine) as s:
@@ -177,8 +182,11 @@ def set_override(
         return _row(row)
 
 
-def clear_override(engine: Engine, domain: str, *, taxonomy: Taxonomy | None = None) -> bool:
-    """Remove the override of ``domain``; ``False`` when it had none."""
+def clear_override(
+    engine: Engine, domain: str, *, taxonomy: Taxonomy | str | Path | None = None
+) -> bool:
+    """Remove the override of ``domain``; ``False`` when it had none (``taxonomy`` as for
+    :func:`set_override`)."""
     dom = normalise_domain(domain)
     with session_scope(engine) as s:
         row = s.scalar(select(DomainCategory).where(DomainCategory.domain == dom))
@@ -188,7 +196,7 @@ def clear_override(engine: Engine, domain: str, *, taxonomy: Taxonomy | None = N
         row.override_note = None
         row.override_at = None
         s.flush()
-        _revote_clusters(s, dom, taxonomy or load_taxonomy())
+        _revote_clusters(s, dom, _taxonomy(taxonomy))
         return True
 
 

@@ -6,6 +6,7 @@ schema that is not at Alembic's head with "run `webometrics db upgrade`".
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 from alembic import command
@@ -19,10 +20,12 @@ from store.session import check_connection, redact
 
 
 def migrations_dir() -> Path:
-    """The folder of the Alembic environment (``migrations/``)."""
-    import migrations
-
-    return Path(migrations.__file__).resolve().parent
+    """The folder of the Alembic environment (``migrations/``), found without importing
+    it: the migrations import :mod:`store.models`, not the other way round."""
+    spec = importlib.util.find_spec("migrations")
+    if spec is None or spec.origin is None:  # pragma: no cover - a broken installation
+        raise SchemaOutOfDateError("the migrations/ folder is not installed: reinstall webometrics")
+    return Path(spec.origin).resolve().parent
 
 
 def alembic_config(engine: Engine) -> Config:

@@ -30,7 +30,7 @@ per_country = data.country_shares(url, run_id, direction)
 present = set(per_uni["category"]) | set(per_country["category"])
 f1, f2 = st.columns([3, 1])
 with f1:
-    categories = widgets.category_filter("countries-category", present)
+    categories = widgets.category_filter(url, "countries-category", present)
 countries = sorted(set(data.universities(url)["country"]))
 chosen_countries = f2.multiselect("Country", countries, default=countries, key="countries-country")
 per_uni = per_uni[per_uni["category"].isin(categories) & per_uni["country"].isin(chosen_countries)]
@@ -41,8 +41,8 @@ if per_uni.empty:
     st.info(f"No categorised {direction} domains in run {run_id}: run `webometrics analyse`.")
     st.stop()
 
-SORTED = [c for c in widgets.category_options(present) if c in present]
-TAXONOMY = set(data.category_labels(data.settings().analyse.taxonomy))
+SORTED = [c for c in widgets.category_options(url, present) if c in present]
+TAXONOMY = set(data.category_labels(url))
 colour = alt.Color(
     "category:N",
     sort=SORTED,

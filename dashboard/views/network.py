@@ -3,7 +3,6 @@ overlaps between universities, the most shared domains, and a GEXF download."""
 
 from __future__ import annotations
 
-import functools
 import html
 
 import altair as alt
@@ -55,7 +54,7 @@ min_unis = f1.slider(
 )
 present = set(env["category"].fillna("uncategorised"))
 with f2:
-    categories = widgets.category_filter("network-category", present)
+    categories = widgets.category_filter(url, "network-category", present)
 
 keep = n_unis[n_unis >= min_unis].index
 sub = env[env["domain"].isin(keep)]
@@ -128,14 +127,19 @@ st.caption(
     + ", ".join(f"{k}" for k in PALETTE)
     + "), larger when shared by more universities. Drag to explore, scroll to zoom."
 )
-st.download_button(
-    f"Download the whole {direction} graph of run {run_id} (GEXF, for Gephi)",
-    functools.partial(data.gexf, url, run_id, direction),  # built when clicked
-    file_name=f"environment-{direction}-run{run_id}.gexf",
-    mime="application/gexf+xml",
-    key="gexf",
-    on_click="ignore",
-)
+NOT_ANALYSED = f"Not built for run {run_id} yet: run `webometrics analyse`."
+gexf = data.gexf(url, run_id, direction)
+if gexf is None:
+    st.info(f"The GEXF graph (for Gephi): {NOT_ANALYSED}")
+else:
+    st.download_button(
+        f"Download the whole {direction} graph of run {run_id} (GEXF, for Gephi)",
+        gexf,
+        file_name=f"environment-{direction}-run{run_id}.gexf",
+        mime="application/gexf+xml",
+        key="gexf",
+        on_click="ignore",
+    )
 
 st.subheader("Co-link overlaps between universities")
 st.caption(
@@ -143,6 +147,8 @@ st.caption(
     "(citing): domains that link to both. Jaccard = shared / union."
 )
 ov = data.overlaps(url, run_id, direction)
+if ov.empty:
+    st.info(f"Co-link overlaps: {NOT_ANALYSED}")
 widgets.table(ov, f"co-link overlaps {direction} run {run_id}", key="overlaps")
 if not ov.empty:
     sym = pd.concat([ov, ov.rename(columns={"a": "b", "b": "a"})])

@@ -97,7 +97,7 @@ m[3].metric("seconds", f"{chosen['seconds']:.2f}" if pd.notna(chosen["seconds"])
 
 final = data.clusters(url, cid, -1)
 final["category"] = final["category"].fillna("uncategorised")
-chosen_categories = widgets.category_filter("uni-category", set(final["category"]))
+chosen_categories = widgets.category_filter(url, "uni-category", set(final["category"]))
 shown = final[final["category"].isin(chosen_categories)]
 
 st.subheader("Clusters")
@@ -182,7 +182,9 @@ st.caption(
     "re-crawls and re-clusterings), wins over the assigned category everywhere, and "
     "re-votes the category of the clusters that hold the domain."
 )
-labels = data.category_labels(data.settings().analyse.taxonomy)
+labels = data.category_labels(url)
+if not labels:
+    st.info("The taxonomy's categories are not stored yet: run `webometrics analyse`.")
 in_clusters = sorted(set(members["domain"]))
 with st.form("override", clear_on_submit=False):
     o1, o2 = st.columns(2)
@@ -201,6 +203,8 @@ if set_it or clear_it:
     target = (typed or "").strip() or picked
     if not target:
         st.error("Choose a domain of the clusters above or type one, e.g. lenta.ru.")
+    elif set_it and category is None:
+        st.error("Choose a category (none stored yet: run `webometrics analyse`).")
     else:
         try:
             done = data.write_override(url, target, category if set_it else None, note)

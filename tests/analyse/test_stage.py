@@ -136,3 +136,54 @@ def test_page_unit_clustering_and_bad_taxonomy(filled_sqlite: Facts, tmp_path) -
             analyse.run(engine, settings, progress=False)
     finally:
         engine.dispose()
+
+
+def test_stage_stores_what_the_dashboard_reads(filled_sqlite: Facts) -> None:
+    """The taxonomy's labels and, per run and direction, the co-link overlaps, shared
+    domains and GEXF graph: exactly what :mod:`analyse.networks` computes from the
+    environment rows, so that readers never run the analysis themselves."""
+    import io
+
+    import networkx as nx
+
+    from analyse import networks
+    from analyse.categories import load_taxonomy
+    from store import networks as stored
+    from store import queries
+
+    engine = make_engine(filled_sqlite.url)
+    try:
+        stats = analyse.run(engine, Settings(), domains=False, progress=False)
+        taxonomy = load_taxonomy()
+        assert stored.category_labels(engine) == taxonomy.labels("en")
+        assert stored.category_labels(engine, "ru") == taxonomy.labels("ru")
+        runs = A.run_ids(engine)
+        assert runs and stats["network_runs"] == 2 * len(runs)
+        assert stored.network_runs(engine) == [(r, d) for r in runs for d in ("citing", "outgoing")]
+        names = [u.name for u in queries.list_universities(engine)]
+        n_shared = n_overlapping = 0
+        for run_id in runs:
+            for direction, weight in (("outgoing", "links"), ("citing", "pages")):
+                env = A.environment(engine, run_id=run_id, direction=direction)
+                edges = [(r.university, r.domain, getattr(r, weight)) for r in env]
+                want = networks.colink_overlap(edges, universities=names)
+                got = stored.colink_overlaps(engine, run_id, direction)
+                assert [vars(o) for o in got] == [vars(o) for o in want]
+                n_overlapping += sum(o.shared > 0 for o in got)
+                for k in (2, 3):
+                    want_shared = networks.shared_domains(edges, min_universities=k)
+                    got_shared = stored.shared_domains(
+                        engine, run_id, direction, min_universities=k
+                    )
+                    assert [vars(r) for r in got_shared] == [vars(r) for r in want_shared]
+                    n_shared += len(got_shared)
+                graph = nx.read_gexf(io.BytesIO(stored.network_file(engine, run_id, direction)))
+                assert graph.number_of_edges() == len(env)
+        assert n_shared > 0 and n_overlapping > 0  # the comparison is not of empty lists
+        with pytest.raises(ParameterError, match="direction"):
+            stored.colink_overlaps(engine, runs[0], "sideways")
+        with pytest.raises(ParameterError, match="2 or more"):
+            stored.shared_domains(engine, runs[0], "outgoing", min_universities=1)
+        assert stored.network_file(engine, 999, "outgoing") is None
+    finally:
+        engine.dispose()

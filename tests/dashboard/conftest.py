@@ -239,9 +239,22 @@ def fill(url: str) -> Facts:
     engine = make_engine(url)
     try:
         _fill(engine, facts)
+        store_analysis(engine)
     finally:
         engine.dispose()
     return facts
+
+
+def store_analysis(engine: Any) -> None:
+    """What the analyse stage stores for readers: the taxonomy's labels and each run's
+    networks (the dashboard only reads them)."""
+    from analyse.categories import load_taxonomy
+    from store.networks import replace_category_labels
+    from webometrics.stages.analyse import store_networks
+
+    taxonomy = load_taxonomy()
+    replace_category_labels(engine, {lang: taxonomy.labels(lang) for lang in ("en", "ru")})
+    store_networks(engine, progress=False)
 
 
 def _fill(engine: Any, facts: Facts) -> None:

@@ -19,16 +19,19 @@
 from __future__ import annotations
 
 import logging
+import tempfile
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 from tqdm import tqdm
 
+from analyse import networks
 from analyse.categories import (
     Assignment,
     Taxonomy,
@@ -39,7 +42,10 @@ from analyse.categories import (
 from analyse.themes import ThemeDocument, ThemeOptions, cluster_themes, readable_terms
 from core.exceptions import ParameterError
 from core.settings import Settings
+from store import analytics, queries
+from store import networks as network_tables
 from store.models import (
+    DIRECTIONS,
     Cluster,
     Clustering,
     ClusterMember,
@@ -309,6 +315,53 @@ def analyse_clustering(
     return dict(stats)
 
 
+def store_networks(engine: Engine, *, progress: bool = True) -> dict[str, Any]:
+    """Compute and store, for every crawl run with environment data and both directions,
+    the co-link overlaps of the universities, the domains they share and the whole
+    university-domain graph as GEXF (:mod:`analyse.networks` over the rows of
+    ``v_environment``), for the dashboard to read (:mod:`store.networks`).
+
+    Returns
+    -------
+    dict
+        ``network_runs`` (run and direction pairs stored), ``network_seconds``.
+    """
+    started = time.perf_counter()
+    names = [u.name for u in queries.list_universities(engine)]
+    done = 0
+    for run_id in tqdm(
+        analytics.run_ids(engine), desc="networks", unit="run", disable=not progress or None
+    ):
+        for direction in DIRECTIONS:
+            env = analytics.environment(engine, run_id=run_id, direction=direction)
+            weight = "links" if direction == "outgoing" else "pages"
+            edges = [(r.university, r.domain, getattr(r, weight)) for r in env]
+            overlaps = networks.colink_overlap(edges, universities=names)
+            shared = networks.shared_domains(edges, min_universities=2)
+            graph = networks.environment_graph(
+                edges,
+                direction=direction,
+                university_attrs={r.university: {"country": r.country} for r in env},
+                domain_attrs={
+                    r.domain: {"category": r.category or "", "language": r.language or ""}
+                    for r in env
+                },
+            )
+            with tempfile.TemporaryDirectory(prefix="webometrics-gexf-") as tmp:
+                (path,) = networks.write_graph(graph, Path(tmp) / "graph", formats=("gexf",))
+                gexf = path.read_bytes()
+            network_tables.replace_network(
+                engine,
+                run_id,
+                direction,
+                overlaps=overlaps,
+                shared=shared,
+                files={"gexf": gexf},
+            )
+            done += 1
+    return {"network_runs": done, "network_seconds": round(time.perf_counter() - started, 3)}
+
+
 def run(
     engine: Engine,
     settings: Settings,
@@ -362,6 +415,9 @@ def run(
         max_words=cfg.max_words,
     )
     out: dict[str, Any] = {"taxonomy": taxonomy.source}
+    network_tables.replace_category_labels(
+        engine, {lang: taxonomy.labels(lang) for lang in ("en", "ru")}
+    )
     if domains:
         st = categorise_domains(
             engine,
@@ -388,6 +444,7 @@ def run(
     out["clusterings"] = len(todo)
     out["clusters"] = n_clusters
     out["cluster_categories"] = dict(sorted(cluster_cats.items()))
+    out.update(store_networks(engine, progress=progress))
     out["seconds"] = round(time.perf_counter() - started, 3)
     log.info(
         "analyse: %s domains categorised, %d clusters of %d clusterings named in %.1f s",

@@ -1,0 +1,131 @@
+"""The import boundaries of the README's Architecture table, checked on the code.
+
+The table in README.md ("| package | stage | may import |") is the contract. Every
+``import`` and ``from ... import`` of every module (at the top or inside a function) is
+read with :mod:`ast`; a module may import only its own package and the packages its row
+lists. The allowed graph must have no cycle, and no stage may import the command line.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+ROW = re.compile(r"^\| `(?P<package>\w+)` \| [^|]+ \| (?P<allowed>[^|]+) \|$")
+
+
+def contract(readme: str) -> dict[str, set[str]]:
+    """``{package: packages it may import}`` from the README's Architecture table."""
+    section = readme.split("## Architecture", 1)[1].split("\n## ", 1)[0]
+    table: dict[str, set[str]] = {}
+    for line in section.splitlines():
+        if m := ROW.match(line.strip()):
+            allowed = m["allowed"].strip()
+            table[m["package"]] = (
+                set() if allowed == "—" else {a.strip() for a in allowed.split(",")}
+            )
+    return table
+
+
+def imported_modules(source: str) -> Iterator[tuple[int, str]]:
+    """(line, absolute module name) of every import in ``source``."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            yield node.lineno, node.module
+            for alias in node.names:  # `from webometrics import cli` imports a module
+                yield node.lineno, f"{node.module}.{alias.name}"
+
+
+def violations(table: dict[str, set[str]], root: Path = REPO) -> list[str]:
+    """Every import that crosses a boundary, as ``path:line: what``."""
+    found = []
+    for package, allowed in sorted(table.items()):
+        for path in sorted((root / package).rglob("*.py")):
+            rel = path.relative_to(root)
+            in_stages = rel.parts[:2] == ("webometrics", "stages")
+            for line, module in imported_modules(path.read_text(encoding="utf-8")):
+                top = module.split(".")[0]
+                if top in table and top != package and top not in allowed:
+                    found.append(f"{rel}:{line}: {package} may not import {module}")
+                if in_stages and (
+                    module.startswith("webometrics.commands") or module == "webometrics.cli"
+                ):
+                    found.append(f"{rel}:{line}: a stage may not import {module}")
+    return found
+
+
+def cycle(table: dict[str, set[str]]) -> list[str] | None:
+    """A cycle of the allowed graph, or ``None``."""
+    state: dict[str, int] = {}
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(table.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*path[path.index(nxt) :], nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        state[node] = 2
+        path.pop()
+        return None
+
+    for node in sorted(table):
+        if node not in state and (found := visit(node)):
+            return found
+    return None
+
+
+@pytest.fixture(scope="module")
+def table() -> dict[str, set[str]]:
+    return contract((REPO / "README.md").read_text(encoding="utf-8"))
+
+
+def test_the_table_names_every_package_once(table) -> None:
+    packages = {
+        p.name for p in REPO.iterdir() if (p / "__init__.py").exists() and p.name != "tests"
+    }
+    assert set(table) == packages, "README's Architecture table and the packages differ"
+    assert table["core"] == set(), "the kernel imports nothing of the project"
+    assert all(allowed <= set(table) for allowed in table.values())
+    assert "webometrics" not in set().union(*(a for p, a in table.items() if p != "webometrics"))
+
+
+def test_the_allowed_graph_has_no_cycle(table) -> None:
+    assert cycle(table) is None, cycle(table)
+
+
+def test_no_import_crosses_a_boundary(table) -> None:
+    assert violations(table) == []
+
+
+def test_a_forbidden_import_is_caught(table, tmp_path: Path) -> None:
+    """The check is not vacuous: copies of real modules with one forbidden import added
+    (the store importing the command line; a stage importing a command) fail it."""
+    for package in table:
+        (tmp_path / package).mkdir()
+    store = (REPO / "store" / "overrides.py").read_text(encoding="utf-8")
+    (tmp_path / "store" / "overrides.py").write_text(
+        store + "\n\ndef _late():\n    from webometrics.cli import main\n", encoding="utf-8"
+    )
+    (tmp_path / "webometrics" / "stages").mkdir()
+    (tmp_path / "webometrics" / "stages" / "x.py").write_text(
+        "from webometrics.commands import report\n", encoding="utf-8"
+    )
+    (tmp_path / "dashboard" / "data.py").write_text(
+        "from analyse import networks\n", encoding="utf-8"
+    )
+    found = violations(table, tmp_path)
+    assert any("store may not import webometrics.cli" in v for v in found), found
+    assert any("a stage may not import webometrics.commands" in v for v in found), found
+    assert any("dashboard may not import analyse" in v for v in found), found
+    assert cycle({**table, "core": {"store"}}) is not None
