@@ -1,0 +1,586 @@
+"""Common Crawl's URL index: find the captures of citing domains, fetch them by byte range.
+
+Common Crawl publishes, for every crawl, two indexes of the same captures:
+
+* the **CDXJ index** (``cc-index/collections/CC-MAIN-YYYY-WW/indexes/cdx-00000.gz`` ...
+  ``cdx-00299.gz``, with the secondary index ``cluster.idx``): gzip text, one capture a
+  line ``<SURT key> <timestamp> <JSON>``, sorted by SURT key; the JSON carries ``url``,
+  ``mime``, ``mime-detected``, ``status``, ``digest``, ``length``, ``offset``, ``filename``
+  (strings);
+* the **columnar index** (``cc-index/table/cc-main/warc/crawl=CC-MAIN-YYYY-WW/subset=warc/
+  part-*.parquet``): Parquet files with the flat schema of ``commoncrawl/cc-index-table``
+  (``url``, ``url_host_name``, ``url_host_registered_domain``, ``fetch_time``,
+  ``fetch_status``, ``content_mime_type``, ``content_mime_detected``, ``content_digest``,
+  ``warc_filename``, ``warc_record_offset``, ``warc_record_length``, ...), read here with
+  DuckDB (projection and filter push-down: only the wanted domains' row groups are read).
+
+:func:`read_cdxj` and :func:`read_parquet` stream the captures of the wanted names
+(registered domains or host names, :class:`NameMatcher`); :class:`CaptureSelector` keeps
+per name the ``limit`` newest distinct URLs among the HTML captures that answered 200;
+:class:`RangeFetcher` fetches each capture's WARC record by byte range
+(``Range: bytes=offset-(offset+length-1)``) from a WARC prefix (an http(s) URL such as
+``https://data.commoncrawl.org/`` or a local folder), politely (a delay between requests,
+retries with back-off on timeouts and 5xx/429 answers), and :func:`parse_capture` checks
+that the bytes hold the record asked for (its ``WARC-Target-URI`` is the capture's URL).
+
+Bad input raises :class:`~webometrics.exceptions.ConfigError` naming the file and line
+(or the URL and byte range): a line that is not ``key timestamp JSON``, JSON that does not
+parse, a missing field, a truncated gzip file, a Parquet file without the published
+columns, a missing WARC file, a range answering 404, bytes holding another record.
+
+Time: linear in the index files read (every line is split; only the lines of wanted
+names are JSON-decoded); one request per chosen capture. Memory: one line, and
+``limit`` captures per wanted name.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import gzip
+import heapq
+import json
+import time
+import urllib.error
+import urllib.request
+import zlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from webometrics.domains import host_of, registered_domain
+from webometrics.exceptions import ConfigError, StageError
+
+#: media types kept as HTML pages
+HTML_TYPES: tuple[str, ...] = ("text/html", "application/xhtml+xml")
+#: fields every CDXJ line must carry
+CDXJ_FIELDS: tuple[str, ...] = ("url", "mime", "status", "length", "offset", "filename")
+#: columns a columnar (Parquet) index file must have (cc-index-table flat schema)
+PARQUET_COLUMNS: tuple[str, ...] = (
+    "url",
+    "url_host_name",
+    "url_host_registered_domain",
+    "fetch_time",
+    "fetch_status",
+    "content_mime_type",
+    "content_mime_detected",
+    "content_digest",
+    "warc_filename",
+    "warc_record_offset",
+    "warc_record_length",
+)
+#: where Common Crawl serves its files over HTTPS
+DEFAULT_WARC_PREFIX = "https://data.commoncrawl.org/"
+
+
+@dataclass(frozen=True, slots=True)
+class Capture:
+    """One capture listed by an index: where its WARC record lies, and what it was.
+
+    ``where`` names the index file and line (or row) for messages; ``name`` is the wanted
+    name (citing domain or host) the capture was found for.
+    """
+
+    url: str
+    timestamp: str  # yyyymmddhhmmss
+    mime: str | None
+    mime_detected: str | None
+    status: int | None
+    digest: str | None
+    filename: str
+    offset: int
+    length: int
+    index_file: str
+    where: str
+    name: str = ""
+
+    @property
+    def byte_range(self) -> str:
+        """The HTTP byte range of the record, ``bytes=first-last``."""
+        return f"bytes={self.offset}-{self.offset + self.length - 1}"
+
+    @property
+    def collection(self) -> str | None:
+        """The crawl (``CC-MAIN-2020-34``) named in the WARC file path, if any."""
+        for part in self.filename.split("/"):
+            if part.startswith("CC-MAIN-") and "." not in part:
+                return part
+        return None
+
+    def is_page(self, mime_types: Iterable[str] = HTML_TYPES) -> bool:
+        """True for a capture that answered 200 with one of ``mime_types`` (the detected
+        type when the index has one, else the declared type).
+
+        >>> c = Capture("http://a.org/", "20200101000000", "text/html", None, 200, None,
+        ...             "f.warc.gz", 0, 10, "cdx", "cdx:1")
+        >>> c.is_page(), c.is_page(["application/pdf"])
+        (True, False)
+        """
+        if self.status != 200:
+            return False
+        mime = (self.mime_detected or self.mime or "").split(";", 1)[0].strip().lower()
+        return mime in set(mime_types)
+
+
+def idna_name(name: str) -> str:
+    """A host or domain name in its ASCII (IDNA) form, lower case, no trailing dot.
+
+    >>> idna_name("Пример.РФ.")
+    'xn--e1afmkfd.xn--p1ai'
+    """
+    name = name.strip().lower().rstrip(".")
+    with contextlib.suppress(UnicodeError):
+        return name.encode("idna").decode("ascii")
+    return name
+
+
+class NameMatcher:
+    """The wanted names (registered domains or host names), matched against hosts.
+
+    A host matches a name when it is the name or one of its subdomains; the longest
+    matching name wins (a stored host is more specific than its domain).
+
+    >>> m = NameMatcher(["example.org", "blog.example.org"])
+    >>> m.match("www.example.org"), m.match("a.blog.example.org"), m.match("example.com")
+    ('example.org', 'blog.example.org', None)
+    >>> m.match_surt("org,example,blog)/post")
+    'blog.example.org'
+    """
+
+    def __init__(self, names: Iterable[str]) -> None:
+        self.names = frozenset(n for n in (idna_name(n) for n in names) if n)
+        self.registered_domains = frozenset(registered_domain(n) for n in self.names)
+
+    def match(self, host: str) -> str | None:
+        host = idna_name(host)
+        while host:
+            if host in self.names:
+                return host
+            if "." not in host:
+                return None
+            host = host.split(".", 1)[1]
+        return None
+
+    def match_surt(self, key: str) -> str | None:
+        """The name matching the host of a SURT key (``org,example,www)/path``)."""
+        head = key.split(")", 1)[0].split(":", 1)[0]
+        labels = [p for p in head.split(",") if p]
+        # the longest name first: walk from the full host towards its registered domain
+        for end in range(len(labels), 0, -1):
+            name = ".".join(reversed(labels[:end]))
+            if name in self.names:
+                return name
+        return None
+
+
+def _open_text(path: Path) -> Any:
+    with open(path, "rb") as fh:
+        magic = fh.read(2)
+    if magic == b"\x1f\x8b":
+        return gzip.open(path, "rb")
+    return open(path, "rb")
+
+
+def _int(value: Any, field: str, where: str) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{where}: field {field!r} is not a number: {value!r}") from None
+
+
+def read_cdxj(path: str | Path, matcher: NameMatcher) -> Iterator[Capture]:
+    """The captures of the wanted names in a CDXJ file (gzip or plain).
+
+    Every line is checked to be ``<SURT key> <timestamp> {JSON}``; the JSON of the lines
+    whose SURT host matches a wanted name is decoded and must carry
+    :data:`CDXJ_FIELDS`.
+
+    Raises
+    ------
+    ConfigError
+        The file is missing, is the secondary index ``cluster.idx``, is truncated or
+        not gzip, or a line is malformed (the message names the file and line).
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"{p}: index file not found")
+    number = 0
+    try:
+        with _open_text(p) as fh:
+            for number, raw in enumerate(fh, start=1):
+                line = raw.rstrip(b"\r\n")
+                if not line.strip():
+                    continue
+                where = f"{p}:{number}"
+                if b"\t" in line and line.count(b"\t") >= 3 and b"{" not in line:
+                    raise ConfigError(
+                        f"{where}: this is a secondary index (cluster.idx: key, file, offset, "
+                        "length); give the cdx-*.gz files it points to with --index"
+                    )
+                parts = line.split(b" ", 2)
+                if len(parts) < 3 or not parts[1].isdigit() or not parts[2].startswith(b"{"):
+                    raise ConfigError(
+                        f"{where}: not a CDXJ line (<SURT key> <timestamp> <JSON>): "
+                        f"{line[:120].decode('utf-8', 'replace')!r}"
+                    )
+                key = parts[0].decode("utf-8", "replace")
+                name = matcher.match_surt(key)
+                if name is None:
+                    continue
+                try:
+                    fields = json.loads(parts[2])
+                except ValueError as exc:
+                    raise ConfigError(
+                        f"{where}: the JSON of the CDXJ line is invalid: {exc}"
+                    ) from None
+                if not isinstance(fields, dict):
+                    raise ConfigError(f"{where}: the JSON of the CDXJ line is not an object")
+                missing = [f for f in CDXJ_FIELDS if f not in fields]
+                if missing:
+                    raise ConfigError(
+                        f"{where}: the CDXJ line lacks the field(s) {', '.join(missing)}"
+                    )
+                status = str(fields["status"])
+                url = str(fields["url"])
+                host_name = matcher.match(host_of(url))
+                if host_name is None:  # SURT and URL disagree: trust the URL
+                    continue
+                yield Capture(
+                    url=url,
+                    timestamp=parts[1].decode("ascii")[:14].ljust(14, "0"),
+                    mime=fields.get("mime"),
+                    mime_detected=fields.get("mime-detected"),
+                    status=int(status) if status.isdigit() else None,
+                    digest=fields.get("digest"),
+                    filename=str(fields["filename"]),
+                    offset=_int(fields["offset"], "offset", where),
+                    length=_int(fields["length"], "length", where),
+                    index_file=str(p),
+                    where=where,
+                    name=host_name,
+                )
+    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+        raise ConfigError(
+            f"{p}:{number + 1}: the gzip file is truncated or damaged ({exc}); download it again"
+        ) from None
+
+
+def read_parquet(
+    path: str | Path, matcher: NameMatcher, *, batch: int = 10_000
+) -> Iterator[Capture]:
+    """The captures of the wanted names that answered 200 in a columnar index file.
+
+    Read with DuckDB: only the listed columns, only the rows whose
+    ``url_host_registered_domain`` is one of the wanted names' registered domains and
+    whose ``fetch_status`` is 200 (filters pushed down to the Parquet row groups).
+
+    Raises
+    ------
+    ConfigError
+        The file is missing, is not Parquet, or lacks a column of
+        :data:`PARQUET_COLUMNS`.
+    """
+    import duckdb
+
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"{p}: index file not found")
+    con = duckdb.connect(":memory:")
+    try:
+        try:
+            described = con.execute("DESCRIBE SELECT * FROM read_parquet(?)", [str(p)]).fetchall()
+        except duckdb.Error as exc:
+            raise ConfigError(f"{p}: not a readable Parquet file: {exc}") from None
+        columns = {row[0] for row in described}
+        missing = [c for c in PARQUET_COLUMNS if c not in columns]
+        if missing:
+            raise ConfigError(
+                f"{p}: not a Common Crawl columnar index file (cc-index-table flat schema): "
+                f"missing column(s) {', '.join(missing)}"
+            )
+        domains = sorted(matcher.registered_domains)
+        if not domains:
+            return
+        cursor = con.execute(
+            """
+            SELECT url, strftime(fetch_time, '%Y%m%d%H%M%S'), content_mime_type,
+                   content_mime_detected, fetch_status, content_digest, warc_filename,
+                   warc_record_offset, warc_record_length, url_host_name
+            FROM read_parquet(?)
+            WHERE url_host_registered_domain IN (SELECT unnest(?::VARCHAR[]))
+              AND fetch_status = 200
+            """,
+            [str(p), domains],
+        )
+        row_number = 0
+        while rows := cursor.fetchmany(batch):
+            for url, ts, mime, detected, status, digest, fname, offset, length, host in rows:
+                row_number += 1
+                name = matcher.match(host or host_of(url))
+                if name is None:
+                    continue
+                where = f"{p}: row {row_number} of the matching rows ({url})"
+                if fname is None or offset is None or length is None:
+                    raise ConfigError(f"{where}: warc_filename/offset/length is empty")
+                yield Capture(
+                    url=url,
+                    timestamp=ts,
+                    mime=mime,
+                    mime_detected=detected,
+                    status=int(status) if status is not None else None,
+                    digest=digest,
+                    filename=fname,
+                    offset=int(offset),
+                    length=int(length),
+                    index_file=str(p),
+                    where=where,
+                    name=name,
+                )
+    except duckdb.Error as exc:
+        raise ConfigError(f"{p}: reading the columnar index failed: {exc}") from None
+    finally:
+        con.close()
+
+
+def read_index(path: str | Path, matcher: NameMatcher) -> Iterator[Capture]:
+    """:func:`read_parquet` for Parquet files (magic ``PAR1``), else :func:`read_cdxj`."""
+    p = Path(path)
+    if p.is_file():
+        with open(p, "rb") as fh:
+            if fh.read(4) == b"PAR1":
+                return read_parquet(p, matcher)
+    return read_cdxj(p, matcher)
+
+
+class CaptureSelector:
+    """Per wanted name, the ``limit`` newest distinct URLs among the page captures.
+
+    A URL counts once, with its newest capture; ties go to the smaller URL. Memory: at
+    most ``2 * limit`` captures per name (the older ones are dropped as they fall out).
+
+    >>> sel = CaptureSelector(limit=2)
+    >>> def cap(url, ts):
+    ...     return Capture(url, ts, "text/html", None, 200, None, "f", 0, 1, "i", "i:1",
+    ...                    "a.org")
+    >>> for url, ts in [("http://a.org/1", "2019"), ("http://a.org/2", "2020"),
+    ...                 ("http://a.org/1", "2021"), ("http://a.org/3", "2018")]:
+    ...     sel.add(cap(url, ts))
+    >>> [(c.url, c.timestamp) for c in sel.chosen()["a.org"]]
+    [('http://a.org/1', '2021'), ('http://a.org/2', '2020')]
+    """
+
+    def __init__(self, limit: int, mime_types: Iterable[str] = HTML_TYPES) -> None:
+        if limit < 1:
+            raise ConfigError(f"the limit per domain must be at least 1, not {limit}")
+        self.limit = limit
+        self.mime_types = tuple(mime_types)
+        self._kept: dict[str, dict[str, Capture]] = {}
+        self._floor: dict[str, tuple[str, str]] = {}
+        self.seen = 0
+        self.pages = 0
+
+    def add(self, capture: Capture) -> None:
+        self.seen += 1
+        if not capture.is_page(self.mime_types):
+            return
+        self.pages += 1
+        kept = self._kept.setdefault(capture.name, {})
+        old = kept.get(capture.url)
+        if old is not None:
+            if capture.timestamp > old.timestamp:
+                kept[capture.url] = capture
+            return
+        floor = self._floor.get(capture.name)
+        if floor is not None and capture.timestamp < floor[0]:
+            return  # ``limit`` URLs have newer captures already
+        kept[capture.url] = capture
+        if len(kept) > 2 * self.limit:
+            best = self._best(kept.values())
+            self._kept[capture.name] = {c.url: c for c in best}
+            self._floor[capture.name] = (best[-1].timestamp, best[-1].url)
+
+    def _best(self, captures: Iterable[Capture]) -> list[Capture]:
+        return heapq.nsmallest(self.limit, captures, key=lambda c: (_neg(c.timestamp), c.url))
+
+    def chosen(self) -> dict[str, list[Capture]]:
+        """The chosen captures of every name, newest first."""
+        return {name: self._best(kept.values()) for name, kept in sorted(self._kept.items())}
+
+
+def _neg(timestamp: str) -> str:
+    """A key that sorts digit strings in reverse order (newest first)."""
+    return timestamp.translate(_REVERSE_DIGITS)
+
+
+_REVERSE_DIGITS = str.maketrans("0123456789", "9876543210")
+
+
+# -- fetching ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class FetchPolicy:
+    """Politeness and retries of the byte-range requests (from ``[crawl]``)."""
+
+    delay: float = 0.25
+    retries: int = 2
+    timeout: float = 20.0
+    user_agent: str = "webometrics-crawler/0.1"
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> FetchPolicy:
+        crawl = settings.crawl
+        return cls(
+            delay=crawl.download_delay,
+            retries=crawl.retry_times,
+            timeout=crawl.download_timeout,
+            user_agent=crawl.user_agent.format(contact=crawl.contact_url),
+        )
+
+
+def is_url(prefix: str) -> bool:
+    return prefix.lower().startswith(("http://", "https://"))
+
+
+class RangeFetcher:
+    """Fetch WARC records by byte range from an http(s) prefix or a local folder.
+
+    Over HTTP: at most one request every ``policy.delay`` seconds; a timeout, a
+    connection error or a 5xx/429 answer is retried ``policy.retries`` times after
+    ``delay * 2**attempt`` seconds (at least 0.5 s); any other error status is bad input.
+    In a folder: the file at the capture's path below the folder, else a file of the same
+    name directly in it.
+    """
+
+    def __init__(self, prefix: str, policy: FetchPolicy | None = None) -> None:
+        self.prefix = prefix
+        self.policy = policy or FetchPolicy()
+        self.remote = is_url(prefix)
+        if not self.remote and not Path(prefix).is_dir():
+            raise ConfigError(f"{prefix}: WARC folder not found (give a folder or an http(s) URL)")
+        self._last = 0.0
+        self.requests = 0
+        self.retried = 0
+        self.bytes = 0
+
+    def location(self, capture: Capture) -> str:
+        """The URL or path of the capture's WARC file."""
+        if self.remote:
+            return self.prefix.rstrip("/") + "/" + capture.filename.lstrip("/")
+        folder = Path(self.prefix)
+        path = folder / capture.filename.lstrip("/")
+        if not path.is_file() and (folder / Path(capture.filename).name).is_file():
+            path = folder / Path(capture.filename).name
+        return str(path)
+
+    def fetch(self, capture: Capture) -> bytes:
+        """The record's bytes.
+
+        Raises
+        ------
+        ConfigError
+            The file is missing, the range answers 404 (or another client error) or is
+            shorter than the index says.
+        StageError
+            The server kept failing (timeouts, 5xx) after the retries.
+        """
+        where = f"{self.location(capture)} {capture.byte_range} (index {capture.where})"
+        data = self._remote(capture, where) if self.remote else self._local(capture, where)
+        if len(data) != capture.length:
+            raise ConfigError(
+                f"{where}: got {len(data)} bytes, the index says {capture.length}; the WARC "
+                "file does not match the index"
+            )
+        self.bytes += len(data)
+        return data
+
+    def _local(self, capture: Capture, where: str) -> bytes:
+        path = Path(self.location(capture))
+        if not path.is_file():
+            raise ConfigError(f"{where}: WARC file not found")
+        self.requests += 1
+        with open(path, "rb") as fh:
+            fh.seek(capture.offset)
+            return fh.read(capture.length)
+
+    def _wait(self) -> None:
+        pause = self._last + self.policy.delay - time.monotonic()
+        if pause > 0:
+            time.sleep(pause)
+        self._last = time.monotonic()
+
+    def _remote(self, capture: Capture, where: str) -> bytes:
+        url = self.location(capture)
+        request = urllib.request.Request(
+            url,
+            headers={
+                "Range": capture.byte_range,
+                "User-Agent": self.policy.user_agent,
+                "Accept-Encoding": "identity",
+            },
+        )
+        attempts = self.policy.retries + 1
+        failure = ""
+        for attempt in range(attempts):
+            if attempt:
+                self.retried += 1
+                time.sleep(max(0.5, self.policy.delay) * 2 ** (attempt - 1))
+            self._wait()
+            self.requests += 1
+            try:
+                with urllib.request.urlopen(request, timeout=self.policy.timeout) as answer:
+                    status = answer.status
+                    if status == 200 and capture.offset != 0:
+                        raise ConfigError(
+                            f"{where}: the server ignored the Range header (HTTP 200 for the "
+                            "whole file); use a server that answers byte ranges"
+                        )
+                    return answer.read(capture.length + 1)
+            except urllib.error.HTTPError as exc:
+                if exc.code in (429,) or exc.code >= 500:
+                    failure = f"HTTP {exc.code}"
+                    continue
+                raise ConfigError(f"{where}: HTTP {exc.code} {exc.reason}") from None
+            except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
+                failure = str(getattr(exc, "reason", exc))
+                continue
+        raise StageError(f"{where}: failed after {attempts} attempt(s): {failure}")
+
+
+def parse_capture(data: bytes, capture: Capture, location: str) -> dict[str, Any]:
+    """The record held by a capture's bytes (see :func:`crawler.warc.read_record`).
+
+    Raises
+    ------
+    ConfigError
+        The bytes hold no http(s) response record, or the record of another URL.
+    """
+    from warcio.exceptions import ArchiveLoadFailed
+
+    from crawler.warc import read_record
+
+    where = f"{location} {capture.byte_range} (index {capture.where})"
+    try:
+        rec = read_record(data)
+    except (ArchiveLoadFailed, EOFError, zlib.error, ValueError) as exc:
+        raise ConfigError(f"{where}: not a WARC record: {exc}") from None
+    if rec is None:
+        raise ConfigError(f"{where}: no http(s) response record there (url {capture.url})")
+    if rec["url"] != capture.url:
+        raise ConfigError(
+            f"{where}: the record there is for {rec['url']}, not {capture.url}; the index "
+            "and the WARC file do not match"
+        )
+    rec["offset"] = capture.offset
+    return rec
+
+
+def capture_time(timestamp: str) -> dt.datetime | None:
+    """A CDX timestamp as an aware datetime.
+
+    >>> capture_time("20200808172741")
+    datetime.datetime(2020, 8, 8, 17, 27, 41, tzinfo=datetime.timezone.utc)
+    """
+    try:
+        return dt.datetime.strptime(timestamp[:14], "%Y%m%d%H%M%S").replace(tzinfo=dt.UTC)
+    except ValueError:
+        return None
