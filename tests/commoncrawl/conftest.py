@@ -178,6 +178,12 @@ def seed_database(url: str, citing: dict[str, list[str]] | None = None) -> Any:
     return engine
 
 
+@pytest.fixture(name="seed_database")
+def seed_database_fixture() -> Any:
+    """:func:`seed_database`, for tests that seed their own database."""
+    return seed_database
+
+
 @pytest.fixture
 def seeded(tmp_path: Path) -> tuple[str, Any]:
     """(URL, engine) of a seeded SQLite database."""
