@@ -444,3 +444,27 @@ def test_fetcher_reads_plain_warc_ranges(warc_samples: Path) -> None:
     fetcher = RangeFetcher(str(warc_samples))
     rec = parse_capture(fetcher.fetch(cap), cap, fetcher.location(cap))
     assert b"Internet Assigned Numbers Authority" in rec["body"]
+
+
+def test_postgresql_one_transaction_per_index_file(
+    postgres_url: str,
+    seed_database: Any,
+    cdx_files: list[Path],
+    range_server: Any,
+    fast: None,
+    capsys: Any,
+) -> None:
+    """On PostgreSQL too: the first index file's pages and citations are stored, nothing
+    of the second, whose range answers 404."""
+    engine = seed_database(postgres_url)
+    try:
+        range_server.answer_404(SHOP)
+        code = cli(postgres_url, "--index", *map(str, cdx_files), "--warc-prefix",
+                   range_server.url, "--limit-per-domain", "2")  # fmt: skip
+        assert code == 2 and "HTTP 404" in capsys.readouterr().err
+        got = stored(engine)
+        first = {u: c for u, c in EXPECTED.items() if "uraharajuku" not in u}
+        assert {u: c[:2] for u, c in got["citations"].items()} == first
+        assert sorted(got["pages"]) == sorted(first)
+    finally:
+        engine.dispose()

@@ -181,19 +181,20 @@ def run(engine: Engine, settings: Settings, options: IndexOptions) -> dict[str, 
 
     if not options.index_files:
         raise ConfigError("give at least one index file with --index")
+    files = list(dict.fromkeys(str(Path(p)) for p in options.index_files))
     names = citing_names(engine, options.universities, options.domains)
     matcher = NameMatcher(names.cites)
     selector = CaptureSelector(options.limit_per_domain, options.mime_types)
     fetcher = RangeFetcher(options.warc_prefix, FetchPolicy.from_settings(settings))
     per_file: dict[str, dict[str, int]] = {}
-    bar = tqdm(desc="read index", unit="line", disable=not options.progress)
+    bar = tqdm(desc="read index", unit="capture", disable=not options.progress)
     try:
-        for path in options.index_files:
+        for path in files:
             before = selector.seen
             for capture in read_index(path, matcher):
                 selector.add(capture)
                 bar.update()
-            per_file[str(path)] = {"captures": selector.seen - before, "chosen": 0, "pages": 0}
+            per_file[path] = {"captures": selector.seen - before, "chosen": 0, "pages": 0}
     finally:
         bar.close()
     chosen = selector.chosen()
@@ -217,7 +218,7 @@ def run(engine: Engine, settings: Settings, options: IndexOptions) -> dict[str, 
     }
     bar = tqdm(total=n_chosen, desc="fetch warc", unit="record", disable=not options.progress)
     try:
-        for index_file in [str(p) for p in options.index_files]:
+        for index_file in files:
             captures = by_file.get(index_file, [])
             if not captures:
                 continue
@@ -310,9 +311,11 @@ def _store_file(
                 if item.role == "external":
                     item.role = "citing"
                 batch.append(item)
+                owner = unis.owner(capture.url)  # a university's own page cites nothing
                 candidates.extend(
                     CitingCandidate(capture.url, uid, _source(capture))
                     for uid in sorted(names.cites.get(capture.name, ()))
+                    if owner is None or owner.id != uid
                 )
                 if len(batch) >= options.batch_size or n == len(spans):
                     res = store_batch(conn, run_id, batch)  # type: ignore[arg-type]
