@@ -8,6 +8,8 @@ record's offset and length in the file, i.e. its gzip member) and writes them as
   time, the JSON with Common Crawl's fields as strings (``url``, ``mime``,
   ``mime-detected``, ``status``, ``digest``, ``length``, ``offset``, ``filename``),
   gzip-compressed in members of a few lines as ``cdx-NNNNN.gz`` are;
+* **cluster.idx** (:func:`write_cluster_index`): the secondary index of CDXJ files, one
+  line per gzip member (block): its first key and timestamp, file, offset, length, number;
 * **Parquet** (:func:`write_parquet`): the flat ``cc-index-table`` schema (``url_surtkey``,
   ``url``, ``url_host_name``, ``url_host_registered_domain``, ``fetch_time``,
   ``fetch_status``, ``content_mime_type``, ``content_mime_detected``, ``content_digest``,
@@ -164,6 +166,29 @@ def write_cdxj(
     with open(p, "wb") as fh:
         for start in range(0, len(text), lines_per_member):
             fh.write(gzip.compress("".join(text[start : start + lines_per_member]).encode()))
+    return p
+
+
+def write_cluster_index(path: str | Path, cdx_files: Iterable[str | Path]) -> Path:
+    """Write the secondary index of gzip CDXJ files (one line per gzip member:
+    ``<key> <timestamp> TAB <file name> TAB <offset> TAB <length> TAB <block>``)."""
+    import zlib
+
+    out = []
+    block = 0
+    for cdx in cdx_files:
+        data = Path(cdx).read_bytes()
+        offset = 0
+        while offset < len(data):
+            d = zlib.decompressobj(wbits=31)
+            text = d.decompress(data[offset:])
+            length = len(data) - offset - len(d.unused_data)
+            key, ts = text.split(b"\n", 1)[0].decode("utf-8").split(" ")[:2]
+            out.append(f"{key} {ts}\t{Path(cdx).name}\t{offset}\t{length}\t{block}\n")
+            offset += length
+            block += 1
+    p = Path(path)
+    p.write_text("".join(out), encoding="utf-8")
     return p
 
 

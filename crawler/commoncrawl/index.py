@@ -189,18 +189,69 @@ def _int(value: Any, field: str, where: str) -> int:
         raise ConfigError(f"{where}: field {field!r} is not a number: {value!r}") from None
 
 
-def read_cdxj(path: str | Path, matcher: NameMatcher) -> Iterator[Capture]:
-    """The captures of the wanted names in a CDXJ file (gzip or plain).
+def cdxj_capture(line: bytes, matcher: NameMatcher, where: str, index_file: str) -> Capture | None:
+    """The capture of one CDXJ line when its host is a wanted name, else None.
 
-    Every line is checked to be ``<SURT key> <timestamp> {JSON}``; the JSON of the lines
-    whose SURT host matches a wanted name is decoded and must carry
-    :data:`CDXJ_FIELDS`.
+    The line must be ``<SURT key> <timestamp> {JSON}``; the JSON is decoded only for the
+    wanted names and must carry :data:`CDXJ_FIELDS`.
 
     Raises
     ------
     ConfigError
-        The file is missing, is the secondary index ``cluster.idx``, is truncated or
-        not gzip, or a line is malformed (the message names the file and line).
+        The line is malformed (the message starts with ``where``).
+    """
+    if b"\t" in line and line.count(b"\t") >= 3 and b"{" not in line:
+        raise ConfigError(
+            f"{where}: this is a line of the secondary index cluster.idx (key, file, offset, "
+            "length), not of a cdx-*.gz file"
+        )
+    parts = line.split(b" ", 2)
+    if len(parts) < 3 or not parts[1].isdigit() or not parts[2].startswith(b"{"):
+        raise ConfigError(
+            f"{where}: not a CDXJ line (<SURT key> <timestamp> <JSON>): "
+            f"{line[:120].decode('utf-8', 'replace')!r}"
+        )
+    if matcher.match_surt(parts[0].decode("utf-8", "replace")) is None:
+        return None
+    try:
+        fields = json.loads(parts[2])
+    except ValueError as exc:
+        raise ConfigError(f"{where}: the JSON of the CDXJ line is invalid: {exc}") from None
+    if not isinstance(fields, dict):
+        raise ConfigError(f"{where}: the JSON of the CDXJ line is not an object")
+    missing = [f for f in CDXJ_FIELDS if f not in fields]
+    if missing:
+        raise ConfigError(f"{where}: the CDXJ line lacks the field(s) {', '.join(missing)}")
+    status = str(fields["status"])
+    url = str(fields["url"])
+    name = matcher.match(host_of(url))
+    if name is None:  # SURT and URL disagree: trust the URL
+        return None
+    return Capture(
+        url=url,
+        timestamp=parts[1].decode("ascii")[:14].ljust(14, "0"),
+        mime=fields.get("mime"),
+        mime_detected=fields.get("mime-detected"),
+        status=int(status) if status.isdigit() else None,
+        digest=fields.get("digest"),
+        filename=str(fields["filename"]),
+        offset=_int(fields["offset"], "offset", where),
+        length=_int(fields["length"], "length", where),
+        index_file=index_file,
+        where=where,
+        name=name,
+    )
+
+
+def read_cdxj(path: str | Path, matcher: NameMatcher) -> Iterator[Capture]:
+    """The captures of the wanted names in a CDXJ file (gzip or plain), see
+    :func:`cdxj_capture`.
+
+    Raises
+    ------
+    ConfigError
+        The file is missing, is truncated or not gzip, or a line is malformed (the
+        message names the file and line).
     """
     p = Path(path)
     if not p.is_file():
@@ -210,60 +261,140 @@ def read_cdxj(path: str | Path, matcher: NameMatcher) -> Iterator[Capture]:
         with _open_text(p) as fh:
             for number, raw in enumerate(fh, start=1):
                 line = raw.rstrip(b"\r\n")
-                if not line.strip():
-                    continue
-                where = f"{p}:{number}"
-                if b"\t" in line and line.count(b"\t") >= 3 and b"{" not in line:
-                    raise ConfigError(
-                        f"{where}: this is a secondary index (cluster.idx: key, file, offset, "
-                        "length); give the cdx-*.gz files it points to with --index"
-                    )
-                parts = line.split(b" ", 2)
-                if len(parts) < 3 or not parts[1].isdigit() or not parts[2].startswith(b"{"):
-                    raise ConfigError(
-                        f"{where}: not a CDXJ line (<SURT key> <timestamp> <JSON>): "
-                        f"{line[:120].decode('utf-8', 'replace')!r}"
-                    )
-                key = parts[0].decode("utf-8", "replace")
-                name = matcher.match_surt(key)
-                if name is None:
-                    continue
-                try:
-                    fields = json.loads(parts[2])
-                except ValueError as exc:
-                    raise ConfigError(
-                        f"{where}: the JSON of the CDXJ line is invalid: {exc}"
-                    ) from None
-                if not isinstance(fields, dict):
-                    raise ConfigError(f"{where}: the JSON of the CDXJ line is not an object")
-                missing = [f for f in CDXJ_FIELDS if f not in fields]
-                if missing:
-                    raise ConfigError(
-                        f"{where}: the CDXJ line lacks the field(s) {', '.join(missing)}"
-                    )
-                status = str(fields["status"])
-                url = str(fields["url"])
-                host_name = matcher.match(host_of(url))
-                if host_name is None:  # SURT and URL disagree: trust the URL
-                    continue
-                yield Capture(
-                    url=url,
-                    timestamp=parts[1].decode("ascii")[:14].ljust(14, "0"),
-                    mime=fields.get("mime"),
-                    mime_detected=fields.get("mime-detected"),
-                    status=int(status) if status.isdigit() else None,
-                    digest=fields.get("digest"),
-                    filename=str(fields["filename"]),
-                    offset=_int(fields["offset"], "offset", where),
-                    length=_int(fields["length"], "length", where),
-                    index_file=str(p),
-                    where=where,
-                    name=host_name,
-                )
+                if line.strip():
+                    capture = cdxj_capture(line, matcher, f"{p}:{number}", str(p))
+                    if capture is not None:
+                        yield capture
     except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
         raise ConfigError(
             f"{p}:{number + 1}: the gzip file is truncated or damaged ({exc}); download it again"
         ) from None
+
+
+def surt_prefix(name: str) -> str:
+    """The start of the SURT keys of a name's URLs (and of its subdomains').
+
+    >>> surt_prefix("www.example.org"), surt_prefix("blog.example.org")
+    ('org,example', 'org,example,blog')
+    """
+    labels = idna_name(name).split(".")
+    if labels[0] == "www" and len(labels) > 2:
+        labels = labels[1:]
+    return ",".join(reversed(labels))
+
+
+def is_cluster_index(path: str | Path) -> bool:
+    """True for a secondary index (``cluster.idx``): plain lines ``<SURT key> <timestamp>
+    TAB <cdx file> TAB <offset> TAB <length> TAB <block number>``."""
+    with open(path, "rb") as fh:
+        first = fh.readline(4096)
+    parts = first.rstrip(b"\r\n").split(b"\t")
+    return len(parts) >= 4 and parts[2].isdigit() and parts[3].isdigit()
+
+
+def cluster_blocks(path: str | Path, matcher: NameMatcher) -> Iterator[tuple[str, int, int, str]]:
+    """The blocks of the cdx files that may hold lines of the wanted names, from the
+    secondary index ``cluster.idx``: ``(cdx file, offset, length, where)``, adjacent blocks
+    of one file merged into one range.
+
+    Block *i* holds the keys from its first key to the first key of block *i + 1*; it is
+    needed when a wanted name's SURT prefix falls in that span. Memory: two lines.
+
+    Raises
+    ------
+    ConfigError
+        A line is not ``key timestamp TAB file TAB offset TAB length ...``.
+    """
+    import bisect
+
+    p = Path(path)
+    prefixes = sorted({surt_prefix(n) for n in matcher.names})
+
+    prefix_set = set(prefixes)
+
+    def wanted(first: str, last: str | None) -> bool:
+        host = first.split(")", 1)[0]
+        if any(host[:k] in prefix_set for k in range(1, len(host) + 1)):
+            return True  # the block starts among a wanted prefix's keys
+        j = bisect.bisect_left(prefixes, first)  # the first prefix after the block's start
+        return j < len(prefixes) and (last is None or prefixes[j] <= last)
+
+    previous: tuple[str, str, int, int, int] | None = None  # key, file, offset, length, line
+    run: list[Any] = []  # the current merged range: file, offset, end, first line
+
+    def rows() -> Iterator[tuple[str, str, int, int, int]]:
+        with open(p, "rb") as fh:
+            for number, raw in enumerate(fh, start=1):
+                line = raw.decode("utf-8", "replace").rstrip("\r\n")
+                if not line.strip():
+                    continue
+                parts = line.split("\t")
+                if len(parts) < 4 or not parts[2].isdigit() or not parts[3].isdigit():
+                    raise ConfigError(
+                        f"{p}:{number}: not a cluster.idx line (<SURT key> <timestamp> TAB "
+                        f"<cdx file> TAB <offset> TAB <length> TAB <block>): {line[:120]!r}"
+                    )
+                yield parts[0].split(" ", 1)[0], parts[1], int(parts[2]), int(parts[3]), number
+
+    def block(cur: tuple[str, str, int, int, int], nxt_key: str | None) -> Iterator[Any]:
+        key, fname, offset, length, number = cur
+        if not wanted(key, nxt_key):
+            return
+        if run and run[0] == fname and run[2] == offset:
+            run[2] = offset + length  # adjacent: one request
+            return
+        if run:
+            yield run[0], run[1], run[2] - run[1], f"{p}:{run[3]}"
+        run[:] = [fname, offset, offset + length, number]
+
+    for row in rows():
+        if previous is not None:
+            yield from block(previous, row[0])
+        previous = row
+    if previous is not None:
+        yield from block(previous, None)
+    if run:
+        yield run[0], run[1], run[2] - run[1], f"{p}:{run[3]}"
+
+
+def read_cluster_index(
+    path: str | Path, matcher: NameMatcher, fetcher: RangeFetcher
+) -> Iterator[Capture]:
+    """The captures of the wanted names found through ``cluster.idx``: only the blocks of
+    the cdx files that may hold them are fetched (by byte range, from ``fetcher``'s
+    prefix: the cdx files' URL folder or a local folder) and read.
+
+    Raises
+    ------
+    ConfigError
+        As :func:`cluster_blocks`, :meth:`RangeFetcher.fetch_range` and
+        :func:`cdxj_capture`; a block that is not gzip.
+    """
+    p = Path(path)
+    for fname, offset, length, where in cluster_blocks(p, matcher):
+        label = f"{fetcher.locate(fname)} bytes={offset}-{offset + length - 1}"
+        data = fetcher.fetch_range(fname, offset, length, f"{label} (block of {where})")
+        try:
+            text = _gunzip_members(data)
+        except (EOFError, zlib.error) as exc:
+            raise ConfigError(f"{label} (block of {where}): not gzip data: {exc}") from None
+        for number, line in enumerate(text.split(b"\n"), start=1):
+            line = line.rstrip(b"\r")
+            if line.strip():
+                capture = cdxj_capture(line, matcher, f"{label} line {number}", str(p))
+                if capture is not None:
+                    yield capture
+
+
+def _gunzip_members(data: bytes) -> bytes:
+    out = []
+    while data:
+        d = zlib.decompressobj(wbits=31)
+        out.append(d.decompress(data))
+        if not d.eof:
+            raise EOFError("the gzip member is truncated")
+        data = d.unused_data
+    return b"".join(out)
 
 
 def read_parquet(
@@ -343,13 +474,19 @@ def read_parquet(
         con.close()
 
 
-def read_index(path: str | Path, matcher: NameMatcher) -> Iterator[Capture]:
-    """:func:`read_parquet` for Parquet files (magic ``PAR1``), else :func:`read_cdxj`."""
+def read_index(
+    path: str | Path, matcher: NameMatcher, cdx_fetcher: RangeFetcher | None = None
+) -> Iterator[Capture]:
+    """:func:`read_parquet` for Parquet files (magic ``PAR1``), :func:`read_cluster_index`
+    for ``cluster.idx`` (its cdx files fetched with ``cdx_fetcher``, by default from the
+    folder holding it), else :func:`read_cdxj`."""
     p = Path(path)
     if p.is_file():
         with open(p, "rb") as fh:
             if fh.read(4) == b"PAR1":
                 return read_parquet(p, matcher)
+        if is_cluster_index(p):
+            return read_cluster_index(p, matcher, cdx_fetcher or RangeFetcher(str(p.parent)))
     return read_cdxj(p, matcher)
 
 
@@ -462,45 +599,56 @@ class RangeFetcher:
         self.retried = 0
         self.bytes = 0
 
-    def location(self, capture: Capture) -> str:
-        """The URL or path of the capture's WARC file."""
+    def locate(self, filename: str) -> str:
+        """The URL or path of a file named relative to the prefix."""
         if self.remote:
-            return self.prefix.rstrip("/") + "/" + capture.filename.lstrip("/")
+            return self.prefix.rstrip("/") + "/" + filename.lstrip("/")
         folder = Path(self.prefix)
-        path = folder / capture.filename.lstrip("/")
-        if not path.is_file() and (folder / Path(capture.filename).name).is_file():
-            path = folder / Path(capture.filename).name
+        path = folder / filename.lstrip("/")
+        if not path.is_file() and (folder / Path(filename).name).is_file():
+            path = folder / Path(filename).name
         return str(path)
 
+    def location(self, capture: Capture) -> str:
+        """The URL or path of the capture's WARC file."""
+        return self.locate(capture.filename)
+
     def fetch(self, capture: Capture) -> bytes:
-        """The record's bytes.
+        """The record's bytes (see :meth:`fetch_range`)."""
+        where = f"{self.location(capture)} {capture.byte_range} (index {capture.where})"
+        return self.fetch_range(capture.filename, capture.offset, capture.length, where)
+
+    def fetch_range(self, filename: str, offset: int, length: int, where: str) -> bytes:
+        """``length`` bytes at ``offset`` of a file below the prefix.
 
         Raises
         ------
         ConfigError
             The file is missing, the range answers 404 (or another client error) or is
-            shorter than the index says.
+            shorter than asked (the message starts with ``where``).
         StageError
             The server kept failing (timeouts, 5xx) after the retries.
         """
-        where = f"{self.location(capture)} {capture.byte_range} (index {capture.where})"
-        data = self._remote(capture, where) if self.remote else self._local(capture, where)
-        if len(data) != capture.length:
+        if self.remote:
+            data = self._remote(self.locate(filename), offset, length, where)
+        else:
+            data = self._local(self.locate(filename), offset, length, where)
+        if len(data) != length:
             raise ConfigError(
-                f"{where}: got {len(data)} bytes, the index says {capture.length}; the WARC "
-                "file does not match the index"
+                f"{where}: got {len(data)} bytes, the index says {length}; the file does not "
+                "match the index"
             )
         self.bytes += len(data)
         return data
 
-    def _local(self, capture: Capture, where: str) -> bytes:
-        path = Path(self.location(capture))
+    def _local(self, location: str, offset: int, length: int, where: str) -> bytes:
+        path = Path(location)
         if not path.is_file():
-            raise ConfigError(f"{where}: WARC file not found")
+            raise ConfigError(f"{where}: file not found")
         self.requests += 1
         with open(path, "rb") as fh:
-            fh.seek(capture.offset)
-            return fh.read(capture.length)
+            fh.seek(offset)
+            return fh.read(length)
 
     def _wait(self) -> None:
         pause = self._last + self.policy.delay - time.monotonic()
@@ -508,12 +656,11 @@ class RangeFetcher:
             time.sleep(pause)
         self._last = time.monotonic()
 
-    def _remote(self, capture: Capture, where: str) -> bytes:
-        url = self.location(capture)
+    def _remote(self, url: str, offset: int, length: int, where: str) -> bytes:
         request = urllib.request.Request(
             url,
             headers={
-                "Range": capture.byte_range,
+                "Range": f"bytes={offset}-{offset + length - 1}",
                 "User-Agent": self.policy.user_agent,
                 "Accept-Encoding": "identity",
             },
@@ -528,15 +675,14 @@ class RangeFetcher:
             self.requests += 1
             try:
                 with urllib.request.urlopen(request, timeout=self.policy.timeout) as answer:
-                    status = answer.status
-                    if status == 200 and capture.offset != 0:
+                    if answer.status == 200 and offset != 0:
                         raise ConfigError(
                             f"{where}: the server ignored the Range header (HTTP 200 for the "
                             "whole file); use a server that answers byte ranges"
                         )
-                    return answer.read(capture.length + 1)
+                    return answer.read(length + 1)
             except urllib.error.HTTPError as exc:
-                if exc.code in (429,) or exc.code >= 500:
+                if exc.code == 429 or exc.code >= 500:
                     failure = f"HTTP {exc.code}"
                     continue
                 raise ConfigError(f"{where}: HTTP {exc.code} {exc.reason}") from None

@@ -410,7 +410,7 @@ def test_a_missing_local_warc_file(
     index = write_cdxj(tmp_path / "cdx.gz", [spb.replace(filename="crawl-data/x/none.warc.gz")])
     err = _bad(url, engine, capsys, "--index", str(index), "--warc-prefix", str(warc_samples),
                "--domain", "01spb.ru")  # fmt: skip
-    assert "none.warc.gz bytes=12685-31492" in err and "WARC file not found" in err
+    assert "none.warc.gz bytes=12685-31492" in err and "file not found" in err
 
 
 def test_options_and_environment_checks(
@@ -468,3 +468,75 @@ def test_postgresql_one_transaction_per_index_file(
         assert sorted(got["pages"]) == sorted(first)
     finally:
         engine.dispose()
+
+
+# -- the secondary index cluster.idx ------------------------------------------------------------
+def test_cluster_idx_reads_only_the_needed_blocks(tmp_path: Path, warc_samples: Path) -> None:
+    """Through cluster.idx the same captures are found as by reading every cdx file
+    (the reference), for names at the start, middle and end of the key order, with
+    hosts below a domain; fewer blocks are read than there are."""
+    from crawler.commoncrawl.index import cluster_blocks, read_cluster_index
+    from testbed.commoncrawl_index import write_cluster_index
+
+    files = [
+        write_cdxj(tmp_path / "cdx-00000.gz", main_entries(warc_samples), lines_per_member=2),
+        write_cdxj(tmp_path / "cdx-00001.gz", shop_entries(warc_samples), lines_per_member=4),
+    ]
+    idx = write_cluster_index(tmp_path / "cluster.idx", files)
+    n_blocks = len(idx.read_text().splitlines())
+    fetcher = RangeFetcher(str(tmp_path))
+    for names in (
+        ["003338.cn"],  # the first key
+        ["01spb.ru", "example.com", "jxtdw.com"],
+        ["06.live-radsport.ch", "uraharajuku.st"],  # a host; the last file
+        ["psb556.com", "nowhere.org"],
+    ):
+        matcher = NameMatcher(names)
+        reference = [c for f in files for c in read_cdxj(f, matcher)]
+        found = list(read_cluster_index(idx, matcher, fetcher))
+        assert sorted((c.url, c.offset) for c in found) == sorted(
+            (c.url, c.offset) for c in reference
+        ), names
+        blocks = list(cluster_blocks(idx, matcher))
+        assert sum(length for _, _, length, _ in blocks) < sum(f.stat().st_size for f in files)
+    assert n_blocks == 9 + 8
+
+
+def test_cluster_idx_over_http(
+    tmp_path: Path,
+    seeded: tuple[str, Any],
+    warc_samples: Path,
+    range_server: Any,
+    fast: None,
+    capsys: Any,
+) -> None:
+    """The command with cluster.idx: cdx blocks and WARC records both by byte range."""
+    from testbed.commoncrawl_index import write_cluster_index
+
+    url, engine = seeded
+    cdx_dir = tmp_path / "indexes"
+    cdx_dir.mkdir()
+    files = [
+        write_cdxj(cdx_dir / "cdx-00000.gz", main_entries(warc_samples)),
+        write_cdxj(cdx_dir / "cdx-00001.gz", shop_entries(warc_samples)),
+    ]
+    idx = write_cluster_index(tmp_path / "cluster.idx", files)
+    with type(range_server)(cdx_dir) as cdx_server:
+        code = cli(url, "--index", str(idx), "--cdx-prefix", cdx_server.url,
+                   "--warc-prefix", range_server.url, "--limit-per-domain", "2")  # fmt: skip
+        cdx_requests = cdx_server.requests
+    assert code == 0
+    got = stored(engine)
+    assert {u: c[:2] for u, c in got["citations"].items()} == EXPECTED
+    (run,) = got["runs"]
+    assert run.stats["commoncrawl_index"]["cdx_requests"] == len(cdx_requests) >= 2
+    assert all(r["range"] and r["path"].startswith("cdx-0000") for r in cdx_requests)
+    # a block answering 404 is bad input naming its URL and range; nothing more is stored
+    (tmp_path / "empty").mkdir()
+    with type(range_server)(tmp_path / "empty") as empty:
+        assert cli(url, "--index", str(idx), "--cdx-prefix", empty.url,
+                   "--warc-prefix", range_server.url) == 2  # fmt: skip
+    err = capsys.readouterr().err
+    assert f"{empty.url}cdx-00000.gz bytes=0-" in err and "HTTP 404" in err
+    assert f"(block of {idx}:1)" in err
+    assert len(stored(engine)["runs"]) == 1

@@ -19,8 +19,10 @@ newest captures of distinct URLs that were HTML and answered 200 are chosen (up 
 user_agent.
 
 Index files: the CDXJ index (cc-index/collections/CC-MAIN-YYYY-WW/indexes/cdx-NNNNN.gz,
-gzip or plain text) or the columnar index (cc-index/table/cc-main/warc/crawl=.../
-subset=warc/part-*.parquet, read with DuckDB). Every index file is read to its end before
+gzip or plain text), its secondary index cluster.idx (then only the cdx blocks that may
+hold the citing domains are fetched, by byte range from --cdx-prefix), or the columnar
+index (cc-index/table/cc-main/warc/crawl=.../subset=warc/part-*.parquet, read with
+DuckDB). Every index file is read to its end before
 anything is fetched; the captures of one index file are stored in one transaction.
 Exit codes: 0 done, 2 bad input (an index line, a WARC range answering 404 or holding
 another record, a missing file: the message names the file and line, or URL and range),
@@ -51,6 +53,14 @@ def add_parser(csub: argparse._SubParsersAction) -> None:
         help="where the WARC files named by the index are: an http(s) URL prefix or a local "
         "folder (the path the index gives below it, or the bare file name in it) "
         "(default %(default)s)",
+    )
+    p.add_argument(
+        "--cdx-prefix",
+        metavar="URL_OR_FOLDER",
+        help="with a secondary index cluster.idx as --index: where the cdx-*.gz files it "
+        "names are, e.g. https://data.commoncrawl.org/cc-index/collections/CC-MAIN-2024-33/"
+        "indexes/ (default: the folder holding cluster.idx); only the blocks that may hold "
+        "the citing domains are fetched, by byte range",
     )
     p.add_argument(
         "--limit-per-domain",
@@ -91,6 +101,7 @@ def _run(ctx) -> int:
         limit_per_domain=args.limit_per_domain,
         universities=tuple(args.university),
         domains=tuple(args.domain),
+        cdx_prefix=args.cdx_prefix,
         progress=not args.no_progress and not args.quiet,
         batch_size=ctx.settings.crawl.batch_size,
     )

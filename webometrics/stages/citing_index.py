@@ -4,7 +4,9 @@
 ``citing`` environment rows from any source: crawls, backlink exports, the Common Crawl
 web graph; and the citing domains of its stored citations), or the names given, then
 
-1. streams every index file (CDXJ, gzip or plain; or Parquet through DuckDB) and keeps,
+1. streams every index file (CDXJ, gzip or plain; Parquet through DuckDB; or the
+   secondary index ``cluster.idx``, of which only the cdx blocks that may hold the
+   citing names are fetched by byte range from ``cdx_prefix``) and keeps,
    per citing name, the ``limit_per_domain`` newest distinct URLs that Common Crawl
    captured as HTML with status 200 (:mod:`crawler.commoncrawl.index`); every file is read
    to its end first, so a bad line stops the command before anything is stored;
@@ -60,6 +62,7 @@ class IndexOptions:
     limit_per_domain: int = 10
     universities: tuple[str, ...] = ()  # names; empty = every stored university
     domains: tuple[str, ...] = ()  # citing names; empty = the stored citing environment
+    cdx_prefix: str | None = None  # where the cdx files of a cluster.idx are (its folder)
     mime_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
     progress: bool = False
     batch_size: int = 200
@@ -185,13 +188,15 @@ def run(engine: Engine, settings: Settings, options: IndexOptions) -> dict[str, 
     names = citing_names(engine, options.universities, options.domains)
     matcher = NameMatcher(names.cites)
     selector = CaptureSelector(options.limit_per_domain, options.mime_types)
-    fetcher = RangeFetcher(options.warc_prefix, FetchPolicy.from_settings(settings))
+    policy = FetchPolicy.from_settings(settings)
+    fetcher = RangeFetcher(options.warc_prefix, policy)
+    cdx_fetcher = RangeFetcher(options.cdx_prefix, policy) if options.cdx_prefix else None
     per_file: dict[str, dict[str, int]] = {}
     bar = tqdm(desc="read index", unit="capture", disable=not options.progress)
     try:
         for path in files:
             before = selector.seen
-            for capture in read_index(path, matcher):
+            for capture in read_index(path, matcher, cdx_fetcher):
                 selector.add(capture)
                 bar.update()
             per_file[path] = {"captures": selector.seen - before, "chosen": 0, "pages": 0}
@@ -247,6 +252,9 @@ def run(engine: Engine, settings: Settings, options: IndexOptions) -> dict[str, 
     stats["commoncrawl_index"] = {
         k: v for k, v in totals.items() if k not in ("run_id", "citations")
     } | {"requests": fetcher.requests, "retried": fetcher.retried, "bytes": fetcher.bytes}
+    if cdx_fetcher is not None:
+        stats["commoncrawl_index"]["cdx_requests"] = cdx_fetcher.requests
+        stats["commoncrawl_index"]["cdx_bytes"] = cdx_fetcher.bytes
     update_run(engine, run_id, status="finished", finished_at=dt.datetime.now(dt.UTC), stats=stats)
     totals["stats"] = stats
     return totals
