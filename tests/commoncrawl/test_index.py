@@ -540,3 +540,30 @@ def test_cluster_idx_over_http(
     assert f"{empty.url}cdx-00000.gz bytes=0-" in err and "HTTP 404" in err
     assert f"(block of {idx}:1)" in err
     assert len(stored(engine)["runs"]) == 1
+
+
+def test_a_parquet_file_without_the_published_columns(
+    tmp_path: Path, seeded: tuple[str, Any], warc_samples: Path, capsys: Any
+) -> None:
+    import duckdb
+
+    url, engine = seeded
+    part = tmp_path / "part-00000.parquet"
+    duckdb.sql("SELECT 'http://example.com/' AS url, 200 AS status").write_parquet(str(part))
+    err = _bad(url, engine, capsys, "--index", str(part), "--warc-prefix", str(warc_samples))
+    assert f"{part}: not a Common Crawl columnar index file" in err and "url_host_name" in err
+    junk = tmp_path / "junk.parquet"
+    junk.write_bytes(b"PAR1 but nothing else")
+    err = _bad(url, engine, capsys, "--index", str(junk), "--warc-prefix", str(warc_samples))
+    assert f"{junk}: not a readable Parquet file" in err
+
+
+@pytest.mark.parametrize("name", ["crawler.commoncrawl.index", "testbed.commoncrawl_index"])
+def test_docstring_examples(name: str) -> None:
+    """crawler/ and testbed/ are outside pytest's doctest paths: run their examples here."""
+    import doctest
+    import importlib
+
+    module = importlib.import_module(name)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0 and result.attempted >= 3

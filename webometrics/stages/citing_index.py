@@ -100,7 +100,7 @@ def citing_names(
         query = select(University).order_by(University.id)
         if university_names:
             query = query.where(University.name.in_(list(university_names)))
-        unis = [
+        unis: list[dict[str, Any]] = [
             {"id": u.id, "name": u.name, "domains": sorted(d.domain for d in u.domains)}
             for u in s.scalars(query)
         ]
