@@ -130,6 +130,8 @@ def idna_name(name: str) -> str:
     'xn--e1afmkfd.xn--p1ai'
     """
     name = name.strip().lower().rstrip(".")
+    if name.isascii():
+        return name
     with contextlib.suppress(UnicodeError):
         return name.encode("idna").decode("ascii")
     return name
