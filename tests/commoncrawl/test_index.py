@@ -567,3 +567,22 @@ def test_docstring_examples(name: str) -> None:
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0 and result.attempted >= 3
+
+
+def test_a_database_error_within_the_file_transaction(seeded: tuple[str, Any]) -> None:
+    """A driver error inside the per-file transaction is reported as DatabaseError (exit
+    code 2) naming the database, and nothing of the transaction is kept."""
+    from sqlalchemy import text
+
+    from webometrics.exceptions import DatabaseError
+    from webometrics.stages.citing_index import _one_transaction
+
+    _, engine = seeded
+    failure = r"database sqlite:///.*cc\.db failed: no such table"
+    with pytest.raises(DatabaseError, match=failure), _one_transaction(engine) as conn:
+        with session_scope(conn) as s:
+            s.add(CrawlRun(kind="x"))
+        with session_scope(conn) as s:
+            s.execute(text("SELECT * FROM no_such_table"))
+    with session_scope(engine) as s:
+        assert s.scalar(text("SELECT count(*) FROM crawl_run WHERE kind = 'x'")) == 0

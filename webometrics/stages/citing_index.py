@@ -34,16 +34,17 @@ name and one batch of pages; fetched records wait in a temporary file.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import logging
 import tempfile
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Connection, Engine, select
 
 from webometrics.exceptions import ConfigError
 from webometrics.settings import Settings
@@ -281,6 +282,32 @@ def _open_run(engine: Engine, options: IndexOptions, names: list[str]) -> int:
         return row.id
 
 
+@contextlib.contextmanager
+def _one_transaction(engine: Engine) -> Iterator[Connection]:
+    """One transaction for a whole index file: :func:`crawler.storage.store_batch` and
+    :func:`~crawler.storage.resolve_citations` get its connection, so their sessions join
+    it (their commits do not end it; an error rolls everything back)."""
+    from sqlalchemy.exc import OperationalError
+
+    from store.session import redact
+    from webometrics.exceptions import DatabaseError
+
+    def failed(exc: OperationalError) -> DatabaseError:
+        return DatabaseError(f"database {redact(str(engine.url))} failed: {exc.orig}")
+
+    try:
+        with engine.begin() as conn:
+            yield conn
+    except OperationalError as exc:
+        raise failed(exc) from exc
+    except AttributeError as exc:
+        # store.session.session_scope names ``engine.url`` when a driver error occurs,
+        # which a Connection lacks: report the driver error itself
+        if isinstance(exc.__context__, OperationalError):
+            raise failed(exc.__context__) from exc.__context__
+        raise
+
+
 def _store_file(
     engine: Engine,
     run_id: int,
@@ -308,7 +335,7 @@ def _store_file(
             bar.update()
         result: dict[str, Any] = {"pages": 0, "links": 0}
         candidates: list[CitingCandidate] = []
-        with engine.begin() as conn:  # one transaction for the whole index file
+        with _one_transaction(engine) as conn:
             batch = []
             for n, (capture, start, size) in enumerate(spans, start=1):
                 spool.seek(start)
