@@ -400,13 +400,14 @@ def _gunzip_members(data: bytes) -> bytes:
 
 
 def read_parquet(
-    path: str | Path, matcher: NameMatcher, *, batch: int = 10_000
+    path: str | Path, matcher: NameMatcher, *, batch: int = 10_000, chunk: int = 500
 ) -> Iterator[Capture]:
     """The captures of the wanted names that answered 200 in a columnar index file.
 
     Read with DuckDB: only the listed columns, only the rows whose
     ``url_host_registered_domain`` is one of the wanted names' registered domains and
-    whose ``fetch_status`` is 200 (filters pushed down to the Parquet row groups).
+    whose ``fetch_status`` is 200 (filters pushed down to the Parquet row groups; one
+    scan per ``chunk`` domains; ``batch`` rows at a time in memory).
 
     Raises
     ------
@@ -433,43 +434,45 @@ def read_parquet(
                 f"missing column(s) {', '.join(missing)}"
             )
         domains = sorted(matcher.registered_domains)
-        if not domains:
-            return
-        cursor = con.execute(
-            """
-            SELECT url, strftime(fetch_time, '%Y%m%d%H%M%S'), content_mime_type,
-                   content_mime_detected, fetch_status, content_digest, warc_filename,
-                   warc_record_offset, warc_record_length, url_host_name
-            FROM read_parquet(?)
-            WHERE url_host_registered_domain IN (SELECT unnest(?::VARCHAR[]))
-              AND fetch_status = 200
-            """,
-            [str(p), domains],
-        )
         row_number = 0
-        while rows := cursor.fetchmany(batch):
-            for url, ts, mime, detected, status, digest, fname, offset, length, host in rows:
-                row_number += 1
-                name = matcher.match(host or host_of(url))
-                if name is None:
-                    continue
-                where = f"{p}: row {row_number} of the matching rows ({url})"
-                if fname is None or offset is None or length is None:
-                    raise ConfigError(f"{where}: warc_filename/offset/length is empty")
-                yield Capture(
-                    url=url,
-                    timestamp=ts,
-                    mime=mime,
-                    mime_detected=detected,
-                    status=int(status) if status is not None else None,
-                    digest=digest,
-                    filename=fname,
-                    offset=int(offset),
-                    length=int(length),
-                    index_file=str(p),
-                    where=where,
-                    name=name,
-                )
+        # a literal IN list is pushed down to the Parquet scan (row groups whose min/max
+        # statistics exclude every domain are skipped); a semi-join would not be
+        for start in range(0, len(domains), chunk):
+            part = domains[start : start + chunk]
+            cursor = con.execute(
+                f"""
+                SELECT url, strftime(fetch_time, '%Y%m%d%H%M%S'), content_mime_type,
+                       content_mime_detected, fetch_status, content_digest, warc_filename,
+                       warc_record_offset, warc_record_length, url_host_name
+                FROM read_parquet(?)
+                WHERE url_host_registered_domain IN ({", ".join("?" * len(part))})
+                  AND fetch_status = 200
+                """,
+                [str(p), *part],
+            )
+            while rows := cursor.fetchmany(batch):
+                for url, ts, mime, detected, status, digest, fname, offset, length, host in rows:
+                    row_number += 1
+                    name = matcher.match(host or host_of(url))
+                    if name is None:
+                        continue
+                    where = f"{p}: matching row {row_number} ({url})"
+                    if fname is None or offset is None or length is None:
+                        raise ConfigError(f"{where}: warc_filename/offset/length is empty")
+                    yield Capture(
+                        url=url,
+                        timestamp=ts,
+                        mime=mime,
+                        mime_detected=detected,
+                        status=int(status) if status is not None else None,
+                        digest=digest,
+                        filename=fname,
+                        offset=int(offset),
+                        length=int(length),
+                        index_file=str(p),
+                        where=where,
+                        name=name,
+                    )
     except duckdb.Error as exc:
         raise ConfigError(f"{p}: reading the columnar index failed: {exc}") from None
     finally:
