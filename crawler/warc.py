@@ -384,6 +384,19 @@ def _records(fh: Any) -> Iterator[dict[str, Any]]:
         }
 
 
+def read_record(data: bytes) -> dict[str, Any] | None:
+    """The http(s) ``response``/``resource`` record held by one record's bytes (a byte
+    range of a WARC file: a gzip member or plain), as :func:`iter_records` yields it
+    (``offset`` 0), or None when the bytes hold no such record.
+
+    Raises
+    ------
+    warcio.exceptions.ArchiveLoadFailed
+        The bytes are not a WARC/ARC record.
+    """
+    return next(_records(io.BytesIO(data)), None)
+
+
 def record_item(rec: dict[str, Any], path: str, universities: Any) -> PageItem:
     """A page item (with its kept links) for one archive record."""
     from scrapy.http import Headers

@@ -1,0 +1,737 @@
+"""Common Crawl's URL index: find the captures of citing domains, fetch them by byte range.
+
+Common Crawl publishes, for every crawl, two indexes of the same captures:
+
+* the **CDXJ index** (``cc-index/collections/CC-MAIN-YYYY-WW/indexes/cdx-00000.gz`` ...
+  ``cdx-00299.gz``, with the secondary index ``cluster.idx``): gzip text, one capture a
+  line ``<SURT key> <timestamp> <JSON>``, sorted by SURT key; the JSON carries ``url``,
+  ``mime``, ``mime-detected``, ``status``, ``digest``, ``length``, ``offset``, ``filename``
+  (strings);
+* the **columnar index** (``cc-index/table/cc-main/warc/crawl=CC-MAIN-YYYY-WW/subset=warc/
+  part-*.parquet``): Parquet files with the flat schema of ``commoncrawl/cc-index-table``
+  (``url``, ``url_host_name``, ``url_host_registered_domain``, ``fetch_time``,
+  ``fetch_status``, ``content_mime_type``, ``content_mime_detected``, ``content_digest``,
+  ``warc_filename``, ``warc_record_offset``, ``warc_record_length``, ...), read here with
+  DuckDB (projection and filter push-down: only the wanted domains' row groups are read).
+
+:func:`read_cdxj` and :func:`read_parquet` stream the captures of the wanted names
+(registered domains or host names, :class:`NameMatcher`); :class:`CaptureSelector` keeps
+per name the ``limit`` newest distinct URLs among the HTML captures that answered 200;
+:class:`RangeFetcher` fetches each capture's WARC record by byte range
+(``Range: bytes=offset-(offset+length-1)``) from a WARC prefix (an http(s) URL such as
+``https://data.commoncrawl.org/`` or a local folder), politely (a delay between requests,
+retries with back-off on timeouts and 5xx/429 answers), and :func:`parse_capture` checks
+that the bytes hold the record asked for (its ``WARC-Target-URI`` is the capture's URL).
+
+Bad input raises :class:`~webometrics.exceptions.ConfigError` naming the file and line
+(or the URL and byte range): a line that is not ``key timestamp JSON``, JSON that does not
+parse, a missing field, a truncated gzip file, a Parquet file without the published
+columns, a missing WARC file, a range answering 404, bytes holding another record.
+
+Time: linear in the index files read (every line is split; only the lines of wanted
+names are JSON-decoded); one request per chosen capture. Memory: one line, and
+``limit`` captures per wanted name.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import gzip
+import heapq
+import json
+import time
+import urllib.error
+import urllib.request
+import zlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from webometrics.domains import host_of, registered_domain
+from webometrics.exceptions import ConfigError, StageError
+
+#: media types kept as HTML pages
+HTML_TYPES: tuple[str, ...] = ("text/html", "application/xhtml+xml")
+#: fields every CDXJ line must carry
+CDXJ_FIELDS: tuple[str, ...] = ("url", "mime", "status", "length", "offset", "filename")
+#: columns a columnar (Parquet) index file must have (cc-index-table flat schema)
+PARQUET_COLUMNS: tuple[str, ...] = (
+    "url",
+    "url_host_name",
+    "url_host_registered_domain",
+    "fetch_time",
+    "fetch_status",
+    "content_mime_type",
+    "content_mime_detected",
+    "content_digest",
+    "warc_filename",
+    "warc_record_offset",
+    "warc_record_length",
+)
+#: where Common Crawl serves its files over HTTPS
+DEFAULT_WARC_PREFIX = "https://data.commoncrawl.org/"
+
+
+@dataclass(frozen=True, slots=True)
+class Capture:
+    """One capture listed by an index: where its WARC record lies, and what it was.
+
+    ``where`` names the index file and line (or row) for messages; ``name`` is the wanted
+    name (citing domain or host) the capture was found for.
+    """
+
+    url: str
+    timestamp: str  # yyyymmddhhmmss
+    mime: str | None
+    mime_detected: str | None
+    status: int | None
+    digest: str | None
+    filename: str
+    offset: int
+    length: int
+    index_file: str
+    where: str
+    name: str = ""
+
+    @property
+    def byte_range(self) -> str:
+        """The HTTP byte range of the record, ``bytes=first-last``."""
+        return f"bytes={self.offset}-{self.offset + self.length - 1}"
+
+    @property
+    def collection(self) -> str | None:
+        """The crawl (``CC-MAIN-2020-34``) named in the WARC file path, if any."""
+        for part in self.filename.split("/"):
+            if part.startswith("CC-MAIN-") and "." not in part:
+                return part
+        return None
+
+    def is_page(self, mime_types: Iterable[str] = HTML_TYPES) -> bool:
+        """True for a capture that answered 200 with one of ``mime_types`` (the detected
+        type when the index has one, else the declared type).
+
+        >>> c = Capture("http://a.org/", "20200101000000", "text/html", None, 200, None,
+        ...             "f.warc.gz", 0, 10, "cdx", "cdx:1")
+        >>> c.is_page(), c.is_page(["application/pdf"])
+        (True, False)
+        """
+        if self.status != 200:
+            return False
+        mime = (self.mime_detected or self.mime or "").split(";", 1)[0].strip().lower()
+        return mime in set(mime_types)
+
+
+def idna_name(name: str) -> str:
+    """A host or domain name in its ASCII (IDNA) form, lower case, no trailing dot.
+
+    >>> idna_name("Пример.РФ.")
+    'xn--e1afmkfd.xn--p1ai'
+    """
+    name = name.strip().lower().rstrip(".")
+    if name.isascii():
+        return name
+    with contextlib.suppress(UnicodeError):
+        return name.encode("idna").decode("ascii")
+    return name
+
+
+class NameMatcher:
+    """The wanted names (registered domains or host names), matched against hosts.
+
+    A host matches a name when it is the name or one of its subdomains; the longest
+    matching name wins (a stored host is more specific than its domain).
+
+    >>> m = NameMatcher(["example.org", "blog.example.org"])
+    >>> m.match("www.example.org"), m.match("a.blog.example.org"), m.match("example.com")
+    ('example.org', 'blog.example.org', None)
+    >>> m.match_surt("org,example,blog)/post")
+    'blog.example.org'
+    """
+
+    def __init__(self, names: Iterable[str]) -> None:
+        self.names = frozenset(n for n in (idna_name(n) for n in names) if n)
+        self.registered_domains = frozenset(registered_domain(n) for n in self.names)
+
+    def match(self, host: str) -> str | None:
+        host = idna_name(host)
+        while host:
+            if host in self.names:
+                return host
+            if "." not in host:
+                return None
+            host = host.split(".", 1)[1]
+        return None
+
+    def match_surt(self, key: str) -> str | None:
+        """The name matching the host of a SURT key (``org,example,www)/path``)."""
+        head = key.split(")", 1)[0].split(":", 1)[0]
+        labels = [p for p in head.split(",") if p]
+        # the longest name first: walk from the full host towards its registered domain
+        for end in range(len(labels), 0, -1):
+            name = ".".join(reversed(labels[:end]))
+            if name in self.names:
+                return name
+        return None
+
+
+def _open_text(path: Path) -> Any:
+    with open(path, "rb") as fh:
+        magic = fh.read(2)
+    if magic == b"\x1f\x8b":
+        return gzip.open(path, "rb")
+    return open(path, "rb")
+
+
+def _int(value: Any, field: str, where: str) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{where}: field {field!r} is not a number: {value!r}") from None
+
+
+def cdxj_capture(line: bytes, matcher: NameMatcher, where: str, index_file: str) -> Capture | None:
+    """The capture of one CDXJ line when its host is a wanted name, else None.
+
+    The line must be ``<SURT key> <timestamp> {JSON}``; the JSON is decoded only for the
+    wanted names and must carry :data:`CDXJ_FIELDS`.
+
+    Raises
+    ------
+    ConfigError
+        The line is malformed (the message starts with ``where``).
+    """
+    if b"\t" in line and line.count(b"\t") >= 3 and b"{" not in line:
+        raise ConfigError(
+            f"{where}: this is a line of the secondary index cluster.idx (key, file, offset, "
+            "length), not of a cdx-*.gz file"
+        )
+    parts = line.split(b" ", 2)
+    if len(parts) < 3 or not parts[1].isdigit() or not parts[2].startswith(b"{"):
+        raise ConfigError(
+            f"{where}: not a CDXJ line (<SURT key> <timestamp> <JSON>): "
+            f"{line[:120].decode('utf-8', 'replace')!r}"
+        )
+    if matcher.match_surt(parts[0].decode("utf-8", "replace")) is None:
+        return None
+    try:
+        fields = json.loads(parts[2])
+    except ValueError as exc:
+        raise ConfigError(f"{where}: the JSON of the CDXJ line is invalid: {exc}") from None
+    if not isinstance(fields, dict):
+        raise ConfigError(f"{where}: the JSON of the CDXJ line is not an object")
+    missing = [f for f in CDXJ_FIELDS if f not in fields]
+    if missing:
+        raise ConfigError(f"{where}: the CDXJ line lacks the field(s) {', '.join(missing)}")
+    status = str(fields["status"])
+    url = str(fields["url"])
+    name = matcher.match(host_of(url))
+    if name is None:  # SURT and URL disagree: trust the URL
+        return None
+    return Capture(
+        url=url,
+        timestamp=parts[1].decode("ascii")[:14].ljust(14, "0"),
+        mime=fields.get("mime"),
+        mime_detected=fields.get("mime-detected"),
+        status=int(status) if status.isdigit() else None,
+        digest=fields.get("digest"),
+        filename=str(fields["filename"]),
+        offset=_int(fields["offset"], "offset", where),
+        length=_int(fields["length"], "length", where),
+        index_file=index_file,
+        where=where,
+        name=name,
+    )
+
+
+def read_cdxj(path: str | Path, matcher: NameMatcher) -> Iterator[Capture]:
+    """The captures of the wanted names in a CDXJ file (gzip or plain), see
+    :func:`cdxj_capture`.
+
+    Raises
+    ------
+    ConfigError
+        The file is missing, is truncated or not gzip, or a line is malformed (the
+        message names the file and line).
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"{p}: index file not found")
+    number = 0
+    try:
+        with _open_text(p) as fh:
+            for number, raw in enumerate(fh, start=1):
+                line = raw.rstrip(b"\r\n")
+                if line.strip():
+                    capture = cdxj_capture(line, matcher, f"{p}:{number}", str(p))
+                    if capture is not None:
+                        yield capture
+    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+        raise ConfigError(
+            f"{p}:{number + 1}: the gzip file is truncated or damaged ({exc}); download it again"
+        ) from None
+
+
+def surt_prefix(name: str) -> str:
+    """The start of the SURT keys of a name's URLs (and of its subdomains').
+
+    >>> surt_prefix("www.example.org"), surt_prefix("blog.example.org")
+    ('org,example', 'org,example,blog')
+    """
+    labels = idna_name(name).split(".")
+    if labels[0] == "www" and len(labels) > 2:
+        labels = labels[1:]
+    return ",".join(reversed(labels))
+
+
+def is_cluster_index(path: str | Path) -> bool:
+    """True for a secondary index (``cluster.idx``): plain lines ``<SURT key> <timestamp>
+    TAB <cdx file> TAB <offset> TAB <length> TAB <block number>``."""
+    with open(path, "rb") as fh:
+        first = fh.readline(4096)
+    parts = first.rstrip(b"\r\n").split(b"\t")
+    return len(parts) >= 4 and parts[2].isdigit() and parts[3].isdigit()
+
+
+def cluster_blocks(path: str | Path, matcher: NameMatcher) -> Iterator[tuple[str, int, int, str]]:
+    """The blocks of the cdx files that may hold lines of the wanted names, from the
+    secondary index ``cluster.idx``: ``(cdx file, offset, length, where)``, adjacent blocks
+    of one file merged into one range.
+
+    Block *i* holds the keys from its first key to the first key of block *i + 1*; it is
+    needed when a wanted name's SURT prefix falls in that span. Memory: two lines.
+
+    Raises
+    ------
+    ConfigError
+        A line is not ``key timestamp TAB file TAB offset TAB length ...``.
+    """
+    import bisect
+
+    p = Path(path)
+    prefixes = sorted({surt_prefix(n) for n in matcher.names})
+
+    prefix_set = set(prefixes)
+
+    def wanted(first: str, last: str | None) -> bool:
+        host = first.split(")", 1)[0]
+        if any(host[:k] in prefix_set for k in range(1, len(host) + 1)):
+            return True  # the block starts among a wanted prefix's keys
+        j = bisect.bisect_left(prefixes, first)  # the first prefix after the block's start
+        return j < len(prefixes) and (last is None or prefixes[j] <= last)
+
+    previous: tuple[str, str, int, int, int] | None = None  # key, file, offset, length, line
+    run: list[Any] = []  # the current merged range: file, offset, end, first line
+
+    def rows() -> Iterator[tuple[str, str, int, int, int]]:
+        with open(p, "rb") as fh:
+            for number, raw in enumerate(fh, start=1):
+                line = raw.decode("utf-8", "replace").rstrip("\r\n")
+                if not line.strip():
+                    continue
+                parts = line.split("\t")
+                if len(parts) < 4 or not parts[2].isdigit() or not parts[3].isdigit():
+                    raise ConfigError(
+                        f"{p}:{number}: not a cluster.idx line (<SURT key> <timestamp> TAB "
+                        f"<cdx file> TAB <offset> TAB <length> TAB <block>): {line[:120]!r}"
+                    )
+                yield parts[0].split(" ", 1)[0], parts[1], int(parts[2]), int(parts[3]), number
+
+    def block(cur: tuple[str, str, int, int, int], nxt_key: str | None) -> Iterator[Any]:
+        key, fname, offset, length, number = cur
+        if not wanted(key, nxt_key):
+            return
+        if run and run[0] == fname and run[2] == offset:
+            run[2] = offset + length  # adjacent: one request
+            return
+        if run:
+            yield run[0], run[1], run[2] - run[1], f"{p}:{run[3]}"
+        run[:] = [fname, offset, offset + length, number]
+
+    for row in rows():
+        if previous is not None:
+            yield from block(previous, row[0])
+        previous = row
+    if previous is not None:
+        yield from block(previous, None)
+    if run:
+        yield run[0], run[1], run[2] - run[1], f"{p}:{run[3]}"
+
+
+def read_cluster_index(
+    path: str | Path, matcher: NameMatcher, fetcher: RangeFetcher
+) -> Iterator[Capture]:
+    """The captures of the wanted names found through ``cluster.idx``: only the blocks of
+    the cdx files that may hold them are fetched (by byte range, from ``fetcher``'s
+    prefix: the cdx files' URL folder or a local folder) and read.
+
+    Raises
+    ------
+    ConfigError
+        As :func:`cluster_blocks`, :meth:`RangeFetcher.fetch_range` and
+        :func:`cdxj_capture`; a block that is not gzip.
+    """
+    p = Path(path)
+    for fname, offset, length, where in cluster_blocks(p, matcher):
+        label = f"{fetcher.locate(fname)} bytes={offset}-{offset + length - 1}"
+        data = fetcher.fetch_range(fname, offset, length, f"{label} (block of {where})")
+        try:
+            text = _gunzip_members(data)
+        except (EOFError, zlib.error) as exc:
+            raise ConfigError(f"{label} (block of {where}): not gzip data: {exc}") from None
+        for number, line in enumerate(text.split(b"\n"), start=1):
+            line = line.rstrip(b"\r")
+            if line.strip():
+                capture = cdxj_capture(line, matcher, f"{label} line {number}", str(p))
+                if capture is not None:
+                    yield capture
+
+
+def _gunzip_members(data: bytes) -> bytes:
+    out = []
+    while data:
+        d = zlib.decompressobj(wbits=31)
+        out.append(d.decompress(data))
+        if not d.eof:
+            raise EOFError("the gzip member is truncated")
+        data = d.unused_data
+    return b"".join(out)
+
+
+def read_parquet(
+    path: str | Path, matcher: NameMatcher, *, batch: int = 10_000, chunk: int = 500
+) -> Iterator[Capture]:
+    """The captures of the wanted names that answered 200 in a columnar index file.
+
+    Read with DuckDB: only the listed columns, only the rows whose
+    ``url_host_registered_domain`` is one of the wanted names' registered domains and
+    whose ``fetch_status`` is 200 (filters pushed down to the Parquet row groups; one
+    scan per ``chunk`` domains; ``batch`` rows at a time in memory).
+
+    Raises
+    ------
+    ConfigError
+        The file is missing, is not Parquet, or lacks a column of
+        :data:`PARQUET_COLUMNS`.
+    """
+    import duckdb
+
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"{p}: index file not found")
+    con = duckdb.connect(":memory:")
+    try:
+        try:
+            described = con.execute("DESCRIBE SELECT * FROM read_parquet(?)", [str(p)]).fetchall()
+        except duckdb.Error as exc:
+            raise ConfigError(f"{p}: not a readable Parquet file: {exc}") from None
+        columns = {row[0] for row in described}
+        missing = [c for c in PARQUET_COLUMNS if c not in columns]
+        if missing:
+            raise ConfigError(
+                f"{p}: not a Common Crawl columnar index file (cc-index-table flat schema): "
+                f"missing column(s) {', '.join(missing)}"
+            )
+        domains = sorted(matcher.registered_domains)
+        row_number = 0
+        # a literal IN list is pushed down to the Parquet scan (row groups whose min/max
+        # statistics exclude every domain are skipped); a semi-join would not be
+        for start in range(0, len(domains), chunk):
+            part = domains[start : start + chunk]
+            cursor = con.execute(
+                f"""
+                SELECT url, strftime(fetch_time, '%Y%m%d%H%M%S'), content_mime_type,
+                       content_mime_detected, fetch_status, content_digest, warc_filename,
+                       warc_record_offset, warc_record_length, url_host_name
+                FROM read_parquet(?)
+                WHERE url_host_registered_domain IN ({", ".join("?" * len(part))})
+                  AND fetch_status = 200
+                """,
+                [str(p), *part],
+            )
+            while rows := cursor.fetchmany(batch):
+                for url, ts, mime, detected, status, digest, fname, offset, length, host in rows:
+                    row_number += 1
+                    name = matcher.match(host or host_of(url))
+                    if name is None:
+                        continue
+                    where = f"{p}: matching row {row_number} ({url})"
+                    if fname is None or offset is None or length is None:
+                        raise ConfigError(f"{where}: warc_filename/offset/length is empty")
+                    yield Capture(
+                        url=url,
+                        timestamp=ts,
+                        mime=mime,
+                        mime_detected=detected,
+                        status=int(status) if status is not None else None,
+                        digest=digest,
+                        filename=fname,
+                        offset=int(offset),
+                        length=int(length),
+                        index_file=str(p),
+                        where=where,
+                        name=name,
+                    )
+    except duckdb.Error as exc:
+        raise ConfigError(f"{p}: reading the columnar index failed: {exc}") from None
+    finally:
+        con.close()
+
+
+def read_index(
+    path: str | Path, matcher: NameMatcher, cdx_fetcher: RangeFetcher | None = None
+) -> Iterator[Capture]:
+    """:func:`read_parquet` for Parquet files (magic ``PAR1``), :func:`read_cluster_index`
+    for ``cluster.idx`` (its cdx files fetched with ``cdx_fetcher``, by default from the
+    folder holding it), else :func:`read_cdxj`."""
+    p = Path(path)
+    if p.is_file():
+        with open(p, "rb") as fh:
+            if fh.read(4) == b"PAR1":
+                return read_parquet(p, matcher)
+        if is_cluster_index(p):
+            return read_cluster_index(p, matcher, cdx_fetcher or RangeFetcher(str(p.parent)))
+    return read_cdxj(p, matcher)
+
+
+class CaptureSelector:
+    """Per wanted name, the ``limit`` newest distinct URLs among the page captures.
+
+    A URL counts once, with its newest capture; ties go to the smaller URL. Memory: at
+    most ``2 * limit`` captures per name (the older ones are dropped as they fall out).
+
+    >>> sel = CaptureSelector(limit=2)
+    >>> def cap(url, ts):
+    ...     return Capture(url, ts, "text/html", None, 200, None, "f", 0, 1, "i", "i:1",
+    ...                    "a.org")
+    >>> for url, ts in [("http://a.org/1", "2019"), ("http://a.org/2", "2020"),
+    ...                 ("http://a.org/1", "2021"), ("http://a.org/3", "2018")]:
+    ...     sel.add(cap(url, ts))
+    >>> [(c.url, c.timestamp) for c in sel.chosen()["a.org"]]
+    [('http://a.org/1', '2021'), ('http://a.org/2', '2020')]
+    """
+
+    def __init__(self, limit: int, mime_types: Iterable[str] = HTML_TYPES) -> None:
+        if limit < 1:
+            raise ConfigError(f"the limit per domain must be at least 1, not {limit}")
+        self.limit = limit
+        self.mime_types = tuple(mime_types)
+        self._kept: dict[str, dict[str, Capture]] = {}
+        self._floor: dict[str, tuple[str, str]] = {}
+        self.seen = 0
+        self.pages = 0
+
+    def add(self, capture: Capture) -> None:
+        self.seen += 1
+        if not capture.is_page(self.mime_types):
+            return
+        self.pages += 1
+        kept = self._kept.setdefault(capture.name, {})
+        old = kept.get(capture.url)
+        if old is not None:
+            if capture.timestamp > old.timestamp:
+                kept[capture.url] = capture
+            return
+        floor = self._floor.get(capture.name)
+        if floor is not None and capture.timestamp < floor[0]:
+            return  # ``limit`` URLs have newer captures already
+        kept[capture.url] = capture
+        if len(kept) > 2 * self.limit:
+            best = self._best(kept.values())
+            self._kept[capture.name] = {c.url: c for c in best}
+            self._floor[capture.name] = (best[-1].timestamp, best[-1].url)
+
+    def _best(self, captures: Iterable[Capture]) -> list[Capture]:
+        return heapq.nsmallest(self.limit, captures, key=lambda c: (_neg(c.timestamp), c.url))
+
+    def chosen(self) -> dict[str, list[Capture]]:
+        """The chosen captures of every name, newest first."""
+        return {name: self._best(kept.values()) for name, kept in sorted(self._kept.items())}
+
+
+def _neg(timestamp: str) -> str:
+    """A key that sorts digit strings in reverse order (newest first)."""
+    return timestamp.translate(_REVERSE_DIGITS)
+
+
+_REVERSE_DIGITS = str.maketrans("0123456789", "9876543210")
+
+
+# -- fetching ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class FetchPolicy:
+    """Politeness and retries of the byte-range requests (from ``[crawl]``)."""
+
+    delay: float = 0.25
+    retries: int = 2
+    timeout: float = 20.0
+    user_agent: str = "webometrics-crawler/0.1"
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> FetchPolicy:
+        crawl = settings.crawl
+        return cls(
+            delay=crawl.download_delay,
+            retries=crawl.retry_times,
+            timeout=crawl.download_timeout,
+            user_agent=crawl.user_agent.format(contact=crawl.contact_url),
+        )
+
+
+def is_url(prefix: str) -> bool:
+    return prefix.lower().startswith(("http://", "https://"))
+
+
+class RangeFetcher:
+    """Fetch WARC records by byte range from an http(s) prefix or a local folder.
+
+    Over HTTP: at most one request every ``policy.delay`` seconds; a timeout, a
+    connection error or a 5xx/429 answer is retried ``policy.retries`` times after
+    ``delay * 2**attempt`` seconds (at least 0.5 s); any other error status is bad input.
+    In a folder: the file at the capture's path below the folder, else a file of the same
+    name directly in it.
+    """
+
+    def __init__(self, prefix: str, policy: FetchPolicy | None = None) -> None:
+        self.prefix = prefix
+        self.policy = policy or FetchPolicy()
+        self.remote = is_url(prefix)
+        if not self.remote and not Path(prefix).is_dir():
+            raise ConfigError(f"{prefix}: WARC folder not found (give a folder or an http(s) URL)")
+        self._last = 0.0
+        self.requests = 0
+        self.retried = 0
+        self.bytes = 0
+
+    def locate(self, filename: str) -> str:
+        """The URL or path of a file named relative to the prefix."""
+        if self.remote:
+            return self.prefix.rstrip("/") + "/" + filename.lstrip("/")
+        folder = Path(self.prefix)
+        path = folder / filename.lstrip("/")
+        if not path.is_file() and (folder / Path(filename).name).is_file():
+            path = folder / Path(filename).name
+        return str(path)
+
+    def location(self, capture: Capture) -> str:
+        """The URL or path of the capture's WARC file."""
+        return self.locate(capture.filename)
+
+    def fetch(self, capture: Capture) -> bytes:
+        """The record's bytes (see :meth:`fetch_range`)."""
+        where = f"{self.location(capture)} {capture.byte_range} (index {capture.where})"
+        return self.fetch_range(capture.filename, capture.offset, capture.length, where)
+
+    def fetch_range(self, filename: str, offset: int, length: int, where: str) -> bytes:
+        """``length`` bytes at ``offset`` of a file below the prefix.
+
+        Raises
+        ------
+        ConfigError
+            The file is missing, the range answers 404 (or another client error) or is
+            shorter than asked (the message starts with ``where``).
+        StageError
+            The server kept failing (timeouts, 5xx) after the retries.
+        """
+        if self.remote:
+            data = self._remote(self.locate(filename), offset, length, where)
+        else:
+            data = self._local(self.locate(filename), offset, length, where)
+        if len(data) != length:
+            raise ConfigError(
+                f"{where}: got {len(data)} bytes, the index says {length}; the file does not "
+                "match the index"
+            )
+        self.bytes += len(data)
+        return data
+
+    def _local(self, location: str, offset: int, length: int, where: str) -> bytes:
+        path = Path(location)
+        if not path.is_file():
+            raise ConfigError(f"{where}: file not found")
+        self.requests += 1
+        with open(path, "rb") as fh:
+            fh.seek(offset)
+            return fh.read(length)
+
+    def _wait(self) -> None:
+        pause = self._last + self.policy.delay - time.monotonic()
+        if pause > 0:
+            time.sleep(pause)
+        self._last = time.monotonic()
+
+    def _remote(self, url: str, offset: int, length: int, where: str) -> bytes:
+        request = urllib.request.Request(
+            url,
+            headers={
+                "Range": f"bytes={offset}-{offset + length - 1}",
+                "User-Agent": self.policy.user_agent,
+                "Accept-Encoding": "identity",
+            },
+        )
+        attempts = self.policy.retries + 1
+        failure = ""
+        for attempt in range(attempts):
+            if attempt:
+                self.retried += 1
+                time.sleep(max(0.5, self.policy.delay) * 2 ** (attempt - 1))
+            self._wait()
+            self.requests += 1
+            try:
+                with urllib.request.urlopen(request, timeout=self.policy.timeout) as answer:
+                    if answer.status == 200 and offset != 0:
+                        raise ConfigError(
+                            f"{where}: the server ignored the Range header (HTTP 200 for the "
+                            "whole file); use a server that answers byte ranges"
+                        )
+                    return answer.read(length + 1)
+            except urllib.error.HTTPError as exc:
+                if exc.code == 429 or exc.code >= 500:
+                    failure = f"HTTP {exc.code}"
+                    continue
+                raise ConfigError(f"{where}: HTTP {exc.code} {exc.reason}") from None
+            except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
+                failure = str(getattr(exc, "reason", exc))
+                continue
+        raise StageError(f"{where}: failed after {attempts} attempt(s): {failure}")
+
+
+def parse_capture(data: bytes, capture: Capture, location: str) -> dict[str, Any]:
+    """The record held by a capture's bytes (see :func:`crawler.warc.read_record`).
+
+    Raises
+    ------
+    ConfigError
+        The bytes hold no http(s) response record, or the record of another URL.
+    """
+    from warcio.exceptions import ArchiveLoadFailed
+
+    from crawler.warc import read_record
+
+    where = f"{location} {capture.byte_range} (index {capture.where})"
+    try:
+        rec = read_record(data)
+    except (ArchiveLoadFailed, EOFError, zlib.error, ValueError) as exc:
+        raise ConfigError(f"{where}: not a WARC record: {exc}") from None
+    if rec is None:
+        raise ConfigError(f"{where}: no http(s) response record there (url {capture.url})")
+    if rec["url"] != capture.url:
+        raise ConfigError(
+            f"{where}: the record there is for {rec['url']}, not {capture.url}; the index "
+            "and the WARC file do not match"
+        )
+    rec["offset"] = capture.offset
+    return rec
+
+
+def capture_time(timestamp: str) -> dt.datetime | None:
+    """A CDX timestamp as an aware datetime.
+
+    >>> capture_time("20200808172741")
+    datetime.datetime(2020, 8, 8, 17, 27, 41, tzinfo=datetime.timezone.utc)
+    """
+    try:
+        return dt.datetime.strptime(timestamp[:14], "%Y%m%d%H%M%S").replace(tzinfo=dt.UTC)
+    except ValueError:
+        return None
