@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from webometrics.domains import host_of, registered_domain
+from core.domains import host_of, registered_domain
 
 
 @dataclass(frozen=True)

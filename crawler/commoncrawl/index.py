@@ -23,7 +23,7 @@ per name the ``limit`` newest distinct URLs among the HTML captures that answere
 retries with back-off on timeouts and 5xx/429 answers), and :func:`parse_capture` checks
 that the bytes hold the record asked for (its ``WARC-Target-URI`` is the capture's URL).
 
-Bad input raises :class:`~webometrics.exceptions.ConfigError` naming the file and line
+Bad input raises :class:`~core.exceptions.ConfigError` naming the file and line
 (or the URL and byte range): a line that is not ``key timestamp JSON``, JSON that does not
 parse, a missing field, a truncated gzip file, a Parquet file without the published
 columns, a missing WARC file, a range answering 404, bytes holding another record.
@@ -49,8 +49,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from webometrics.domains import host_of, registered_domain
-from webometrics.exceptions import ConfigError, StageError
+from core.domains import host_of, registered_domain
+from core.exceptions import ConfigError, StageError
 
 #: media types kept as HTML pages
 HTML_TYPES: tuple[str, ...] = ("text/html", "application/xhtml+xml")

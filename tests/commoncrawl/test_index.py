@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
+from core.exceptions import ConfigError
 from crawler.commoncrawl.index import (
     Capture,
     CaptureSelector,
@@ -32,7 +33,6 @@ from store.models import Citation, CrawlRun, Environment, Page, University
 from store.session import session_scope
 from testbed.commoncrawl_index import IndexEntry, cdxj_line, warc_entries, write_cdxj, write_parquet
 from webometrics.cli import main
-from webometrics.exceptions import ConfigError
 
 CC_2020 = "resiliparse/warcfile.warc.gz"
 SHOP = "resiliparse/clueweb-quirk.warc.gz"
@@ -208,8 +208,8 @@ def test_newest_capture_of_a_url_is_the_one_fetched(
     tmp_path: Path, seeded: tuple[str, Any], warc_samples: Path, range_server: Any
 ) -> None:
     """httpbin.org/post was captured twice (two real records): the later one is stored."""
+    from core.settings import Settings
     from crawler.commoncrawl.index import FetchPolicy
-    from webometrics.settings import Settings
     from webometrics.stages.citing_index import IndexOptions, run
 
     _, engine = seeded
@@ -577,7 +577,7 @@ def test_a_database_error_within_the_file_transaction(seeded: tuple[str, Any]) -
     code 2) naming the database, and nothing of the transaction is kept."""
     from sqlalchemy import text
 
-    from webometrics.exceptions import DatabaseError
+    from core.exceptions import DatabaseError
     from webometrics.stages.citing_index import _one_transaction
 
     _, engine = seeded

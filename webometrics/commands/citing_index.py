@@ -89,7 +89,7 @@ def add_parser(csub: argparse._SubParsersAction) -> None:
 
 
 def _run(ctx) -> int:
-    from webometrics.exceptions import ParameterError
+    from core.exceptions import ParameterError
     from webometrics.stages.citing_index import IndexOptions, run
 
     args = ctx.args

@@ -46,8 +46,8 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, select
 
-from webometrics.exceptions import ConfigError
-from webometrics.settings import Settings
+from core.exceptions import ConfigError
+from core.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -92,10 +92,10 @@ def citing_names(
     ConfigError
         No universities are stored, a named one is unknown, or no citing names are found.
     """
+    from core.domains import in_domains
     from crawler.commoncrawl.index import idna_name
     from store.models import Citation, Environment, University
     from store.session import session_scope
-    from webometrics.domains import in_domains
 
     with session_scope(engine) as s:
         query = select(University).order_by(University.id)
@@ -289,8 +289,8 @@ def _one_transaction(engine: Engine) -> Iterator[Connection]:
     it (their commits do not end it; an error rolls everything back)."""
     from sqlalchemy.exc import OperationalError
 
+    from core.exceptions import DatabaseError
     from store.session import redact
-    from webometrics.exceptions import DatabaseError
 
     def failed(exc: OperationalError) -> DatabaseError:
         return DatabaseError(f"database {redact(str(engine.url))} failed: {exc.orig}")
