@@ -13,7 +13,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, make_url
+from sqlalchemy import Connection, Engine, create_engine, event, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -103,11 +103,13 @@ def check_connection(engine: Engine) -> None:
 
 
 @contextmanager
-def session_scope(engine: Engine, **kwargs: Any) -> Iterator[Session]:
+def session_scope(engine: Engine | Connection, **kwargs: Any) -> Iterator[Session]:
     """A transactional scope: commit on success, roll back on error, always close.
 
-    Driver errors leave as :class:`DatabaseError` naming the database; every other
-    exception is re-raised unchanged after the rollback.
+    Bound to a :class:`~sqlalchemy.engine.Connection` inside a transaction, the session
+    joins it (its commit does not end the outer transaction). Driver errors leave as
+    :class:`DatabaseError` naming the database; every other exception is re-raised
+    unchanged after the rollback.
     """
     factory = sessionmaker(bind=engine, expire_on_commit=False, **kwargs)
     session = factory()
@@ -116,7 +118,8 @@ def session_scope(engine: Engine, **kwargs: Any) -> Iterator[Session]:
         session.commit()
     except OperationalError as exc:
         session.rollback()
-        raise DatabaseError(f"database {redact(str(engine.url))} failed: {exc.orig}") from exc
+        url = redact(str(engine.engine.url))  # a Connection has .engine too
+        raise DatabaseError(f"database {url} failed: {exc.orig}") from exc
     except BaseException:
         session.rollback()
         raise

@@ -292,20 +292,12 @@ def _one_transaction(engine: Engine) -> Iterator[Connection]:
     from core.exceptions import DatabaseError
     from store.session import redact
 
-    def failed(exc: OperationalError) -> DatabaseError:
-        return DatabaseError(f"database {redact(str(engine.url))} failed: {exc.orig}")
-
     try:
         with engine.begin() as conn:
             yield conn
     except OperationalError as exc:
-        raise failed(exc) from exc
-    except AttributeError as exc:
-        # store.session.session_scope names ``engine.url`` when a driver error occurs,
-        # which a Connection lacks: report the driver error itself
-        if isinstance(exc.__context__, OperationalError):
-            raise failed(exc.__context__) from exc.__context__
-        raise
+        url = redact(str(engine.url))
+        raise DatabaseError(f"database {url} failed: {exc.orig}") from exc
 
 
 def _store_file(
