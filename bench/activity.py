@@ -32,7 +32,7 @@ or without a topic) and on 40,000: the 21,578 stories and 18,422 perturbed copie
 copy drops every word with probability 0.1, seeded), so no copy equals its original.
 
 The machine is described as ``bench/signatures.py`` does: cores, load averages before and
-after, and per run the cores other processes kept busy (its ``_busy_seconds`` helper).
+after, and per run the cores other processes kept busy (:mod:`bench.common` measures both).
 Goals printed: (b) class F >= (c) on every corpus; (b) class F >= 0.75 on the test web;
 (b) on 20,000 documents in <= 10 s from raw text.
 
@@ -50,9 +50,6 @@ import argparse
 import json
 import multiprocessing as mp
 import os
-import platform
-import resource
-import subprocess
 import sys
 import tempfile
 import time
@@ -65,8 +62,15 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.signatures import _busy_seconds  # noqa: E402
-from bench.signatures import load as load_averages  # noqa: E402
+from bench.common import (  # noqa: E402
+    RESULTS,
+    load_averages,
+    machine,
+    peak_rss_mb,
+    run_date,
+    run_script,
+    write_results,
+)
 from corpora.activity import corpus_names, load_activity_corpus  # noqa: E402
 
 Labels = tuple[np.ndarray, dict[str, Any]]
@@ -238,7 +242,7 @@ def child(job: dict[str, Any]) -> dict[str, Any]:
     c0, t0 = time.process_time(), time.perf_counter()
     pred, extra = METHODS[job["method"]][1](texts, languages, k)
     seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    peak = peak_rss_mb() * 2**20
     sc = score_clustering(labels, pred)
     langs = [code or "unknown" for code in languages]
     if len(set(langs)) > 1:  # do the clusters split by language? (purity w.r.t. language)
@@ -265,19 +269,11 @@ def child(job: dict[str, Any]) -> dict[str, Any]:
 
 def run_child(job: dict[str, Any]) -> dict[str, Any]:
     """Run :func:`child` in a fresh interpreter; add the cores others kept busy meanwhile."""
-    busy0, wall0 = _busy_seconds(), time.perf_counter()
-    usage0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    out = subprocess.run(
-        [sys.executable, __file__, "--child", json.dumps(job)],
-        capture_output=True, text=True, check=False, cwd=ROOT,
-    )  # fmt: skip
-    usage1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    wall = time.perf_counter() - wall0
-    mine = (usage1.ru_utime - usage0.ru_utime) + (usage1.ru_stime - usage0.ru_stime)
+    out, others_cores = run_script([__file__, "--child", json.dumps(job)])
     if out.returncode != 0:
         return {**job, "error": out.stderr.strip().splitlines()[-1] if out.stderr else "failed"}
     result = json.loads(out.stdout.strip().splitlines()[-1])
-    result["others_cores"] = round(max(0.0, (_busy_seconds() - busy0 - mine) / wall), 2)
+    result["others_cores"] = round(others_cores, 2)
     return {**job, **result}
 
 
@@ -437,7 +433,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         print(json.dumps(child(json.loads(args.child)), default=str))
         return 0
-    stem = Path(args.out) if args.out else ROOT / "bench" / "results" / "activity"
+    stem = Path(args.out) if args.out else RESULTS / "activity"
     if args.render:
         stem.with_suffix(".md").write_text(
             markdown(json.loads(stem.with_suffix(".json").read_text()))
@@ -456,9 +452,8 @@ def main(argv: list[str] | None = None) -> int:
     sizes = QUICK_SIZES if args.quick else SCALE_SIZES
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else mp.cpu_count()
     report: dict[str, Any] = {
-        "machine": f"{platform.machine()}, {mp.cpu_count()} cores ({cpus} usable), Python "
-        f"{platform.python_version()}",
-        "date": time.strftime("%Y-%m-%d %H:%M"),
+        "machine": machine(f"cores ({cpus} usable)"),
+        "date": run_date(),
         "quick": args.quick,
         "load_before": load_averages(),
         "notes": [],
@@ -496,12 +491,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  scaling {METHODS[m][0]} {n}: " + (r["error"] if "error" in r else
                       f"{r['seconds']:.2f} s, {r['peak_rss_mb']:.0f} MB"), flush=True)  # fmt: skip
     report["load_after"] = load_averages()
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    stem.with_suffix(".json").write_text(
-        json.dumps(report, indent=1, ensure_ascii=False, default=str) + "\n"
-    )
     md = markdown(report)
-    stem.with_suffix(".md").write_text(md)
+    write_results(stem, report, md, newline=True, ensure_ascii=False, default=str)
     print(md)
     print(f"written to {stem.with_suffix('.json')} and .md")
     return 0

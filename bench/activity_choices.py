@@ -36,6 +36,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.common import RESULTS, run_date, write_results  # noqa: E402
 from cluster.activity import ActivityClusterer, igraph_leiden  # noqa: E402
 from cluster.evaluate import score_clustering  # noqa: E402
 from cluster.knn import exact_knn, knn_edges  # noqa: E402
@@ -196,7 +197,7 @@ def markdown(report: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--corpora", default=",".join(corpus_names()))
-    ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "activity_choices"))
+    ap.add_argument("--out", default=str(RESULTS / "activity_choices"))
     ap.add_argument(
         "--caps-only",
         action="store_true",
@@ -221,17 +222,15 @@ def main(argv: list[str] | None = None) -> int:
     else:
         loco_rows, best = loco(scores)
         report = {
-            "when": time.strftime("%Y-%m-%d %H:%M"),
+            "when": run_date(),
             "candidates": cand_rows,
             "caps": caps_rows,
             "grid": scores,
             "loco": loco_rows,
             "best_overall": best,
         }
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.with_suffix(".json").write_text(json.dumps(report, indent=1) + "\n", "utf-8")
     text = markdown(report)
-    out.with_suffix(".md").write_text(text, "utf-8")
+    write_results(out, report, text, newline=True)
     print(text)
     return 0
 

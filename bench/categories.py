@@ -24,7 +24,6 @@ Run: ``.venv/bin/python bench/categories.py [--db-url URL] [--max-sites N]``; wr
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import sys
 import time
@@ -36,6 +35,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from analyse.categories import Assignment, Taxonomy, categorize_domain, load_taxonomy  # noqa: E402
+from bench.common import RESULTS, write_results  # noqa: E402
 
 KINDS = ("generated", "citing", "corpus", "dead")
 
@@ -299,7 +299,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--manifest", help="testbed folder with manifest.json (with --db-url)")
     p.add_argument("--config", help="settings file")
     p.add_argument("--max-sites", type=int, default=0, help="only the first N sites (0: all)")
-    p.add_argument("--out", default=str(REPO / "bench" / "results"), help="results folder")
+    p.add_argument("--out", default=str(RESULTS), help="results folder")
     args = p.parse_args(argv)
     from core.settings import load_settings
 
@@ -312,12 +312,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{platform.machine()}, {platform.python_implementation()} {platform.python_version()}"
     )
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "categories.json").write_text(
-        json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-    )
     md = _markdown(report, tax)
-    (out / "categories.md").write_text(md, encoding="utf-8")
+    write_results(out / "categories", report, md, indent=2, newline=True, ensure_ascii=False)
     print(md)
     return 0
 

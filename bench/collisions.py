@@ -49,6 +49,7 @@ import xxhash
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.common import RESULTS, write_results  # noqa: E402
 from core.shared_data import data_dir  # noqa: E402
 from corpora.clough import load_clough  # noqa: E402
 from corpora.reuters import load_reuters  # noqa: E402
@@ -272,9 +273,6 @@ def main() -> None:
         "rows": rows,
         "seconds": time.time() - started,
     }
-    out = ROOT / "bench" / "results"
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "collisions.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
     md = io.StringIO()
     md.write("# Shingle hash collisions (bench/collisions.py; seed 001, Table 3)\n\n")
     md.write(
@@ -293,7 +291,7 @@ def main() -> None:
         "48 / 56 / 64 bits none.\n"
         f"\nTotal time {result['seconds']:.0f} s.\n"
     )
-    (out / "collisions.md").write_text(md.getvalue(), encoding="utf-8")
+    write_results(RESULTS / "collisions", result, md.getvalue(), indent=2)
     print(md.getvalue())
 
 

@@ -36,7 +36,6 @@ import argparse
 import json
 import os
 import platform
-import resource
 import shutil
 import sys
 import tempfile
@@ -47,7 +46,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-RESULTS = ROOT / "bench" / "results"
+from bench.common import RESULTS, children_cpu, write_results  # noqa: E402
+
 GOAL = 150.0
 
 
@@ -70,11 +70,6 @@ def _settings(depth: int, inline: bool, workers: int = 1, fast: bool = False) ->
             "extract_workers": workers,
         }
     )
-
-
-def _children_cpu() -> float:
-    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return ru.ru_utime + ru.ru_stime
 
 
 def _steady_rate(progress: list[dict[str, Any]]) -> float | None:
@@ -102,7 +97,7 @@ def run_once(
         schema.upgrade(engine)
         load = os.getloadavg()[0]
         with TestbedServer(testbed_dir) as server:
-            cpu0 = _children_cpu()
+            cpu0 = children_cpu()
             started = time.perf_counter()
             stats = crawl.run(
                 engine,
@@ -113,7 +108,7 @@ def run_once(
                 jobdir=str(work / "job"),
             )
             wall = time.perf_counter() - started
-            cpu = _children_cpu() - cpu0
+            cpu = children_cpu() - cpu0
             served = len(server.requests)
         scrapy = stats["scrapy"]["outgoing"]
         crawl_seconds = scrapy.get("elapsed_time_seconds") or wall
@@ -198,9 +193,7 @@ def main(argv: list[str] | None = None) -> int:
         "load_average_at_start": [round(x, 2) for x in load],
         "date": time.strftime("%Y-%m-%d"),
     }
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "crawl.json").write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
-    (RESULTS / "crawl.md").write_text(_markdown(out), encoding="utf-8")
+    write_results(RESULTS / "crawl", out, _markdown(out), newline=True)
     print(_markdown(out))
     return 0
 

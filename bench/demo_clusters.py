@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from sqlalchemy import select  # noqa: E402
 
+from bench.common import RESULTS, run_date, write_results  # noqa: E402
 from cluster.evaluate import score_clustering  # noqa: E402
 from core.settings import Settings  # noqa: E402
 from store import make_engine  # noqa: E402
@@ -115,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--db", default=str(ROOT / "demo" / "webometrics.db"))
     ap.add_argument("--manifest", default=str(ROOT / "demo" / "testbed" / "manifest.json"))
-    ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "demo_clusters"))
+    ap.add_argument("--out", default=str(RESULTS / "demo_clusters"))
     args = ap.parse_args(argv)
     db, manifest = Path(args.db), Path(args.manifest)
     if not db.is_file() or not manifest.is_file():
@@ -140,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     per_uni = [r for r in rows if r["clustering"] in per_uni_ids]
     weight = sum(r["labelled"] for r in per_uni)
     report = {
-        "when": time.strftime("%Y-%m-%d %H:%M"),
+        "when": run_date(),
         "db": str(db),
         "rows": rows,
         "per_university_seconds": round(seconds, 2),
@@ -149,10 +150,8 @@ def main(argv: list[str] | None = None) -> int:
         ),
     }
     out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.with_suffix(".json").write_text(json.dumps(report, indent=1) + "\n", "utf-8")
     text = markdown(report)
-    out.with_suffix(".md").write_text(text, "utf-8")
+    write_results(out, report, text, newline=True)
     print(text)
     return 0
 

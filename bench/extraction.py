@@ -31,10 +31,8 @@ from __future__ import annotations
 
 import argparse
 import importlib.metadata as md
-import json
 import logging
 import multiprocessing
-import os
 import platform
 import random
 import re
@@ -49,6 +47,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.common import RESULTS, machine_info, write_results  # noqa: E402
 from extract.evaluate import (  # noqa: E402
     aeb_counts,
     data_dir,
@@ -61,7 +60,6 @@ from extract.evaluate import (  # noqa: E402
 from extract.language import identify_language  # noqa: E402
 from extract.page import ExtractOptions, extract_page  # noqa: E402
 
-RESULTS = ROOT / "bench" / "results"
 WORKERS = 2
 
 OURS = "webometrics (ours, defaults)"
@@ -575,7 +573,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     res: dict[str, Any] = {
         "command": "python bench/extraction.py",
-        "machine": {"cpus": os.cpu_count(), "platform": platform.platform()},
+        "machine": machine_info("cpus", "platform"),
         "versions": _versions(),
     }
     res["aeb"] = bench_aeb(names)
@@ -603,10 +601,8 @@ def main(argv: list[str] | None = None) -> int:
         "te_trafilatura": te_t,
     }
     res["seconds"] = round(time.perf_counter() - started, 1)
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "extraction.json").write_text(json.dumps(res, indent=2, ensure_ascii=False))
     text = markdown(res)
-    (RESULTS / "extraction.md").write_text(text)
+    write_results(RESULTS / "extraction", res, text, indent=2, ensure_ascii=False)
     print(text)
     return 0
 

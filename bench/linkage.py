@@ -43,8 +43,6 @@ import argparse
 import json
 import multiprocessing as mp
 import os
-import platform
-import resource
 import sys
 import time
 from collections.abc import Callable
@@ -57,6 +55,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.common import RESULTS, machine, peak_rss_mb, run_date, write_results  # noqa: E402
 from cluster.evaluate import score_clustering  # noqa: E402
 from cluster.graph_leiden import ExactLeiden  # noqa: E402
 from cluster.lsh_leiden import LSHLeiden  # noqa: E402
@@ -64,7 +63,6 @@ from cluster.lsh_link import LSHLink  # noqa: E402
 from cluster.single_link import ExactSingleLink  # noqa: E402
 from extract.shingles import Shingler  # noqa: E402
 
-RESULTS = ROOT / "bench" / "results"
 METHODS = ("exact single link", "LSHLink", "LSHLeiden", "exact Leiden")
 SCORE_KEYS = ("f_class", "f_pairwise", "nmi", "ari")
 RESOLUTIONS = (4.0, 2.0, 1.0, 0.5, 0.2, 0.1)
@@ -272,7 +270,7 @@ def _child(conn: Any, method: str, params: dict[str, Any], corpus: Corpus, raw: 
     est = make(method, params).fit(shingles)
     seconds = time.perf_counter() - t0
     cpu = time.process_time() - c0
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    peak = peak_rss_mb() * 2**20
     stats = getattr(est, "graph_stats_", None)
     conn.send((est.labels_, seconds, cpu, max(0, peak - rss0), stats))
     conn.close()
@@ -447,9 +445,8 @@ def main(argv: list[str] | None = None) -> int:
 
     names = [c for c in args.corpora.split(",") if c]
     report: dict[str, Any] = {
-        "machine": f"{platform.machine()}, {mp.cpu_count()} cores, Python "
-        f"{platform.python_version()}",
-        "date": time.strftime("%Y-%m-%d %H:%M"),
+        "machine": machine("cores"),
+        "date": run_date(),
         "quick": args.quick,
         "load_average": " / ".join(f"{x:.1f}" for x in os.getloadavg()),
         "corpora": [],
@@ -482,9 +479,7 @@ def main(argv: list[str] | None = None) -> int:
             }
         )
     out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.with_suffix(".json").write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n")
-    out.with_suffix(".md").write_text(markdown(report))
+    write_results(out, report, markdown(report), newline=True, ensure_ascii=False)
     print(markdown(report))
     return 0
 

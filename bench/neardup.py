@@ -24,7 +24,6 @@ Run: ``.venv/bin/python bench/neardup.py`` (about 10 minutes on 2 cores); writes
 
 from __future__ import annotations
 
-import json
 import platform
 import sys
 import time
@@ -36,6 +35,7 @@ from scipy.sparse import csr_matrix
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.common import RESULTS, write_results  # noqa: E402
 from corpora.clough import labelled_pairs, load_clough  # noqa: E402
 from corpora.reuters import load_reuters  # noqa: E402
 from corpora.tgcontest import load_story_pairs, pair_corpus  # noqa: E402
@@ -238,11 +238,8 @@ def main() -> None:
         "grouping_minhash_lsh_reuters": grouping,
         "total_seconds": time.time() - started,
     }
-    out = ROOT / "bench" / "results"
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "neardup.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
     md = render(result)
-    (out / "neardup.md").write_text(md, encoding="utf-8")
+    write_results(RESULTS / "neardup", result, md, indent=2)
     print(md)
 
 

@@ -29,10 +29,7 @@ look); writes ``bench/results/scale.json`` and ``bench/results/scale.md``.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import platform
-import resource
 import sys
 import tempfile
 import time
@@ -42,7 +39,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-RESULTS = ROOT / "bench" / "results"
+from bench.common import RESULTS, children_cpu, machine_info, write_results  # noqa: E402
+
 CONFIGS = (
     ("1 process", 1, False),
     ("1 process + Redis", 1, True),
@@ -66,11 +64,6 @@ def _settings(depth: int) -> Any:
     )
 
 
-def _children_cpu() -> float:
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
-
-
 def run_once(
     testbed_dir: Path,
     pg: Any,
@@ -91,7 +84,7 @@ def run_once(
         tempfile.TemporaryDirectory(prefix="bench-scale-") as work,
         TestbedServer(testbed_dir, latency=latency) as server,
     ):
-        cpu0 = _children_cpu()
+        cpu0 = children_cpu()
         started = time.perf_counter()
         stats = crawl.run(
             engine,
@@ -104,7 +97,7 @@ def run_once(
             processes=processes,
         )
         wall = time.perf_counter() - started
-        cpu = _children_cpu() - cpu0
+        cpu = children_cpu() - cpu0
         log = server.requests
     engine.dispose()
     times = [e["time"] for e in log]
@@ -170,19 +163,13 @@ def main(argv: list[str] | None = None) -> int:
         redis.stop()
         pg.stop()
     out = {
-        "machine": {
-            "cpus": os.cpu_count(),
-            "python": platform.python_version(),
-            "platform": platform.platform(),
-        },
+        "machine": machine_info("cpus", "python", "platform"),
         "depth": args.depth,
         "repeat": args.repeat,
         "results": results,
     }
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "scale.json").write_text(json.dumps(out, indent=1), encoding="utf-8")
     md = _markdown(out)
-    (RESULTS / "scale.md").write_text(md, encoding="utf-8")
+    write_results(RESULTS / "scale", out, md)
     print(md)
     return 0
 

@@ -34,15 +34,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
-import resource
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 import tracemalloc
 from pathlib import Path
@@ -53,6 +48,17 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.common import (  # noqa: E402
+    RESULTS,
+    AnonPeak,
+    load_averages,
+    machine,
+    peak_rss_mb,
+    run_date,
+    run_script,
+    status_kb,
+    write_results,
+)
 from core import defaults as D  # noqa: E402
 
 
@@ -70,40 +76,7 @@ BLOCK_MIB = (1, 4, 16, 64)  # block sizes of the block-size sweep
 STREAM_BLOCK = 2000  # documents per streamed block (the cluster stage's chunk)
 
 
-# --- measuring ------------------------------------------------------------------------------
-
-
-def _status_kb(field: str) -> int:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    return 0
-
-
-class AnonPeak:
-    """Peak ``RssAnon`` of this process, sampled by a thread every 5 ms."""
-
-    def __enter__(self) -> AnonPeak:
-        self.base_kb = _status_kb("RssAnon")
-        self.peak_kb = self.base_kb
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-        return self
-
-    def _run(self) -> None:
-        while not self._stop.wait(0.005):
-            self.peak_kb = max(self.peak_kb, _status_kb("RssAnon"))
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-        self.peak_kb = max(self.peak_kb, _status_kb("RssAnon"))
-
-
-def _maxrss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+# --- the shingles the parent saved ------------------------------------------------------------
 
 
 def _load_sets(data: str) -> list[np.ndarray]:
@@ -182,7 +155,7 @@ def child_sign(job: dict[str, Any]) -> dict[str, Any]:
     sets = _load_sets(job["data"])
     hasher = MinHasher(num_perm=job["num_perm"])
     ref = hasher.sign(sets).hashvalues if job["check"] else None
-    base_rss, base_anon = _maxrss_mb(), _status_kb("RssAnon") / 1024.0
+    base_rss, base_anon = peak_rss_mb(), status_kb("RssAnon") / 1024.0
     times, cpus = [], []
     identical = True
     folder = Path(job["tmp"]) / f"store-{job['num_perm']}-{job['mode']}-{job['workers']}"
@@ -210,7 +183,7 @@ def child_sign(job: dict[str, Any]) -> dict[str, Any]:
         "seconds_runs": times,
         "cpu_seconds": statistics.median(cpus),
         "identical_to_one_thread": identical if ref is not None else None,
-        "peak_rss_mb": _maxrss_mb(),
+        "peak_rss_mb": peak_rss_mb(),
         "base_rss_mb": base_rss,
         "peak_anon_mb": peak_anon,
         "base_anon_mb": base_anon,
@@ -253,7 +226,7 @@ def child_fit(job: dict[str, Any]) -> dict[str, Any]:
     store = None
     if job["source"] == "store":
         store = SignatureStore.open(job["store"], expect=MinHasher(num_perm=model.num_perm))
-    base_rss, base_anon = _maxrss_mb(), _status_kb("RssAnon") / 1024.0
+    base_rss, base_anon = peak_rss_mb(), status_kb("RssAnon") / 1024.0
     if job["traced"]:
         tracemalloc.start()
     with AnonPeak() as mem:
@@ -278,7 +251,7 @@ def child_fit(job: dict[str, Any]) -> dict[str, Any]:
         "sign_seconds": t1 - t0,
         "levels_seconds": seconds - (t1 - t0),
         "cpu_seconds": cpu,
-        "peak_rss_mb": _maxrss_mb(),
+        "peak_rss_mb": peak_rss_mb(),
         "base_rss_mb": base_rss,
         "peak_anon_mb": mem.peak_kb / 1024.0,
         "base_anon_mb": base_anon,
@@ -314,7 +287,7 @@ def child_stage(job: dict[str, Any]) -> dict[str, Any]:
     from webometrics.stages import cluster as stage
 
     engine = make_engine(job["db"])
-    base_rss, base_anon = _maxrss_mb(), _status_kb("RssAnon") / 1024.0
+    base_rss, base_anon = peak_rss_mb(), status_kb("RssAnon") / 1024.0
     with AnonPeak() as mem:
         t0 = time.perf_counter()
         stats = stage.run(
@@ -331,7 +304,7 @@ def child_stage(job: dict[str, Any]) -> dict[str, Any]:
     np.save(job["labels"], np.asarray(labels))
     return {
         "seconds": seconds,
-        "peak_rss_mb": _maxrss_mb(),
+        "peak_rss_mb": peak_rss_mb(),
         "base_rss_mb": base_rss,
         "peak_anon_mb": mem.peak_kb / 1024.0,
         "base_anon_mb": base_anon,
@@ -349,33 +322,14 @@ CHILDREN = {
 }
 
 
-def _busy_seconds() -> float:
-    """CPU seconds the whole machine has spent busy (all processes), from /proc/stat."""
-    with open("/proc/stat") as f:
-        fields = [int(x) for x in f.readline().split()[1:9]]
-    user, nice, system, _idle, _iowait, irq, softirq, steal = fields
-    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
-
-
 def run_child(kind: str, **job: Any) -> dict[str, Any]:
     """Run one job in a fresh process; add ``others_cores``: the cores other processes
     kept busy meanwhile (the machine's busy CPU time less the job's, over its wall time)."""
-    busy0, wall0 = _busy_seconds(), time.perf_counter()
-    usage0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    out = subprocess.run(
-        [sys.executable, __file__, "--child", kind, json.dumps(job)],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=ROOT,
-    )
-    usage1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    wall = time.perf_counter() - wall0
-    mine = (usage1.ru_utime - usage0.ru_utime) + (usage1.ru_stime - usage0.ru_stime)
+    out, others_cores = run_script([__file__, "--child", kind, json.dumps(job)])
     if out.returncode != 0:
         raise RuntimeError(f"{kind} job failed:\n{out.stderr[-3000:]}")
     result = json.loads(out.stdout.strip().splitlines()[-1])
-    result["others_cores"] = max(0.0, (_busy_seconds() - busy0 - mine) / wall)
+    result["others_cores"] = others_cores
     return result
 
 
@@ -396,18 +350,13 @@ def prepare(n: int | None, folder: Path) -> dict[str, Any]:
     return {"n_documents": len(sets), "n_shingles": int(lengths.sum())}
 
 
-def load() -> list[float]:
-    return [round(x, 2) for x in os.getloadavg()]
-
-
 def measure(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     data = tmp / "data"
     data.mkdir()
     res: dict[str, Any] = {
-        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python "
-        f"{platform.python_version()}",
-        "date": time.strftime("%Y-%m-%d %H:%M"),
-        "load_start": load(),
+        "machine": machine(),
+        "date": run_date(),
+        "load_start": load_averages(),
         "repeats": args.repeats,
         "corpus": prepare(args.docs, data),
     }
@@ -429,10 +378,10 @@ def measure(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     runs: dict[tuple[int, str, int], list[dict[str, Any]]] = {c: [] for c in configs}
     for rep in range(args.repeats):
         for num_perm, mode, workers in configs:
-            before = load()[0]
+            before = load_averages()[0]
             got = run_child("sign", **common, num_perm=num_perm, mode=mode, workers=workers,
                             check=rep == 0)  # fmt: skip
-            got["load"] = [before, load()[0]]
+            got["load"] = [before, load_averages()[0]]
             runs[num_perm, mode, workers].append(got)
             print(f"run {rep + 1}: num_perm {num_perm} {mode} x{workers}: "
                   f"{got['seconds']:.3f} s (load {before})", flush=True)  # fmt: skip
@@ -458,11 +407,11 @@ def measure(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
             )
         rows.append(row)
     res["signing"] = rows
-    before = load()[0]
+    before = load_averages()[0]
     blocks_job = run_child("blocks", **{**common, "repeats": args.repeats})
     blocks = blocks_job["runs"]
     res["block_size"] = {
-        "load": [before, load()[0]],
+        "load": [before, load_averages()[0]],
         "others_cores": blocks_job["others_cores"],
         "rows": [
             {
@@ -495,9 +444,9 @@ def measure(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
                 "labels": str(tmp / "labels.npy"),
                 "linkage": str(tmp / "linkage.npy"),
             }
-            before = load()[0]
+            before = load_averages()[0]
             got = run_child("fit", **job, traced=False)
-            got["load"] = [before, load()[0]]
+            got["load"] = [before, load_averages()[0]]
             labels, linkage = np.load(job["labels"]), np.load(job["linkage"])
             if ref_labels is None:
                 ref_labels, ref_linkage = labels, linkage
@@ -527,7 +476,7 @@ def measure(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         fits.append(row)
     res["clustering"] = fits
     res["stage"] = measure_stage(args, tmp, data)
-    res["load_end"] = load()
+    res["load_end"] = load_averages()
     return res
 
 
@@ -717,7 +666,7 @@ def main() -> int:
     ap.add_argument("--docs", type=int, default=None, help="first n stories (default all)")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="3,000 stories, 1 run: a smoke run")
-    ap.add_argument("--out", default=str(ROOT / "bench" / "results"))
+    ap.add_argument("--out", default=str(RESULTS))
     args = ap.parse_args()
     if args.child:
         kind, job = args.child
@@ -725,15 +674,13 @@ def main() -> int:
         return 0
     if args.quick:
         args.docs, args.repeats = 3000, 1
-        if args.out == str(ROOT / "bench" / "results"):
+        if args.out == str(RESULTS):
             args.out = tempfile.mkdtemp(prefix="signatures-quick-")
     with tempfile.TemporaryDirectory(prefix="bench-signatures-") as tmp:
         res = measure(args, Path(tmp))
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "signatures.json").write_text(json.dumps(res, indent=1))
     md = markdown(res)
-    (out / "signatures.md").write_text(md)
+    write_results(out / "signatures", res, md)
     print(md)
     print(f"written to {out}")
     return 0

@@ -35,10 +35,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
-import resource
-import subprocess
 import sys
 import tempfile
 import time
@@ -50,6 +46,14 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.common import (  # noqa: E402
+    RESULTS,
+    machine,
+    peak_rss_mb,
+    run_date,
+    run_script,
+    write_results,
+)
 from cluster.evaluate import hierarchical_f_measure, score_clustering  # noqa: E402
 from core import defaults as D  # noqa: E402
 from corpora.reuters import load_reuters  # noqa: E402
@@ -92,10 +96,6 @@ def default_params() -> dict[str, Any]:
 # --- child processes: one measured job each ---------------------------------------------
 
 
-def _peak_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-
-
 def _texts(n: int) -> list[str]:
     return [d.text for d in load_reuters(limit=n)]
 
@@ -112,7 +112,7 @@ def child_lsh(job: dict[str, Any]) -> dict[str, Any]:
 
     p = job["params"]
     texts = _texts(job["n"])
-    base_mb = _peak_mb()
+    base_mb = peak_rss_mb()
     t0, c0 = time.perf_counter(), time.process_time()
     sets = _shingle(texts, p)
     t1, c1 = time.perf_counter(), time.process_time()
@@ -140,7 +140,7 @@ def child_lsh(job: dict[str, Any]) -> dict[str, Any]:
         "shingle_cpu_seconds": c1 - c0,
         "signature_cpu_seconds": c2 - c1,
         "levels_cpu_seconds": c3 - c2,
-        "peak_mb": _peak_mb(),
+        "peak_mb": peak_rss_mb(),
         "corpus_loaded_mb": base_mb,
         "n_compared": model.n_compared_,
         "levels": [lvl.to_dict() for lvl in model.levels_],
@@ -152,7 +152,7 @@ def child_exact(job: dict[str, Any]) -> dict[str, Any]:
 
     p = job["params"]
     texts = _texts(job["n"])
-    base_mb = _peak_mb()
+    base_mb = peak_rss_mb()
     t0, c0 = time.perf_counter(), time.process_time()
     sets = _shingle(texts, p)
     t1 = time.perf_counter()
@@ -165,7 +165,7 @@ def child_exact(job: dict[str, Any]) -> dict[str, Any]:
         "cpu_seconds": c2 - c0,
         "shingle_seconds": t1 - t0,
         "cluster_seconds": t2 - t1,
-        "peak_mb": _peak_mb(),
+        "peak_mb": peak_rss_mb(),
         "corpus_loaded_mb": base_mb,
         "n_edges": model.n_edges_,
         "n_dense_columns": model.n_dense_columns_,
@@ -238,13 +238,7 @@ def run_child(kind: str, **job: Any) -> dict[str, Any]:
     """Run one job in a fresh Python process; return its result (and its saved arrays)."""
     with tempfile.TemporaryDirectory() as tmp:
         job = {**job, "labels": f"{tmp}/labels.npy", "linkage": f"{tmp}/linkage.npy"}
-        out = subprocess.run(
-            [sys.executable, __file__, "--child", kind, json.dumps(job)],
-            capture_output=True,
-            text=True,
-            check=False,
-            cwd=ROOT,
-        )
+        out, _ = run_script([__file__, "--child", kind, json.dumps(job)])
         if out.returncode != 0:
             raise RuntimeError(f"{kind} job failed:\n{out.stderr[-3000:]}")
         result = json.loads(out.stdout.strip().splitlines()[-1])
@@ -802,7 +796,7 @@ def main() -> int:
     ap.add_argument("--sweep-docs", type=int, default=20000)
     ap.add_argument("--no-sweep", action="store_true")
     ap.add_argument("--quick", action="store_true", help="small sizes: a smoke run")
-    ap.add_argument("--out", default=str(ROOT / "bench" / "results"))
+    ap.add_argument("--out", default=str(RESULTS))
     args = ap.parse_args()
     if args.child:
         kind, job = args.child
@@ -811,7 +805,7 @@ def main() -> int:
         return 0
     if args.quick:  # a smoke run, written beside the real results only when asked
         args.sizes, args.figure_sizes, args.sweep_docs = "500,1000", "", 1000
-        if args.out == str(ROOT / "bench" / "results"):
+        if args.out == str(RESULTS):
             args.out = tempfile.mkdtemp(prefix="table1-quick-")
     sizes = [int(x) for x in args.sizes.split(",") if x]
     extra_sizes = [int(x) for x in args.figure_sizes.split(",") if x]
@@ -820,9 +814,8 @@ def main() -> int:
     docs = load_reuters()
     truth_all = [d.label for d in docs]
     res: dict[str, Any] = {
-        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python "
-        f"{platform.python_version()}",
-        "date": time.strftime("%Y-%m-%d %H:%M"),
+        "machine": machine(),
+        "date": run_date(),
         "params": params,
     }
     print("Table 1", flush=True)
@@ -873,9 +866,8 @@ def main() -> int:
     out.mkdir(parents=True, exist_ok=True)
     stem = "table1_quick" if args.quick else "table1"
     figure(res["table"], extra, out / f"{stem}.png")
-    (out / f"{stem}.json").write_text(json.dumps(res, indent=1, default=float))
     md = markdown(res).replace("(table1.png)", f"({stem}.png)")
-    (out / f"{stem}.md").write_text(md)
+    write_results(out / stem, res, md, default=float)
     print(md)
     return 0
 

@@ -22,9 +22,7 @@ Run: ``.venv/bin/python bench/testbed.py`` (about 2 minutes); writes
 from __future__ import annotations
 
 import http.client
-import json
 import os
-import platform
 import random
 import shutil
 import socket
@@ -39,10 +37,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.common import RESULTS, machine_info, write_results  # noqa: E402
 from testbed.build import BuildOptions, build  # noqa: E402
 from testbed.manifest import load_manifest  # noqa: E402
-
-RESULTS = ROOT / "bench" / "results"
 
 
 def _free_port() -> int:
@@ -99,7 +96,7 @@ def _run_clients(port: int, urls: list[str], clients: int, https: bool = False) 
 
 def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="bench-testbed-"))
-    results: dict = {"machine": {"python": platform.python_version(), "cpus": os.cpu_count()}}
+    results: dict = {"machine": machine_info("python", "cpus")}
     try:
         times = []
         stats = {}
@@ -171,8 +168,6 @@ def main() -> None:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "testbed.json").write_text(json.dumps(results, indent=2) + "\n")
     b = results["build"]
     md = [
         "# Test web: build and proxy throughput",
@@ -193,7 +188,7 @@ def main() -> None:
         )
     md += ["", f"Python {results['machine']['python']}, {results['machine']['cpus']} CPUs "
            "shared with the clients (and other work on the machine)."]  # fmt: skip
-    (RESULTS / "testbed.md").write_text("\n".join(md) + "\n")
+    write_results(RESULTS / "testbed", results, "\n".join(md) + "\n", indent=2, newline=True)
     print("\n".join(md))
 
 

@@ -1,4 +1,4 @@
-"""Categories of external domains and the HTML of generated pages.
+"""Categories of external domains and the HTML of generated pages (and their headers, redirects).
 
 A domain's category (the paper's groups) comes from its name where that is obvious
 (``.edu``/``.ac.uk`` -> universities, ``yahoo.com`` -> search engines, ``cnn.com`` -> news
@@ -19,8 +19,12 @@ import hashlib
 import html
 import io
 import re
+from typing import TYPE_CHECKING
 
 from testbed.texts import Text
+
+if TYPE_CHECKING:
+    from testbed.siteindex import IndexWriter
 
 _UNIVERSITY_TLDS = re.compile(r"(^|\.)(edu|ac\.[a-z]{2}|edu\.[a-z]{2}|ac)$")
 
@@ -189,6 +193,22 @@ def render_real_page(text: Text, nav: list[tuple[str, str]], extra: list[tuple[s
     assert text.html is not None
     block = f'<nav class="site-nav">{links_html(nav + extra)}</nav>\n'.encode()
     return insert_into_body(_BASE.sub(b"", text.html), block)
+
+
+def _html_headers(charset: str = "utf-8") -> list[tuple[str, str]]:
+    return [("Content-Type", f"text/html; charset={charset}")]
+
+
+def _redirect(w: IndexWriter, url: str, to: str, status: int = 301) -> None:
+    body = f'<html><body><p>Moved to <a href="{to}">{to}</a></p></body></html>\n'.encode()
+    w.add(url, status, [("Location", to), ("Content-Type", "text/html")], body, replace=True)
+
+
+def _plain_page(title: str, paragraphs: list[str], links: list[tuple[str, str]] = ()) -> bytes:
+    text = Text("testbed", "en", title, tuple(paragraphs))
+    return render_text_page(title, text, list(links), []).replace(
+        b"<footer></footer>", f"<footer>{links_html(list(links))}</footer>".encode()
+    )
 
 
 def binary_body(kind: str, key: str) -> tuple[str, bytes]:

@@ -9,11 +9,12 @@ from urllib.parse import urlsplit
 import pytest
 from protego import Protego
 
-from testbed.build import FORBIDDEN_URLS, BuildOptions
+from testbed.build import BuildOptions
 from testbed.links import page_links
 from testbed.manifest import Manifest
 from testbed.server import TestbedServer
 from testbed.siteindex import url_key
+from testbed.trouble import FORBIDDEN_URLS
 
 CASES = (
     "redirect_chain", "redirect_loop", "not_found", "server_error", "slow", "cp1251", "koi8r",
