@@ -33,7 +33,8 @@ demo: venv
 	@bash scripts/demo.sh "$(DEMO_URL)"
 
 bench: venv
-	@for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit $$?; done
+	@for b in bench/*.py; do grep -q "__main__" $$b || continue; \
+	  echo "== $$b"; $(BIN)/python $$b || exit $$?; done
 
 clean:
 	rm -rf $(VENV) demo .pytest_cache build *.egg-info
