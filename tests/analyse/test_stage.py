@@ -14,9 +14,8 @@ from store import analytics as A
 from store import make_engine, session_scope
 from store.models import Cluster, Clustering, ClusterMember, Document, DomainCategory, Page
 from store.overrides import clear_override, list_overrides, set_override
+from tests.stored_world import DOMAINS, OVERRIDES, Facts
 from webometrics.stages import analyse
-
-from .conftest import DOMAINS, OVERRIDES, Facts
 
 
 def test_stage_categorises_domains_and_names_clusters(filled: Facts) -> None:

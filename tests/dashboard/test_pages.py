@@ -11,7 +11,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import dashboard
-from tests.dashboard.conftest import T0, add_clustering
+from tests.stored_world import DASHBOARD_T0 as T0
+from tests.stored_world import add_clustering
 
 APP = Path(dashboard.__file__).resolve().parent / "app.py"
 

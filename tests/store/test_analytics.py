@@ -10,8 +10,14 @@ import pytest
 from core.exceptions import ParameterError
 from store import analytics as A
 from store import make_engine
-
-from .conftest import DOMAINS, ENV, UNIVERSITIES, Facts, effective_category, expected_table2
+from tests.stored_world import (
+    DOMAINS,
+    ENV,
+    UNIVERSITIES,
+    Facts,
+    effective_category,
+    expected_table2,
+)
 
 
 def _uid_to_domain(facts: Facts) -> dict[int, str]:

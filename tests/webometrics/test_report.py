@@ -8,10 +8,9 @@ from pathlib import Path
 
 import networkx as nx
 
+from tests.stored_world import UNIVERSITIES, Facts, expected_table2
 from webometrics.cli import main
 from webometrics.commands.report import FIGURE_FILES, TABLE_FILES
-
-from .conftest import UNIVERSITIES, Facts, expected_table2
 
 
 def test_report_writes_every_file(filled: Facts, tmp_path: Path, capsys) -> None:
