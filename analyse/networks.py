@@ -1,7 +1,8 @@
 """Link networks of universities and their external domains (networkx).
 
-Pure functions over edge lists ``(university, domain, weight)``; the database read that
-produces them is :func:`store.analytics.environment_edges`.
+Pure functions over edge lists ``(university, domain, weight)``; the rows of
+:func:`store.analytics.environment` give them (the analyse stage stores the results
+through :mod:`store.networks` for the dashboard).
 
 * :func:`environment_graph`: the bipartite university–domain graph of one direction, a
   ``networkx.DiGraph`` whose edges follow the links: university → domain for the

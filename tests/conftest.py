@@ -21,6 +21,10 @@ from pathlib import Path
 
 import pytest
 
+# the stored worlds (databases filled with known rows) of the store, analyse, report and
+# dashboard tests, and their fixtures
+pytest_plugins = ["tests.stored_world"]
+
 REPO = Path(__file__).resolve().parent.parent
 
 

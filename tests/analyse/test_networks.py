@@ -21,8 +21,7 @@ from analyse.networks import (
 from core.exceptions import ParameterError
 from store import analytics as A
 from store import make_engine
-
-from .conftest import ENV, UNIVERSITIES, Facts
+from tests.stored_world import ENV, UNIVERSITIES, Facts
 
 
 def _edges(facts: Facts, direction: str, run: int = 1) -> list[tuple[str, str, int]]:

@@ -11,7 +11,15 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import dashboard
-from tests.dashboard.conftest import T0, add_clustering
+from tests.stored_world import (
+    CLUSTERINGS,
+    ENV,
+    T0,
+    add_clustering,
+    by_rank,
+    effective_category,
+    theme_terms,
+)
 
 APP = Path(dashboard.__file__).resolve().parent / "app.py"
 
@@ -115,15 +123,26 @@ def test_duplicates(page, dashboard_db) -> None:
 def test_university_clusters(page, dashboard_db) -> None:
     at = page("views/university.py")
     spbu = dashboard_db.university_ids["spbu.ru"]
-    # the first university by rank is Oxford (16)
+    # the first university by rank comes first: MIT (3), which has no clustering
+    first = by_rank()[0]
+    assert at.selectbox(key="uni").value == dashboard_db.university_ids[first]
+    assert first == "mit.edu" and not any(u == first for u, _d in CLUSTERINGS)
+    assert any("webometrics cluster" in i.value for i in at.info)
+    # Oxford (16)
+    at.selectbox(key="uni").set_value(dashboard_db.university_ids["ox.ac.uk"])
+    rerun(at)
     clusters = frames(at)[0]
+    assert list(clusters["size"]) == [
+        len(m) for m in CLUSTERINGS[("ox.ac.uk", "outgoing")].values()
+    ]
     assert list(clusters["size"]) == [2, 2]
     at.selectbox(key="uni").set_value(spbu)
     rerun(at)
     clusters = frames(at)[0]
     assert list(clusters.columns) == ["label", "size", "category", "theme", "member domains"]
     assert list(clusters["size"]) == [3, 2]
-    assert list(clusters["theme"]) == ["science-term, research", "social-term, research"]
+    key = ("spbu.ru", "outgoing")  # not named yet: no theme
+    assert list(clusters["theme"]) == [", ".join(theme_terms(key, n)) for n in CLUSTERINGS[key]]
     assert list(clusters["member domains"]) == [
         "arxiv.org, elibrary.ru, mit.edu",
         "lenta.ru, vk.com",
@@ -152,6 +171,9 @@ def test_university_filters(page, dashboard_db) -> None:
     rerun(at)
     clusters = frames(at)[0]
     assert list(clusters["size"]) == [3]
+    key = ("spbu.ru", "citing")  # named: its theme shows
+    assert list(clusters["theme"]) == [", ".join(theme_terms(key, n)) for n in CLUSTERINGS[key]]
+    assert list(clusters["theme"]) == ["ru-web-term, research"]
     pages = frames(at)[2]
     assert set(pages["role"]) == {"citing"}
     # a university without a clustering says how to get one
@@ -197,7 +219,9 @@ def test_university_lists_only_its_own_clusterings(fresh_dashboard_db, monkeypat
     at = AppTest.from_file(str(APP), default_timeout=60)
     rerun(at)
     rerun(at.switch_page("views/university.py"))
-    # Oxford (first by rank): its one clustering, not spbu.ru's nor the global one
+    # Oxford: its one clustering, not spbu.ru's nor the global one
+    at.selectbox(key="uni").set_value(facts.university_ids["ox.ac.uk"])
+    rerun(at)
     assert _clustering_ids(at, "clustering") == [facts.clustering_ids[("ox.ac.uk", "outgoing")]]
     assert not at.info
     assert not any(e.label.startswith("Global") for e in at.expander)
@@ -251,7 +275,7 @@ def test_overview_tables(page, dashboard_db) -> None:
     assert at.selectbox(key="overview-run").value == run2
     cols = ["external links on site", "external domains on site", "citing pages", "citing domains"]
     t2 = _table(at, 0)
-    assert list(t2["domains"]) == ["ox.ac.uk", "spbu.ru", "nsu.ru"]  # by rank
+    assert list(t2["domains"]) == by_rank()
     got = {r["domains"]: tuple(int(r[c]) for c in cols) for _, r in t2.iterrows()}
     assert got == dashboard_db.table2(2)
     at.selectbox(key="overview-run").set_value(run1)
@@ -293,11 +317,24 @@ def test_overview_changes(page, dashboard_db) -> None:
     rerun(at)
     summary = frames(at)[1].set_index(["university", "direction"])
     spbu_out = summary.loc[("Saint Petersburg State University", "outgoing")]
-    # run 1 -> run 2: mit.edu kept, gazprom.ru appeared, four domains disappeared
-    assert (spbu_out["kept"], spbu_out["appeared"], spbu_out["disappeared"]) == (1, 1, 4)
+    # run 1 -> run 2: the domains kept, appeared (gazprom.ru) and disappeared
+    old, new = (set(ENV[n]["spbu.ru"]["outgoing"]) for n in (1, 2))
+    assert (spbu_out["kept"], spbu_out["appeared"], spbu_out["disappeared"]) == (
+        len(old & new),
+        len(new - old),
+        len(old - new),
+    )
     changes = frames(at)[2]
     appeared = changes[changes["change"] == "appeared"]
-    assert list(appeared["domain"]) == ["gazprom.ru"]
+    # the domains new in run 2 where both runs have data (gazprom.ru: outgoing; cnn.com: citing)
+    new_domains = [
+        d
+        for udom, dirs in ENV[2].items()
+        for direction, doms in dirs.items()
+        if ENV[1].get(udom, {}).get(direction)
+        for d in set(doms) - set(ENV[1][udom][direction])
+    ]
+    assert sorted(appeared["domain"]) == sorted(new_domains) == ["cnn.com", "gazprom.ru"]
 
 
 def test_countries(page, dashboard_db) -> None:
@@ -318,7 +355,9 @@ def test_countries(page, dashboard_db) -> None:
     at.radio(key="countries-direction").set_value("citing")
     rerun(at)
     per_uni = frames(at)[0].set_index("university")
-    assert per_uni.loc["University of Oxford", "universities"] == pytest.approx(0.5)
+    ox = ENV[1]["ox.ac.uk"]["citing"]
+    share = sum(effective_category(d) == "universities" for d in ox) / len(ox)
+    assert per_uni.loc["University of Oxford", "universities"] == pytest.approx(share, abs=1e-4)
     # the category and country filters
     at.multiselect(key="countries-country").set_value(["Russia"])
     at.multiselect(key="countries-category").set_value(["universities"])
@@ -328,11 +367,18 @@ def test_countries(page, dashboard_db) -> None:
     assert list(per_uni.columns) == ["country", "university", "universities"]
 
 
+def _network(direction: str) -> tuple[int, int, int]:
+    """Universities, external domains and edges of run 1 in ``direction``."""
+    env = {u: dirs[direction] for u, dirs in ENV[1].items() if dirs.get(direction)}
+    return len(env), len(set().union(*env.values())), sum(map(len, env.values()))
+
+
 def test_network(page, dashboard_db) -> None:
     at = page("views/network.py")
     at.selectbox(key="network-run").set_value(dashboard_db.run_ids[1])
     rerun(at)
-    assert [m.value for m in at.metric] == ["3", "8", "12", "8"]
+    unis, doms, edges = _network("outgoing")
+    assert [m.value for m in at.metric] == [str(unis), str(doms), str(edges), str(doms)]
     ov = frames(at)[0].set_index(["a", "b"])
     pair = ov.loc[("Saint Petersburg State University", "University of Oxford")]
     assert (pair["shared"], pair["jaccard"]) == (2, pytest.approx(0.2857))
@@ -343,7 +389,7 @@ def test_network(page, dashboard_db) -> None:
     assert at.metric[3].value == "4"
     at.radio(key="network-direction").set_value("citing")
     rerun(at)
-    assert [m.value for m in at.metric][:3] == ["3", "6", "6"]
+    assert [m.value for m in at.metric][:3] == [str(n) for n in _network("citing")]
 
 
 def test_network_gexf_opens_in_networkx(dashboard_db) -> None:
@@ -355,7 +401,8 @@ def test_network_gexf_opens_in_networkx(dashboard_db) -> None:
 
     blob = data.gexf(dashboard_db.url, dashboard_db.run_ids[1], "outgoing")
     g = nx.read_gexf(io.BytesIO(blob))
-    assert g.number_of_nodes() == 3 + 8 and g.number_of_edges() == 12
+    unis, doms, edges = _network("outgoing")
+    assert g.number_of_nodes() == unis + doms and g.number_of_edges() == edges
     assert g.nodes["d:lenta.ru"]["category"] == "media"
     assert g["u:Saint Petersburg State University"]["d:vk.com"]["weight"] == 4
 

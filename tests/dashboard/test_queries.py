@@ -1,18 +1,29 @@
-"""The dashboard's read queries (store/queries.py) on SQLite and PostgreSQL, through a
+"""The dashboard's read queries (store.queries) on SQLite and PostgreSQL, through a
 read-only engine, against the fixture's known rows."""
 
 from __future__ import annotations
+
+from collections import Counter
+from urllib.parse import urlsplit
 
 import pytest
 from sqlalchemy import text
 
 from store import make_engine, queries
+from tests.stored_world import (
+    CLUSTERINGS,
+    DOMAINS,
+    DUPLICATES,
+    NAMED,
+    NO_DOCUMENT,
+    theme_terms,
+)
 
 
 @pytest.fixture
-def ro(filled_url):
-    engine = make_engine(filled_url.url, read_only=True)
-    yield filled_url, engine
+def ro(filled):
+    engine = make_engine(filled.url, read_only=True)
+    yield filled, engine
     engine.dispose()
 
 
@@ -48,7 +59,16 @@ def test_clusters_documents_and_pages(ro) -> None:
     facts, engine = ro
     cid = facts.clustering_ids[("spbu.ru", "outgoing")]
     final = queries.list_clusters(engine, cid)
-    assert [(c.size, c.theme_terms[0]) for c in final] == [(3, "science-term"), (2, "social-term")]
+    groups = CLUSTERINGS[("spbu.ru", "outgoing")]
+    assert [(c.size, c.theme_terms) for c in final] == [
+        (len(m), theme_terms(("spbu.ru", "outgoing"), name)) for name, m in groups.items()
+    ]
+    assert [c.size for c in final] == [3, 2]
+    # the clusters of a named clustering carry their theme
+    key = ("spbu.ru", "citing")
+    named = queries.list_clusters(engine, facts.clustering_ids[key])
+    assert [c.theme_terms for c in named] == [theme_terms(key, n) for n in CLUSTERINGS[key]]
+    assert key in NAMED and named[0].theme_terms[0] == "ru-web-term"
     only = queries.list_clusters(engine, cid, categories=["scientific_communities"])
     assert [c.size for c in only] == [3]
     assert queries.cluster_levels(engine, cid) == [(-1, 2), (0, 5), (2, 2)]
@@ -79,7 +99,10 @@ def test_duplicates(ro) -> None:
         ("https://vk.com/spbu.ru/1", False),
         ("https://vk.com/spbu.ru/2", False),
     ]
-    assert queries.document_languages(engine)[0] == "ru"
+    # the languages of the domain documents and of the near-duplicate page documents
+    langs = Counter(lang for dom, (lang, _c, _s) in DOMAINS.items() if dom not in NO_DOCUMENT)
+    langs.update(DOMAINS[urlsplit(u).hostname][0] for c, o in DUPLICATES for u in (c, *o))
+    assert queries.document_languages(engine) == sorted(langs, key=lambda k: (-langs[k], k))
 
 
 def test_read_only_engine_refuses_writes(ro) -> None:

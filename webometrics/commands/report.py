@@ -366,7 +366,7 @@ def build_report(
         "wif",
         wif_fields,
         _rows(A.web_impact_factors(engine, run_id=run), wif_fields),
-        f"Web Impact Factor variants (run {run}; definitions in store/analytics.py)",
+        f"Web Impact Factor variants (run {run}; definitions in store/analytics/__init__.py)",
     )
     after = run
     changes = A.environment_changes(engine, before=compare_to, after=after) if after else []
@@ -497,7 +497,7 @@ def build_report(
         "",
         f"Written {when}. Categories apply the analysts' overrides. Definitions (external",
         "links and domains, citing pages and domains, domain language, category shares, Web",
-        "Impact Factors) are in the docstring of `store/analytics.py`; the same numbers come",
+        "Impact Factors) are in the docstring of `store/analytics/__init__.py`; the same numbers come",
         "from the SQL views (`v_university_table2`, `v_environment`, `v_category_share`, ...).",
         "",
         "| file | what |",

@@ -12,9 +12,8 @@ from sqlalchemy import inspect, text
 from core.settings import Settings
 from store import analytics as A
 from store import make_engine, schema
+from tests.stored_world import ENV, Facts
 from webometrics.stages import analyse
-
-from .conftest import ENV, Facts
 
 REPO = Path(__file__).resolve().parents[2]
 VIEWS = {

@@ -1,0 +1,122 @@
+"""Which crawl run a query reads: the runs with environment data, the latest one, a
+requested run checked against them; and the reading of one run of a per-run view
+(environment, category shares) into row dataclasses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import TYPE_CHECKING, TypeVar
+
+from sqlalchemy import Engine, select
+
+from core.exceptions import ParameterError
+from store.models import DIRECTIONS, Citation, Link, Page, UniversityDomain
+
+if TYPE_CHECKING:
+    from sqlalchemy.sql.expression import TableClause
+
+
+def _check_direction(direction: str | None) -> None:
+    if direction is not None and direction not in DIRECTIONS:
+        raise ParameterError(f"direction must be one of {', '.join(DIRECTIONS)}, got {direction!r}")
+
+
+# --- runs -------------------------------------------------------------------------------
+
+
+def run_ids(engine: Engine) -> list[int]:
+    """The crawl runs that have environment data (links or verified citations), ascending.
+
+    The same runs as ``SELECT DISTINCT run_id FROM v_environment``, read from the tables
+    (the view also joins languages and categories, which costs seconds on large crawls).
+    """
+    outgoing = (
+        select(Link.run_id)
+        .join(Page, Page.id == Link.source_page_id)
+        .outerjoin(
+            UniversityDomain,
+            (UniversityDomain.domain == Link.target_domain)
+            & (UniversityDomain.university_id == Page.university_id),
+        )
+        .where(
+            Link.external.is_(True),
+            Link.run_id.is_not(None),
+            Page.university_id.is_not(None),
+            UniversityDomain.id.is_(None),
+        )
+        .distinct()
+    )
+    citing = (
+        select(Citation.run_id)
+        .where(Citation.status == "verified", Citation.run_id.is_not(None))
+        .distinct()
+    )
+    with engine.connect() as conn:
+        ids = {int(r) for (r,) in conn.execute(outgoing.union(citing))}
+    return sorted(ids)
+
+
+def latest_run_id(engine: Engine) -> int | None:
+    """The newest crawl run that has environment data, ``None`` when there is none."""
+    ids = run_ids(engine)
+    return ids[-1] if ids else None
+
+
+def resolve_run(engine: Engine, run_id: int | None) -> int | None:
+    """``run_id`` checked against the runs with data, or the latest one when ``None``.
+
+    Raises
+    ------
+    ParameterError
+        ``run_id`` has no environment data; the message lists the runs that have.
+    """
+    ids = run_ids(engine)
+    if run_id is None:
+        return ids[-1] if ids else None
+    if run_id not in ids:
+        have = ", ".join(map(str, ids)) or "none (crawl first: `webometrics crawl`)"
+        raise ParameterError(f"crawl run {run_id} has no environment data; runs with data: {have}")
+    return run_id
+
+
+_Row = TypeVar("_Row")
+
+
+def _view_rows(
+    engine: Engine,
+    view: TableClause,
+    row_type: type[_Row],
+    order: tuple[str, str, str],
+    *,
+    run_id: int | None,
+    direction: str | None,
+    university_id: int | None = None,
+) -> list[_Row]:
+    """The rows of a per-run view for one run, as ``row_type`` dataclasses.
+
+    The run is ``run_id`` (default the latest); ``direction`` and ``university_id``, when
+    given, keep only those rows. Ordered by ``order[0]``, direction (outgoing first),
+    ``order[1]`` largest first, then ``order[2]``. No run: ``[]``. Every field of
+    ``row_type`` is the view's column of that name, made ``int`` or ``float`` where the
+    field is (the database may give ``Decimal``).
+    """
+    casts = {"int": int, "float": float}
+    convert = [(f.name, casts.get(str(f.type))) for f in fields(row_type)]  # type: ignore[arg-type]
+    _check_direction(direction)
+    run = resolve_run(engine, run_id)
+    if run is None:
+        return []
+    v = view
+    stmt = select(v).where(v.c.run_id == run)
+    if direction is not None:
+        stmt = stmt.where(v.c.direction == direction)
+    if university_id is not None:
+        stmt = stmt.where(v.c.university_id == university_id)
+    first, largest, then = (v.c[name] for name in order)
+    stmt = stmt.order_by(first, v.c.direction.desc(), largest.desc(), then)
+    with engine.connect() as conn:
+        return [
+            row_type(*(r[name] if cast is None else cast(r[name]) for name, cast in convert))
+            for r in conn.execute(stmt).mappings()
+        ]
