@@ -20,10 +20,10 @@ groups documents by kind of activity instead:
    (:mod:`cluster.knn`). Documents with no weighted term are grouped with their exact
    duplicates (same term set) or stay alone.
 4. **Leiden levels.** Leiden (Traag et al. 2019; igraph's implementation,
-   :func:`igraph_leiden`) on the union k-NN graph, cosine weights, at the smallest
-   ``resolution`` gives the clusters (``labels_``); each larger
+   :func:`cluster.nested_leiden.igraph_leiden`) on the union k-NN graph, cosine weights,
+   at the smallest ``resolution`` gives the clusters (``labels_``); each larger
    resolution splits every cluster on its own subgraph into sub-themes
-   (:func:`refined_levels`), so the levels are nested, finest first.
+   (:func:`cluster.nested_leiden.refined_levels`), so the levels are nested, finest first.
 
 The defaults were chosen by leave-one-corpus-out over nine labelled corpora
 (``bench/activity.py``, ``bench/results/activity.md``); no corpus has a setting of its own.
@@ -79,9 +79,11 @@ from cluster.knn import (
     pair_cosine,
 )
 from cluster.minhash import effective_n_jobs
+from cluster.nested_leiden import igraph_leiden, modularity, refined_levels
 from cluster.unionfind import canonical_labels
 from cluster.weighting import TfidfWeighting, check_df_caps
 
+# igraph_leiden, modularity and refined_levels live in cluster.nested_leiden
 __all__ = [
     "CANDIDATES",
     "EXACT_WORK",
@@ -434,160 +436,6 @@ class ActivityClusterer:
             labels[empty] = labels[first[empty]]
             level.labels = canonical_labels(labels)
             level.n_clusters = int(level.labels.max()) + 1
-
-
-def igraph_leiden(
-    n: int,
-    i: np.ndarray,
-    j: np.ndarray,
-    w: np.ndarray,
-    *,
-    quality: str,
-    resolution: float,
-    seed: int,
-    n_iterations: int = -1,
-) -> LeidenLevel:
-    """One Leiden partition with igraph's own implementation (``Graph.community_leiden``).
-
-    The same algorithm as ``leidenalg`` (Traag et al. 2019) in igraph's C core, about 20
-    times faster here (Reuters' 20,000 stories, 369k edges: 0.18 s against 3.7 s for two
-    iterations, the same modularity); ``quality`` ``"rb"`` and ``"modularity"`` optimise
-    modularity with the resolution (1 for ``"modularity"``), ``"cpm"`` the Constant Potts
-    Model. igraph draws from Python's ``random`` interface: a ``random.Random(seed)`` is
-    installed for the call and the default put back, so the same graph and seed give the
-    same partition. ``n_iterations=-1`` iterates until no node moves. The level's
-    ``quality`` is its modularity at the resolution (:func:`modularity`, also for CPM).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> i, j = np.array([0, 0, 1, 3, 3, 4, 2]), np.array([1, 2, 2, 4, 5, 5, 3])
-    >>> w = np.array([0.9, 0.8, 0.9, 0.9, 0.8, 0.9, 0.1])
-    >>> igraph_leiden(6, i, j, w, quality="rb", resolution=1.0, seed=1).labels.tolist()
-    [0, 0, 0, 1, 1, 1]
-    """
-    import random
-
-    import igraph as ig
-
-    t0 = time.perf_counter()
-    if n == 0:
-        return LeidenLevel(resolution, 0, 0.0, 0.0, np.empty(0, dtype=np.int64))
-    g = ig.Graph(n=n, edges=np.column_stack([i, j]).astype(np.int64) if len(i) else [])
-    weights = np.asarray(w, dtype=np.float64).tolist() if len(i) else None
-    gamma = 1.0 if quality == "modularity" else float(resolution)
-    objective = "CPM" if quality == "cpm" else "modularity"
-    ig.set_random_number_generator(random.Random(seed))
-    try:
-        found = g.community_leiden(
-            objective_function=objective,
-            weights=weights,
-            resolution=gamma,
-            n_iterations=n_iterations,
-        )
-    finally:
-        ig.set_random_number_generator(random)
-    labels = canonical_labels(np.asarray(found.membership, dtype=np.int64))
-    value = modularity(n, i, j, np.asarray(w, dtype=np.float64), labels, gamma)
-    return LeidenLevel(
-        resolution=gamma,
-        n_clusters=int(labels.max()) + 1,
-        quality=float(value),
-        seconds=time.perf_counter() - t0,
-        labels=labels,
-    )
-
-
-def modularity(
-    n: int, i: np.ndarray, j: np.ndarray, w: np.ndarray, labels: np.ndarray, gamma: float
-) -> float:
-    """Weighted modularity of a partition at resolution ``gamma``
-    (``Σ_c W_in(c) / m - γ (d_c / 2m)²``; 0 for a graph without edges).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> i, j, w = np.array([0, 2]), np.array([1, 3]), np.array([1.0, 1.0])
-    >>> modularity(4, i, j, w, np.array([0, 0, 1, 1]), 1.0)
-    0.5
-    """
-    m = float(np.sum(w))
-    if n == 0 or m <= 0:
-        return 0.0
-    labels = np.asarray(labels)
-    inside = labels[i] == labels[j]
-    k = labels.max() + 1
-    w_in = np.bincount(labels[i][inside], weights=w[inside], minlength=k)
-    degree = np.bincount(labels[i], weights=w, minlength=k) + np.bincount(
-        labels[j], weights=w, minlength=k
-    )
-    return float(np.sum(w_in / m - gamma * (degree / (2 * m)) ** 2))
-
-
-def refined_levels(
-    n: int,
-    i: np.ndarray,
-    j: np.ndarray,
-    w: np.ndarray,
-    *,
-    quality: str,
-    resolutions: Sequence[float],
-    seed: int,
-) -> list[LeidenLevel]:
-    """Leiden levels, finest first, whose coarsest level is Leiden on the whole graph and
-    each finer level splits every cluster of the next coarser one by Leiden on the cluster's
-    own subgraph at the finer resolution.
-
-    The clusters (the coarsest level) are those of a one-level run at the smallest
-    resolution, and the finer levels are nested in them by construction: sub-themes of
-    each cluster, never a cluster that straddles two.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> i = np.array([0, 0, 1, 3, 3, 4, 2])
-    >>> j = np.array([1, 2, 2, 4, 5, 5, 3])
-    >>> w = np.array([0.9, 0.8, 0.9, 0.9, 0.8, 0.9, 0.1])
-    >>> [lv.labels.tolist() for lv in refined_levels(
-    ...     6, i, j, w, quality="rb", resolutions=[1.0, 0.01], seed=1)]
-    [[0, 0, 0, 1, 1, 1], [0, 0, 0, 0, 0, 0]]
-    """
-    res = sorted(resolutions, reverse=True)
-    coarse = igraph_leiden(n, i, j, w, quality=quality, resolution=res[-1], seed=seed)
-    levels = [coarse]
-    for r in reversed(res[:-1]):
-        t0 = time.perf_counter()
-        parent = levels[0].labels
-        labels = np.empty(n, dtype=np.int64)
-        same = parent[i] == parent[j] if len(i) else np.zeros(0, dtype=bool)
-        ii, jj, ww = i[same], j[same], w[same]
-        order = np.argsort(parent[ii], kind="stable") if len(ii) else np.zeros(0, np.int64)
-        ii, jj, ww = ii[order], jj[order], ww[order]
-        bounds = np.searchsorted(parent[ii], np.arange(int(parent.max()) + 2)) if n else []
-        next_label = 0
-        for c in range(int(parent.max()) + 1 if n else 0):
-            members = np.flatnonzero(parent == c)
-            local = np.full(n, -1, dtype=np.int64)
-            local[members] = np.arange(members.shape[0])
-            a, b = bounds[c], bounds[c + 1]
-            sub = igraph_leiden(
-                members.shape[0], local[ii[a:b]], local[jj[a:b]], ww[a:b],
-                quality=quality, resolution=r, seed=seed,
-            )  # fmt: skip
-            labels[members] = sub.labels + next_label
-            next_label += sub.n_clusters
-        labels = canonical_labels(labels)
-        levels.insert(
-            0,
-            LeidenLevel(
-                resolution=r,
-                n_clusters=int(labels.max()) + 1 if n else 0,
-                quality=modularity(n, i, j, w, labels, 1.0 if quality == "modularity" else r),
-                seconds=time.perf_counter() - t0,
-                labels=labels,
-            ),
-        )
-    return levels
 
 
 def auto_neighbours(n: int) -> int:

@@ -10,12 +10,8 @@ from pathlib import Path
 import lxml.html
 import pytest
 
-from analyse.categories import (
-    categorize_cluster,
-    categorize_domain,
-    default_taxonomy_path,
-    load_taxonomy,
-)
+from analyse.categories import categorize_cluster, categorize_domain
+from analyse.taxonomy import default_taxonomy_path, load_taxonomy
 from core.exceptions import ConfigError, ParameterError
 
 # real domains of a university's environment and the group a webometrician puts them in

@@ -33,6 +33,7 @@ from store.models import Document, Page, University, UniversityDomain
 from store.session import session_scope
 from testbed.webkb import read_webkb
 from webometrics.stages import extract as stage
+from webometrics.stages.extract.pool import _run_pool
 
 REPO = Path(__file__).resolve().parents[2]
 SETTINGS = Settings()
@@ -316,7 +317,7 @@ def test_a_page_that_kills_its_worker_is_isolated(tmp_path, aeb_pages):
         hard_seconds=0.75,
     )
     results: dict[int, dict] = {}
-    restarts = stage._run_pool(tasks, config, 2, lambda pid, cols: results.__setitem__(pid, cols))
+    restarts = _run_pool(tasks, config, 2, lambda pid, cols: results.__setitem__(pid, cols))
     assert restarts == 2, {
         k: (v["extraction_status"], v["extraction_reason"]) for k, v in results.items()
     }

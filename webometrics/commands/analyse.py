@@ -73,7 +73,7 @@ def _analyse(ctx) -> int:
 
 
 def _taxonomy(ctx):
-    from analyse.categories import load_taxonomy
+    from analyse.taxonomy import load_taxonomy
 
     return load_taxonomy(ctx.settings.analyse.taxonomy)
 

@@ -1,42 +1,17 @@
-"""``webometrics report --out DIR [--run ID]``: the paper's tables and figures from the
-database, as CSV, Markdown and PNG, with the link networks for Gephi and VOSviewer.
-
-Files written (every one, also when a table is empty: then it has its header only):
-
-======================================  ===================================================
-``README.md``                           index of the files, the run, the definitions
-``table2.csv|md``                       Table 2: external links/domains, citing pages/domains
-``table3.csv|md``                       Table 3: outgoing and citing domains in ru / en
-``category_shares_university.csv|md``   Figures 2-3 per university (overrides applied)
-``category_shares_country.csv|md``      Figures 2-3 per country
-``figure2_outgoing.png``                Figure 2: categories of the outgoing environment
-``figure3_citing.png``                  Figure 3: categories of the citing environment
-``wif.csv|md``                          Web Impact Factor variants
-``changes.csv|md``                      domains that appeared / disappeared since the
-                                        previous run (or ``--compare-to``)
-``change_summary.csv|md``               kept / appeared / disappeared per university
-``clusters.csv|md``                     final clusters: university, direction, size,
-                                        category, theme
-``domain_categories.csv``               every categorised domain, override applied
-``networks/<direction>.*``              university–domain graph: ``.gexf``, ``.graphml``,
-                                        ``.nodes.csv``, ``.edges.csv``, ``.vos_map.txt``,
-                                        ``.vos_network.txt``
-``networks/co_<out|in>links.csv|gexf``  co-outlink / co-inlink overlaps of universities
-``networks/shared_<direction>.csv``     domains shared by most universities
-``networks/centrality_<direction>.csv`` degree, betweenness, PageRank
-======================================  ===================================================
+"""The files of ``webometrics report`` (listed in :mod:`webometrics.commands.report`):
+:func:`build_report` reads one run's tables from :mod:`store.analytics`, computes its link
+networks (:mod:`analyse.networks`) and writes the tables, the figures, the networks and
+the index.
 """
 
 from __future__ import annotations
 
-import argparse
 import csv
 import datetime as dt
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-ORDER = 70
+from webometrics.commands.report.render import _rows, _share_figure, _write_table
 
 TABLE_FILES = (
     "table2",
@@ -49,173 +24,6 @@ TABLE_FILES = (
     "clusters",
 )
 FIGURE_FILES = ("figure2_outgoing.png", "figure3_citing.png")
-
-
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "report",
-        help="write the tables (CSV, Markdown), figures (PNG) and networks (GEXF, GraphML)",
-        description=(
-            "Write the paper's Table 2 and Table 3, the category shares per university and "
-            "per country (Figures 2 and 3), Web Impact Factors, the change since the previous "
-            "run, the clusters with their themes, and the university-domain networks "
-            "(GEXF, GraphML, CSV, VOSviewer) of one crawl run into a folder."
-        ),
-    )
-    p.add_argument("--out", required=True, metavar="DIR", help="output folder (created)")
-    p.add_argument(
-        "--run", type=int, metavar="ID", help="crawl run (default: the latest with data)"
-    )
-    p.add_argument(
-        "--compare-to",
-        type=int,
-        metavar="ID",
-        help="earlier run for the changes (default: the run before --run)",
-    )
-    p.add_argument(
-        "--language",
-        choices=("en", "ru"),
-        default="en",
-        help="language of the category labels in the figures (default en)",
-    )
-    p.set_defaults(func=_report)
-
-
-def _report(ctx: Any) -> int:
-    from analyse.categories import load_taxonomy
-
-    engine = ctx.engine(read_only=True)
-    taxonomy = load_taxonomy(ctx.settings.analyse.taxonomy)
-    written = build_report(
-        engine,
-        Path(ctx.args.out),
-        run_id=ctx.args.run,
-        compare_to=ctx.args.compare_to,
-        category_labels=taxonomy.labels(ctx.args.language),
-    )
-    print(f"report: {len(written)} files in {ctx.args.out}")
-    for path in written:
-        print(f"  {path}")
-    return 0
-
-
-# --- writers ------------------------------------------------------------------------------
-
-
-def _cell(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        return f"{value:.4g}" if abs(value) < 1e6 else f"{value:.0f}"
-    return str(value).replace("|", "\\|").replace("\n", " ")
-
-
-def markdown_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    """A GitHub-flavoured Markdown table (numbers right-aligned).
-
-    Examples
-    --------
-    >>> print(markdown_table(["a", "n"], [["x", 1], ["y", 2.5]]))
-    | a | n |
-    |---|--:|
-    | x | 1 |
-    | y | 2.5 |
-    """
-    numeric = [
-        bool(rows) and all(isinstance(r[i], int | float) or r[i] is None for r in rows)
-        for i in range(len(header))
-    ]
-    lines = [
-        "| " + " | ".join(header) + " |",
-        "|" + "|".join("--:" if n else "---" for n in numeric) + "|",
-    ]
-    lines += ["| " + " | ".join(_cell(v) for v in r) + " |" for r in rows]
-    return "\n".join(lines)
-
-
-def _write_table(
-    out: Path, name: str, header: Sequence[str], rows: Sequence[Sequence[Any]], title: str
-) -> list[Path]:
-    csv_path = out / f"{name}.csv"
-    with csv_path.open("w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(header)
-        w.writerows([["" if v is None else v for v in r] for r in rows])
-    md_path = out / f"{name}.md"
-    body = markdown_table(header, rows) if rows else "_no data_"
-    md_path.write_text(f"# {title}\n\n{body}\n", encoding="utf-8")
-    return [csv_path, md_path]
-
-
-def _rows(items: Sequence[Any], fields: Sequence[str]) -> list[list[Any]]:
-    out = []
-    for it in items:
-        row = []
-        for f in fields:
-            v = getattr(it, f)
-            row.append("; ".join(map(str, v)) if isinstance(v, tuple) else v)
-        out.append(row)
-    return out
-
-
-def _share_figure(
-    path: Path,
-    uni_rows: Sequence[Any],
-    country_rows: Sequence[Any],
-    order: Sequence[str],
-    labels: dict[str, str],
-    title: str,
-) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    cats = [c for c in order if any(r.category == c for r in [*uni_rows, *country_rows])]
-    cats += sorted({r.category for r in [*uni_rows, *country_rows]} - set(cats))
-    palette = [*order, *sorted(set(cats) - set(order))]  # same colour in every figure
-    colours = dict(zip(palette, plt.get_cmap("tab10").colors, strict=False))
-    unis = sorted({(r.country, r.university) for r in uni_rows})
-    countries = sorted({r.country for r in country_rows})
-    fig, axes = plt.subplots(
-        1,
-        2,
-        figsize=(13, max(3.0, 0.45 * max(len(unis), len(countries)) + 2.0)),
-        gridspec_kw={"width_ratios": [3, 2]},
-    )
-    for ax, keys, rows, key_of in (
-        (axes[0], unis, uni_rows, lambda r: (r.country, r.university)),
-        (axes[1], countries, country_rows, lambda r: r.country),
-    ):
-        if not keys:
-            ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
-            ax.set_axis_off()
-            continue
-        share = {(key_of(r), r.category): r.share for r in rows}
-        left = [0.0] * len(keys)
-        for c in cats:
-            vals = [100 * share.get((k, c), 0.0) for k in keys]
-            ax.barh(range(len(keys)), vals, left=left, color=colours.get(c), label=labels.get(c, c))
-            left = [a + b for a, b in zip(left, vals, strict=True)]
-        ax.set_yticks(range(len(keys)))
-        ax.set_yticklabels(
-            [f"{k[1]} ({k[0]})" if isinstance(k, tuple) else k for k in keys], fontsize=8
-        )
-        ax.invert_yaxis()
-        ax.set_xlim(0, 100)
-        ax.set_xlabel("share of external domains, %")
-    axes[0].set_title("per university")
-    axes[1].set_title("per country")
-    handles, names = axes[0].get_legend_handles_labels()
-    if not handles:
-        handles, names = axes[1].get_legend_handles_labels()
-    if handles:
-        fig.legend(handles, names, loc="lower center", ncol=min(4, len(names)), fontsize=8)
-    fig.suptitle(title)
-    fig.tight_layout(rect=(0, 0.12 if handles else 0, 1, 0.95))
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
 
 
 def build_report(
@@ -250,7 +58,6 @@ def build_report(
     ParameterError
         ``run_id`` or ``compare_to`` has no data.
     """
-    from analyse.categories import load_taxonomy
     from analyse.networks import (
         centralities,
         colink_overlap,
@@ -259,6 +66,7 @@ def build_report(
         shared_domains,
         write_graph,
     )
+    from analyse.taxonomy import load_taxonomy
     from store import analytics as A
 
     out.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,93 @@
+"""``webometrics report --out DIR [--run ID]``: the paper's tables and figures from the
+database, as CSV, Markdown and PNG, with the link networks for Gephi and VOSviewer.
+
+Files written (every one, also when a table is empty: then it has its header only):
+
+======================================  ===================================================
+``README.md``                           index of the files, the run, the definitions
+``table2.csv|md``                       Table 2: external links/domains, citing pages/domains
+``table3.csv|md``                       Table 3: outgoing and citing domains in ru / en
+``category_shares_university.csv|md``   Figures 2-3 per university (overrides applied)
+``category_shares_country.csv|md``      Figures 2-3 per country
+``figure2_outgoing.png``                Figure 2: categories of the outgoing environment
+``figure3_citing.png``                  Figure 3: categories of the citing environment
+``wif.csv|md``                          Web Impact Factor variants
+``changes.csv|md``                      domains that appeared / disappeared since the
+                                        previous run (or ``--compare-to``)
+``change_summary.csv|md``               kept / appeared / disappeared per university
+``clusters.csv|md``                     final clusters: university, direction, size,
+                                        category, theme
+``domain_categories.csv``               every categorised domain, override applied
+``networks/<direction>.*``              university–domain graph: ``.gexf``, ``.graphml``,
+                                        ``.nodes.csv``, ``.edges.csv``, ``.vos_map.txt``,
+                                        ``.vos_network.txt``
+``networks/co_<out|in>links.csv|gexf``  co-outlink / co-inlink overlaps of universities
+``networks/shared_<direction>.csv``     domains shared by most universities
+``networks/centrality_<direction>.csv`` degree, betweenness, PageRank
+======================================  ===================================================
+
+The package: this module is the command; :mod:`.build` writes the files
+(:func:`build_report`); :mod:`.render` renders a table as CSV and Markdown and the
+category shares as a figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from webometrics.commands.report.build import FIGURE_FILES, TABLE_FILES, build_report
+from webometrics.commands.report.render import markdown_table
+
+__all__ = ["FIGURE_FILES", "ORDER", "TABLE_FILES", "build_report", "markdown_table", "register"]
+
+ORDER = 70
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "report",
+        help="write the tables (CSV, Markdown), figures (PNG) and networks (GEXF, GraphML)",
+        description=(
+            "Write the paper's Table 2 and Table 3, the category shares per university and "
+            "per country (Figures 2 and 3), Web Impact Factors, the change since the previous "
+            "run, the clusters with their themes, and the university-domain networks "
+            "(GEXF, GraphML, CSV, VOSviewer) of one crawl run into a folder."
+        ),
+    )
+    p.add_argument("--out", required=True, metavar="DIR", help="output folder (created)")
+    p.add_argument(
+        "--run", type=int, metavar="ID", help="crawl run (default: the latest with data)"
+    )
+    p.add_argument(
+        "--compare-to",
+        type=int,
+        metavar="ID",
+        help="earlier run for the changes (default: the run before --run)",
+    )
+    p.add_argument(
+        "--language",
+        choices=("en", "ru"),
+        default="en",
+        help="language of the category labels in the figures (default en)",
+    )
+    p.set_defaults(func=_report)
+
+
+def _report(ctx: Any) -> int:
+    from analyse.taxonomy import load_taxonomy
+
+    engine = ctx.engine(read_only=True)
+    taxonomy = load_taxonomy(ctx.settings.analyse.taxonomy)
+    written = build_report(
+        engine,
+        Path(ctx.args.out),
+        run_id=ctx.args.run,
+        compare_to=ctx.args.compare_to,
+        category_labels=taxonomy.labels(ctx.args.language),
+    )
+    print(f"report: {len(written)} files in {ctx.args.out}")
+    for path in written:
+        print(f"  {path}")
+    return 0

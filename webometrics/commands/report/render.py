@@ -1,0 +1,126 @@
+"""Rendering for ``webometrics report``: a table as CSV and GitHub-flavoured Markdown,
+and the category shares per university and per country as a stacked-bar figure (PNG).
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.4g}" if abs(value) < 1e6 else f"{value:.0f}"
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """A GitHub-flavoured Markdown table (numbers right-aligned).
+
+    Examples
+    --------
+    >>> print(markdown_table(["a", "n"], [["x", 1], ["y", 2.5]]))
+    | a | n |
+    |---|--:|
+    | x | 1 |
+    | y | 2.5 |
+    """
+    numeric = [
+        bool(rows) and all(isinstance(r[i], int | float) or r[i] is None for r in rows)
+        for i in range(len(header))
+    ]
+    lines = [
+        "| " + " | ".join(header) + " |",
+        "|" + "|".join("--:" if n else "---" for n in numeric) + "|",
+    ]
+    lines += ["| " + " | ".join(_cell(v) for v in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def _write_table(
+    out: Path, name: str, header: Sequence[str], rows: Sequence[Sequence[Any]], title: str
+) -> list[Path]:
+    csv_path = out / f"{name}.csv"
+    with csv_path.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(header)
+        w.writerows([["" if v is None else v for v in r] for r in rows])
+    md_path = out / f"{name}.md"
+    body = markdown_table(header, rows) if rows else "_no data_"
+    md_path.write_text(f"# {title}\n\n{body}\n", encoding="utf-8")
+    return [csv_path, md_path]
+
+
+def _rows(items: Sequence[Any], fields: Sequence[str]) -> list[list[Any]]:
+    out = []
+    for it in items:
+        row = []
+        for f in fields:
+            v = getattr(it, f)
+            row.append("; ".join(map(str, v)) if isinstance(v, tuple) else v)
+        out.append(row)
+    return out
+
+
+def _share_figure(
+    path: Path,
+    uni_rows: Sequence[Any],
+    country_rows: Sequence[Any],
+    order: Sequence[str],
+    labels: dict[str, str],
+    title: str,
+) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    cats = [c for c in order if any(r.category == c for r in [*uni_rows, *country_rows])]
+    cats += sorted({r.category for r in [*uni_rows, *country_rows]} - set(cats))
+    palette = [*order, *sorted(set(cats) - set(order))]  # same colour in every figure
+    colours = dict(zip(palette, plt.get_cmap("tab10").colors, strict=False))
+    unis = sorted({(r.country, r.university) for r in uni_rows})
+    countries = sorted({r.country for r in country_rows})
+    fig, axes = plt.subplots(
+        1,
+        2,
+        figsize=(13, max(3.0, 0.45 * max(len(unis), len(countries)) + 2.0)),
+        gridspec_kw={"width_ratios": [3, 2]},
+    )
+    for ax, keys, rows, key_of in (
+        (axes[0], unis, uni_rows, lambda r: (r.country, r.university)),
+        (axes[1], countries, country_rows, lambda r: r.country),
+    ):
+        if not keys:
+            ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
+            ax.set_axis_off()
+            continue
+        share = {(key_of(r), r.category): r.share for r in rows}
+        left = [0.0] * len(keys)
+        for c in cats:
+            vals = [100 * share.get((k, c), 0.0) for k in keys]
+            ax.barh(range(len(keys)), vals, left=left, color=colours.get(c), label=labels.get(c, c))
+            left = [a + b for a, b in zip(left, vals, strict=True)]
+        ax.set_yticks(range(len(keys)))
+        ax.set_yticklabels(
+            [f"{k[1]} ({k[0]})" if isinstance(k, tuple) else k for k in keys], fontsize=8
+        )
+        ax.invert_yaxis()
+        ax.set_xlim(0, 100)
+        ax.set_xlabel("share of external domains, %")
+    axes[0].set_title("per university")
+    axes[1].set_title("per country")
+    handles, names = axes[0].get_legend_handles_labels()
+    if not handles:
+        handles, names = axes[1].get_legend_handles_labels()
+    if handles:
+        fig.legend(handles, names, loc="lower center", ncol=min(4, len(names)), fontsize=8)
+    fig.suptitle(title)
+    fig.tight_layout(rect=(0, 0.12 if handles else 0, 1, 0.95))
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path

@@ -1,0 +1,171 @@
+"""The documents the cluster stage reads: which ones (a unit, a university's
+environment, a direction, without the latest dedup run's duplicates) and their shingles
+or term counts, loaded at once or streamed from the database in chunks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+from sqlalchemy import Engine, select
+
+from core.exceptions import ParameterError, StageError
+from store.models import (
+    DedupRun,
+    Document,
+    DuplicateGroup,
+    DuplicateMember,
+    Environment,
+    University,
+)
+from store.session import session_scope
+
+
+def _university_id(s: Any, name: str) -> int:
+    uid = s.scalar(select(University.id).where(University.name == name))
+    if uid is None:
+        known = s.scalars(select(University.name).order_by(University.name).limit(8)).all()
+        hint = f" (stored: {', '.join(known)}{' ...' if len(known) == 8 else ''})" if known else ""
+        raise ParameterError(
+            f"no university named {name!r}{hint}: see `webometrics universities list`"
+        )
+    return int(uid)
+
+
+def _load(
+    engine: Engine,
+    unit: str,
+    university: str | None,
+    direction: str,
+    keep_duplicates: bool,
+    with_shingles: bool = True,
+    with_terms: bool = False,
+) -> dict[str, Any]:
+    """Ids, domains and shingles (or term counts) of the documents to cluster, and what
+    was left out; a :class:`StageError` when none is left (``run_each`` skips that
+    selection).
+
+    Without shingles (``with_shingles=False``: they are streamed later by
+    :func:`_stream_shingles`), ``shingles`` is ``None``. With ``with_terms``, ``terms``
+    holds each document's stored term counts (``None`` where not stored yet).
+    """
+    with session_scope(engine) as s:
+        uid = _university_id(s, university) if university else None
+        shingles_col = Document.shingles if with_shingles else Document.n_shingles
+        cols = [Document.id, Document.domain, shingles_col, Document.shingle_k]
+        if with_terms:
+            cols.append(Document.terms)
+        stmt = select(*cols).where(Document.unit == unit)
+        if uid is not None or direction != "both":
+            env = select(Environment.domain).distinct()
+            if uid is not None:
+                env = env.where(Environment.university_id == uid)
+            if direction != "both":
+                env = env.where(Environment.direction == direction)
+            stmt = stmt.where(Document.domain.in_(env.scalar_subquery()))
+        rows = s.execute(stmt.order_by(Document.id)).all()
+        dedup_run_id = s.scalar(
+            select(DedupRun.id)
+            .where(DedupRun.unit == unit)
+            .order_by(DedupRun.created_at.desc(), DedupRun.id.desc())
+            .limit(1)
+        )
+        duplicates: set[int] = set()
+        if dedup_run_id is not None and not keep_duplicates:
+            duplicates = set(
+                s.scalars(
+                    select(DuplicateMember.document_id)
+                    .join(DuplicateGroup, DuplicateMember.group_id == DuplicateGroup.id)
+                    .where(
+                        DuplicateGroup.dedup_run_id == dedup_run_id,
+                        DuplicateMember.document_id != DuplicateGroup.canonical_document_id,
+                    )
+                )
+            )
+    kept = [r for r in rows if r.id not in duplicates]
+    if not kept:
+        scope = f" of {university}" if university else ""
+        raise StageError(
+            f"no {unit} documents{scope} to cluster (direction {direction}, "
+            f"{len(rows)} left out as duplicates): run `webometrics extract` first, "
+            f"or choose another --unit/--university/--direction"
+        )
+    ks = sorted({r.shingle_k for r in kept if r.shingle_k})
+    return {
+        "university_id": uid,
+        "dedup_run_id": dedup_run_id,
+        "n_excluded": len(rows) - len(kept),
+        "ids": [int(r.id) for r in kept],
+        "domains": [r.domain for r in kept],
+        "shingles": [_shingles(r.shingles) for r in kept] if with_shingles else None,
+        "terms": [r.terms for r in kept] if with_terms else None,
+        "shingle_k": ks,
+    }
+
+
+def _shingles(blob: bytes | None) -> np.ndarray:
+    """A stored shingle column as uint64 hashes."""
+    if not blob:
+        return np.empty(0, dtype=np.uint64)
+    return np.frombuffer(blob, dtype="<u8").astype(np.uint64)
+
+
+_ID_BATCH = 500  # ids per IN (...) query: far below any database's parameter limit
+
+
+def _fetch_shingles(engine: Engine, ids: Sequence[int]) -> list[np.ndarray]:
+    """The shingles of the documents ``ids``, in that order."""
+    got: dict[int, np.ndarray] = {}
+    with engine.connect() as conn:
+        for start in range(0, len(ids), _ID_BATCH):
+            batch = [int(i) for i in ids[start : start + _ID_BATCH]]
+            rows = conn.execute(
+                select(Document.id, Document.shingles).where(Document.id.in_(batch))
+            )
+            got.update((int(r.id), _shingles(r.shingles)) for r in rows)
+    missing = [int(i) for i in ids if int(i) not in got]
+    if missing:
+        raise StageError(
+            f"{len(missing)} documents (ids {missing[:5]}) were deleted while clustering: "
+            "run `webometrics cluster` again"
+        )
+    return [got[int(i)] for i in ids]
+
+
+def _stream_shingles(
+    engine: Engine, ids: Sequence[int], chunk: int = 2000
+) -> Iterator[list[np.ndarray]]:
+    """The shingles of the documents ``ids`` in order, ``chunk`` documents at a time."""
+    for start in range(0, len(ids), chunk):
+        yield _fetch_shingles(engine, ids[start : start + chunk])
+
+
+class _DatabaseShingles:
+    """A :class:`cluster.sigstore.ShingleSource` over stored documents: the shingles of
+    the candidate pairs are read from the database when their Jaccard is computed."""
+
+    def __init__(self, engine: Engine, ids: Sequence[int], lengths: np.ndarray) -> None:
+        self._engine = engine
+        self._ids = np.asarray(ids, dtype=np.int64)
+        self.lengths = lengths
+
+    def __len__(self) -> int:
+        return int(self._ids.shape[0])
+
+    def fetch(self, index: np.ndarray) -> list[np.ndarray]:
+        """The shingles of documents ``index`` (positions in the clustered documents)."""
+        return _fetch_shingles(self._engine, self._ids[np.asarray(index)].tolist())
+
+
+def _check_terms(terms: Sequence[Any], unit: str, university: str | None) -> None:
+    """Raise unless every document has stored term counts."""
+    missing = sum(t is None for t in terms)
+    if missing:
+        scope = f" of {university}" if university else ""
+        raise StageError(
+            f"{missing} of the {len(terms)} {unit} documents{scope} have no stored term "
+            "counts (extracted before they were kept): run "
+            "`webometrics extract --rebuild-documents`"
+        )

@@ -1,0 +1,183 @@
+"""A crawl's job: the options it was asked for, the universities it crawls, its job
+directory (``state.json``: the run it belongs to and the phases done, so that a crawl
+started again resumes), opening or resuming its :class:`~store.models.CrawlRun`, and the
+job file each phase's crawler process reads.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, select
+
+from core.exceptions import ConfigError
+from core.settings import Settings
+
+STATE_FILE = "state.json"
+FRONTIER_FILE = "frontier.sqlite"
+
+
+@dataclass
+class CrawlOptions:
+    """What one crawl is asked to do (the command line's options)."""
+
+    universities_file: str | None = None
+    direction: str = "both"
+    proxy: str | None = None
+    backlinks: Sequence[str] = ()
+    urls: Sequence[str] = ()
+    testbed_dir: str | None = None
+    jobdir: str | None = None
+    progress: bool = True
+    pipeline_run_id: int | None = None
+    redis: str | None = None
+    processes: int = 1
+    extra_settings: dict[str, Any] = field(default_factory=dict)
+
+
+def _universities(engine: Engine, names: Sequence[str] | None) -> list[dict[str, Any]]:
+    from store.models import University
+    from store.session import session_scope
+
+    with session_scope(engine) as s:
+        query = select(University).order_by(University.id)
+        if names is not None:
+            query = query.where(University.name.in_(list(names)))
+        rows = [
+            {
+                "id": u.id,
+                "name": u.name,
+                "domains": sorted(d.domain for d in u.domains),
+                "start_urls": list(u.home_urls or [])
+                or [f"https://{d.domain}/" for d in sorted(u.domains, key=lambda d: d.domain)],
+            }
+            for u in s.scalars(query)
+        ]
+    if not rows:
+        raise ConfigError(
+            "no universities to crawl: import some with `webometrics universities import "
+            "FILE` or give --universities FILE"
+        )
+    return rows
+
+
+def _absolute_url(engine: Engine) -> str:
+    """The engine's URL for the crawl process (a relative SQLite path made absolute)."""
+    url = engine.url
+    db = url.database
+    if (
+        url.get_backend_name() == "sqlite"
+        and db
+        and db != ":memory:"
+        and not db.startswith("file:")
+    ):
+        url = url.set(database=str(Path(db).resolve()))
+    return url.render_as_string(hide_password=False)
+
+
+def _read_state(jobdir: Path) -> dict[str, Any]:
+    path = jobdir / STATE_FILE
+    if not path.is_file():
+        return {}
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except ValueError:
+        return {}
+
+
+def _write_state(jobdir: Path, state: dict[str, Any]) -> None:
+    tmp = jobdir / (STATE_FILE + ".tmp")
+    tmp.write_text(json.dumps(state, indent=1), encoding="utf-8")
+    os.replace(tmp, jobdir / STATE_FILE)
+
+
+def _open_run(
+    engine: Engine, settings: Settings, opts: CrawlOptions, jobdir: Path, uni_ids: list[int]
+) -> tuple[int, dict[str, Any], bool]:
+    """(run id, job state, resumed?)."""
+    from store.models import CrawlRun
+    from store.session import session_scope
+
+    state = _read_state(jobdir)
+    if state.get("run_id"):
+        with session_scope(engine) as s:
+            run = s.get(CrawlRun, state["run_id"])
+            if run is not None and run.status != "finished" and run.kind == opts.direction:
+                run.status = "running"
+                run.finished_at = None
+                run.error = None
+                return run.id, state, True
+    for name in (FRONTIER_FILE, FRONTIER_FILE + "-wal", FRONTIER_FILE + "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            (jobdir / name).unlink()
+    recorded = {
+        "crawl": settings.crawl.model_dump(),
+        "direction": opts.direction,
+        "universities": uni_ids,
+        "proxy": opts.proxy or settings.crawl.proxy,
+        "backlinks": list(opts.backlinks),
+        "urls": list(opts.urls),
+        "testbed": opts.testbed_dir,
+    }
+    with session_scope(engine) as s:
+        run = CrawlRun(
+            kind=opts.direction,
+            status="running",
+            settings=recorded,
+            stats={},
+            pipeline_run_id=opts.pipeline_run_id,
+        )
+        s.add(run)
+        s.flush()
+        run_id = run.id
+    state = {"run_id": run_id, "direction": opts.direction, "phases_done": []}
+    _write_state(jobdir, state)
+    return run_id, state, False
+
+
+def _phase_job(
+    settings: Settings,
+    opts: CrawlOptions,
+    jobdir: Path,
+    run_id: int,
+    phase: str,
+    universities: list[dict[str, Any]],
+    db_url: str,
+    candidates: list[Any] | None = None,
+) -> Path:
+    job: dict[str, Any] = {
+        "direction": phase,
+        "run_id": run_id,
+        "db_url": db_url,
+        "crawl": settings.crawl.model_dump(),
+        "extract": {
+            "extract": settings.extract.model_dump(mode="json"),
+            "shingle": settings.shingle.model_dump(mode="json"),
+            "workers": settings.crawl.extract_workers,
+        },
+        "proxy": opts.proxy or settings.crawl.proxy,
+        "universities": universities,
+        "frontier": str(jobdir / FRONTIER_FILE),
+        "log_file": str(jobdir / f"{phase}.log"),
+    }
+    if opts.redis:
+        from crawler.redis_frontier import run_prefix
+
+        job["redis"] = {
+            "url": opts.redis,
+            "prefix": run_prefix(settings.crawl.redis_key, run_id),
+            "lease": settings.crawl.worker_lease,
+        }
+    if candidates is not None:
+        job["candidates"] = [
+            {"url": c.url, "uni": c.university_id, "source": c.source} for c in candidates
+        ]
+    path = jobdir / f"{phase}.json"
+    path.write_text(json.dumps(job), encoding="utf-8")
+    return path
