@@ -1,7 +1,8 @@
 """The library of the ``analyse`` stage: what the clusters mean.
 
-- :mod:`analyse.categories`: the taxonomy (``analyse/taxonomy.toml``) and the category
-  of a domain or a cluster, with its evidence;
+- :mod:`analyse.taxonomy`: the taxonomy file (``analyse/taxonomy.toml``), its checks and
+  types;
+- :mod:`analyse.categories`: the category of a domain or a cluster, with its evidence;
 - :mod:`analyse.themes`: names of clusters (distinctive terms, titles, domains);
 - :mod:`analyse.networks`: university-domain graphs, co-link overlaps, centralities and
   their export (GEXF, GraphML, CSV).

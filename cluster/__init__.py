@@ -19,7 +19,7 @@ neither the database nor Scrapy.
   default of ``webometrics cluster``: tf-idf (:class:`TfidfWeighting`,
   ``cluster.weighting``), weighted MinHash (:class:`WeightedMinHasher`,
   ``cluster.weighted_minhash``) and LSH for a k-nearest-neighbour graph
-  (``cluster.knn``), Leiden levels.
+  (``cluster.knn``), nested Leiden levels (``cluster.nested_leiden``).
 - :func:`score_clustering`, :func:`hierarchical_f_measure` (``cluster.evaluate``).
 """
 

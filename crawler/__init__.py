@@ -11,8 +11,8 @@ Layout, following one request from start to storage:
 ``middlewares.py``        safety (``safety.py``), robots.txt, replay after a restart, proxy
 ``warc.py``               WARC output of every answer; ``webometrics import warc``
 ``links.py``              the links of a page (the test web manifest's rules)
-``pipelines.py``          batched storage off the reactor thread (``storage.py``), optional
-                          inline extraction (``extraction.py``)
+``pipelines.py``          batched storage off the reactor thread (``storage/``: pages,
+                          citations, runs), optional inline extraction (``extraction.py``)
 ``settings.py``           Scrapy settings from the typed ``[crawl]`` settings
 ``run.py``                one crawl phase in its own process (``python -m crawler.run``)
 ========================  ==================================================================
