@@ -1,0 +1,1 @@
+"""Common Crawl as a citing source: the web graph (graph.py) and the URL index (index.py)."""
