@@ -203,10 +203,10 @@ def count_lines(path: Path, *, chunk_size: int = 1 << 20) -> int:
             else:
                 pending = fh.read(chunk_size)
         if in_member:
+            where = f"after line {lines:,}" if last == b"\n" else f"inside line {lines + 1:,}"
             raise GraphInputError(
-                f"{path}: truncated gzip part: the stream ends inside line {lines + 1} "
-                f"(after {lines:,} complete lines) before its end marker: download the part "
-                "again"
+                f"{path}: truncated gzip part: the stream ends {where}, before its end "
+                "marker: download the part again"
             )
     return lines + (last != b"\n")
 
