@@ -17,6 +17,12 @@ Files written (every one, also when a table is empty: then it has its header onl
 ``change_summary.csv|md``               kept / appeared / disappeared per university
 ``clusters.csv|md``                     final clusters: university, direction, size,
                                         category, theme
+``impact_sources.csv|md``               citing domains and hosts per university and source
+                                        (crawl, backlink export, Common Crawl graph), with
+                                        the overlap between sources (every stored run)
+``impact_ranks.csv|md``                 rank-weighted in-link counts: sums of the citing
+                                        nodes' harmonic centrality and PageRank per web
+                                        graph release and level
 ``domain_categories.csv``               every categorised domain, override applied
 ``networks/<direction>.*``              university–domain graph: ``.gexf``, ``.graphml``,
                                         ``.nodes.csv``, ``.edges.csv``, ``.vos_map.txt``,
@@ -47,6 +53,8 @@ TABLE_FILES = (
     "changes",
     "change_summary",
     "clusters",
+    "impact_sources",
+    "impact_ranks",
 )
 FIGURE_FILES = ("figure2_outgoing.png", "figure3_citing.png")
 
@@ -420,6 +428,7 @@ def build_report(
         _rows(cl_rows, cl_fields),
         f"Clusters with their themes (run {run})",
     )
+    written += _write_impact(engine, out)
     dc_fields = [
         "domain",
         "category",
@@ -510,6 +519,49 @@ def build_report(
     return written
 
 
+def _write_impact(engine: Any, out: Path) -> list[Path]:
+    """The impact tables of :mod:`store.impact` (every stored run, not only ``--run``)."""
+    from store import impact
+
+    src_fields = [
+        "university",
+        "country",
+        "kind",
+        "domains",
+        "hosts",
+        "only_here",
+        "missed",
+        "domains_all",
+    ]
+    rank_fields = [
+        "university",
+        "country",
+        "source",
+        "level",
+        "nodes",
+        "domains",
+        "links",
+        "harmonic_sum",
+        "pagerank_sum",
+        "ranked_nodes",
+    ]
+    return _write_table(
+        out,
+        "impact_sources",
+        src_fields,
+        _rows(impact.source_overlap(engine), src_fields),
+        "Citing domains by source and the overlap between sources (every stored run; "
+        "definitions in store/impact.py)",
+    ) + _write_table(
+        out,
+        "impact_ranks",
+        rank_fields,
+        _rows(impact.rank_weighted(engine), rank_fields),
+        "Rank-weighted in-link counts from Common Crawl web graphs (sums of the citing "
+        "nodes' harmonic centrality and PageRank)",
+    )
+
+
 def _describe(name: str) -> str:
     stem = name.split(".")[0]
     return {
@@ -523,6 +575,8 @@ def _describe(name: str) -> str:
         "changes": "domains that appeared or disappeared since the earlier run",
         "change_summary": "kept, appeared and disappeared domains per university",
         "clusters": "final clusters with size, category and theme",
+        "impact_sources": "citing domains per university and source, overlap of sources",
+        "impact_ranks": "rank-weighted in-link counts (harmonic centrality, PageRank)",
         "domain_categories": "every categorised domain (override applied)",
         "outgoing": "university→domain graph of the outgoing environment",
         "citing": "domain→university graph of the citing environment",
