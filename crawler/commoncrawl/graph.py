@@ -234,7 +234,7 @@ def find_line(path: Path, predicate: Callable[[list[str]], bool]) -> tuple[int, 
 
 
 # -- results ------------------------------------------------------------------------------------
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CitingNode:
     """A node of the graph with at least one edge into a university's nodes.
 
@@ -257,21 +257,38 @@ class CitingNode:
 
 @dataclass
 class GraphResult:
-    """What :meth:`GraphReader.read` found."""
+    """What :meth:`GraphReader.read` or :meth:`GraphReader.stream` found.
+
+    ``nodes`` holds the citing nodes after :meth:`~GraphReader.read`; inside
+    :meth:`~GraphReader.stream` it is empty and :meth:`batches` fetches them from DuckDB
+    (ordered by university and name) so that they never all sit in Python's memory.
+    """
 
     level: str
     release: str | None
-    nodes: list[CitingNode]
     university_nodes: dict[int, int]  # university id -> its nodes in the graph
     vertices: int
     edges: int
     edges_in: int  # edges into university nodes, internal links included
+    citing_nodes: int
     seconds: dict[str, float] = field(default_factory=dict)
+    nodes: list[CitingNode] = field(default_factory=list)
+    _fetch: Callable[[int], Iterator[list[CitingNode]]] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     @property
     def edges_per_second(self) -> float:
         total = sum(self.seconds.values())
         return self.edges / total if total > 0 else 0.0
+
+    def batches(self, size: int = 5000) -> Iterator[list[CitingNode]]:
+        """The citing nodes in lists of at most ``size`` (inside ``stream`` only)."""
+        if self._fetch is None:
+            for start in range(0, len(self.nodes), size):
+                yield self.nodes[start : start + size]
+            return
+        yield from self._fetch(size)
 
 
 # -- the reader ---------------------------------------------------------------------------------
@@ -339,7 +356,29 @@ class GraphReader:
         *,
         release: str | None = None,
     ) -> GraphResult:
-        """Find every node that links to each university's nodes.
+        """Find every node that links to each university's nodes; all in ``nodes``.
+
+        The arguments, result and errors are those of :meth:`stream`.
+        """
+        with self.stream(universities, vertices, edges, ranks, release=release) as result:
+            result.nodes = [node for batch in result.batches() for node in batch]
+            result._fetch = None
+        return result
+
+    @contextlib.contextmanager
+    def stream(
+        self,
+        universities: Mapping[int, Sequence[str]],
+        vertices: Sequence[str | Path],
+        edges: Sequence[str | Path],
+        ranks: str | Path | None = None,
+        *,
+        release: str | None = None,
+    ) -> Iterator[GraphResult]:
+        """Find every node that links to each university's nodes, and keep them in DuckDB.
+
+        Every file is checked and read on entering the ``with`` block; inside it,
+        :meth:`GraphResult.batches` fetches the citing nodes batch by batch.
 
         Parameters
         ----------
@@ -353,8 +392,8 @@ class GraphReader:
             The release name (``cc-main-2024-nov-feb-apr``); from the file names when
             ``None``.
 
-        Returns
-        -------
+        Yields
+        ------
         GraphResult
 
         Raises
@@ -415,37 +454,38 @@ class GraphReader:
                 f"{n_edges / max(seconds['edges'], 1e-9):,.0f}",
             )
             t = time.perf_counter()
-            nodes = self._pass_names(con, vpaths, epaths, level, rpath, rank_columns)
+            n_citing = self._pass_names(con, vpaths, epaths, level, rpath, rank_columns)
             seconds["names"] = time.perf_counter() - t
             log.info(
-                "pass 3/3 names%s: %d citing nodes in %.1f s",
+                "pass 3/3 names%s: %s citing nodes in %.1f s",
                 " and ranks" if rpath else "",
-                len(nodes),
+                f"{n_citing:,}",
                 seconds["names"],
             )
-        per_uni: dict[int, int] = {uid: 0 for uid in universities}
-        for uid, _node_id, _name in uni_nodes:
-            per_uni[uid] += 1
-        absent = [uid for uid, n in sorted(per_uni.items()) if n == 0]
-        if absent:
-            log.warning(
-                "%d of %d universities have no node in this %s graph: %s%s",
-                len(absent),
-                len(per_uni),
-                level,
-                "; ".join(", ".join(universities[uid]) for uid in absent[:10]),
-                " ..." if len(absent) > 10 else "",
+            per_uni: dict[int, int] = {uid: 0 for uid in universities}
+            for uid, _node_id, _name in uni_nodes:
+                per_uni[uid] += 1
+            absent = [uid for uid, n in sorted(per_uni.items()) if n == 0]
+            if absent:
+                log.warning(
+                    "%d of %d universities have no node in this %s graph: %s%s",
+                    len(absent),
+                    len(per_uni),
+                    level,
+                    "; ".join(", ".join(universities[uid]) for uid in absent[:10]),
+                    " ..." if len(absent) > 10 else "",
+                )
+            yield GraphResult(
+                level=level,
+                release=release,
+                university_nodes=per_uni,
+                vertices=n_vertices,
+                edges=n_edges,
+                edges_in=edges_in,
+                citing_nodes=n_citing,
+                seconds=seconds,
+                _fetch=lambda size: self._fetch_nodes(con, level, size),
             )
-        return GraphResult(
-            level=level,
-            release=release,
-            nodes=nodes,
-            university_nodes=per_uni,
-            vertices=n_vertices,
-            edges=n_edges,
-            edges_in=edges_in,
-            seconds=seconds,
-        )
 
     # set-up -------------------------------------------------------------------------------
     def _level(self, first_vertices: Path) -> str:
@@ -614,7 +654,7 @@ class GraphReader:
         level: str,
         rpath: Path | None,
         rank_columns: Mapping[str, str] | None,
-    ) -> list[CitingNode]:
+    ) -> int:
         hosts = "v.num_hosts" if level == "domain" else "NULL"
         sql = (
             f"CREATE TEMP TABLE named AS SELECT v.id, v.name, {hosts} AS num_hosts "
@@ -643,7 +683,11 @@ class GraphReader:
                 "CREATE TEMP TABLE ranked (name VARCHAR, harmonicc_pos BIGINT, "
                 "harmonicc_val DOUBLE, pr_pos BIGINT, pr_val DOUBLE)"
             )
-        rows = con.execute(
+        return int(con.execute("SELECT count(*) FROM citing").fetchone()[0])
+
+    @staticmethod
+    def _fetch_nodes(con: Any, level: str, size: int) -> Iterator[list[CitingNode]]:
+        cursor = con.execute(
             "SELECT c.university_id, n.name, c.links, n.num_hosts, r.harmonicc_pos, "
             "r.harmonicc_val, r.pr_pos, r.pr_val "
             "FROM citing c JOIN named n ON n.id = c.id "
@@ -651,21 +695,22 @@ class GraphReader:
             "           max(harmonicc_val) AS harmonicc_val, min(pr_pos) AS pr_pos, "
             "           max(pr_val) AS pr_val FROM ranked GROUP BY name) r ON r.name = n.name "
             "ORDER BY c.university_id, n.name"
-        ).fetchall()
-        return [
-            CitingNode(
-                university_id=int(uid),
-                name=reverse_name(name),
-                level=level,
-                links=int(links),
-                num_hosts=None if nh is None else int(nh),
-                harmonic_rank=None if hpos is None else int(hpos),
-                harmonic_centrality=None if hval is None else float(hval),
-                pagerank_rank=None if ppos is None else int(ppos),
-                pagerank=None if pval is None else float(pval),
-            )
-            for uid, name, links, nh, hpos, hval, ppos, pval in rows
-        ]
+        )
+        while rows := cursor.fetchmany(size):
+            yield [
+                CitingNode(
+                    university_id=int(uid),
+                    name=reverse_name(name),
+                    level=level,
+                    links=int(links),
+                    num_hosts=None if nh is None else int(nh),
+                    harmonic_rank=None if hpos is None else int(hpos),
+                    harmonic_centrality=None if hval is None else float(hval),
+                    pagerank_rank=None if ppos is None else int(ppos),
+                    pagerank=None if pval is None else float(pval),
+                )
+                for uid, name, links, nh, hpos, hval, ppos, pval in rows
+            ]
 
 
 def _translate(exc: Exception, what: str) -> GraphInputError:

@@ -186,3 +186,26 @@ def test_count_lines_proves_a_gzip_part_complete(tmp_path: Path) -> None:
     garbage.write_bytes(b"not gzip at all\n")
     with pytest.raises(GraphInputError, match="not a valid gzip file"):
         count_lines(garbage)
+
+
+def test_a_failure_while_storing_leaves_nothing(
+    db: str, case: GraphCase, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run, its citing nodes and environment rows are one transaction."""
+    from crawler.commoncrawl.graph import GraphResult
+    from webometrics.stages import citing_graph
+
+    real = GraphResult.batches
+
+    def broken(self: GraphResult, size: int = 5000):
+        for n, batch in enumerate(real(self, 3)):
+            if n == 2:
+                raise RuntimeError("disk full")
+            yield batch
+
+    monkeypatch.setattr(GraphResult, "batches", broken)
+    engine = make_engine(db)
+    with pytest.raises(RuntimeError, match="disk full"):
+        citing_graph.run(engine, case.files.vertices, case.files.edges, case.files.ranks)
+    engine.dispose()
+    _nothing_stored(db)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, insert, select
+from sqlalchemy import Engine, func, insert, literal, select
 
 from crawler.commoncrawl.graph import GraphReader, GraphResult, release_of
 from store.models import CitingNode, CrawlRun, Environment, UniversityDomain
@@ -33,6 +33,7 @@ from webometrics.exceptions import ParameterError
 log = logging.getLogger(__name__)
 
 RUN_KIND = "commoncrawl-graph"
+BATCH = 5000
 SOURCE_PREFIX = "commoncrawl-graph:"
 
 
@@ -82,14 +83,113 @@ def _release(options: GraphOptions, files: Sequence[Path]) -> str:
     )
 
 
-def read_graph(
+def store_graph(engine: Engine, result: GraphResult, files: dict[str, Any]) -> dict[str, Any]:
+    """Store a read release as one crawl run, in one transaction; returns a summary.
+
+    The citing nodes come from :meth:`GraphResult.batches` (DuckDB's result, a batch at
+    a time); the environment rows are grouped from them by the database.
+    """
+    source = f"{SOURCE_PREFIX}{result.release}"
+    now = dt.datetime.now(dt.UTC)
+    stats: dict[str, Any] = {
+        "source": source,
+        "level": result.level,
+        "vertices": result.vertices,
+        "edges": result.edges,
+        "edges_into_universities": result.edges_in,
+        "citing_nodes": result.citing_nodes,
+        "universities": len(result.university_nodes),
+        "universities_not_in_graph": sorted(
+            uid for uid, n in result.university_nodes.items() if n == 0
+        ),
+        "university_nodes": {str(k): v for k, v in sorted(result.university_nodes.items())},
+        "seconds": {k: round(v, 3) for k, v in result.seconds.items()},
+        "edges_per_second": round(result.edges_per_second),
+    }
+    with session_scope(engine) as s:
+        run = CrawlRun(
+            kind=RUN_KIND,
+            status="running",
+            started_at=now,
+            settings={"release": result.release, "level": result.level, **files},
+            stats={},
+        )
+        s.add(run)
+        s.flush()
+        run_id = run.id
+        stored = 0
+        for batch in result.batches(BATCH):
+            rows = []
+            for node in batch:
+                domain = node.name if node.level == "domain" else registered_domain(node.name)
+                rows.append(
+                    {
+                        "run_id": run_id,
+                        "university_id": node.university_id,
+                        "source": source,
+                        "level": node.level,
+                        "node": node.name[:253],
+                        "domain": domain[:253],
+                        "links": node.links,
+                        "num_hosts": node.num_hosts,
+                        "harmonic_rank": node.harmonic_rank,
+                        "harmonic_centrality": node.harmonic_centrality,
+                        "pagerank_rank": node.pagerank_rank,
+                        "pagerank": node.pagerank,
+                    }
+                )
+            s.execute(insert(CitingNode), rows)
+            stored += len(rows)
+            log.debug("%s of %s citing nodes stored", f"{stored:,}", f"{result.citing_nodes:,}")
+        grouped = (
+            select(
+                CitingNode.run_id,
+                CitingNode.university_id,
+                CitingNode.domain,
+                literal("citing"),
+                func.sum(CitingNode.links),
+                literal(0),
+            )
+            .where(CitingNode.run_id == run_id)
+            .group_by(CitingNode.run_id, CitingNode.university_id, CitingNode.domain)
+        )
+        s.execute(
+            insert(Environment).from_select(
+                ["run_id", "university_id", "domain", "direction", "link_count", "page_count"],
+                grouped,
+            )
+        )
+        n_domains = s.scalar(
+            select(func.count()).select_from(Environment).where(Environment.run_id == run_id)
+        )
+        stats["environment"] = {"citing_domains": int(n_domains or 0)}
+        run.stats = stats
+        run.status = "finished"
+        run.finished_at = dt.datetime.now(dt.UTC)
+    log.info(
+        "crawl run %d: %s citing %ss in %s citing domains stored (%s)",
+        run_id,
+        f"{stored:,}",
+        result.level,
+        f"{stats['environment']['citing_domains']:,}",
+        source,
+    )
+    return {"run_id": run_id, **stats}
+
+
+def run(
     engine: Engine,
     vertices: Sequence[str | Path],
     edges: Sequence[str | Path],
     ranks: str | Path | None = None,
     options: GraphOptions | None = None,
-) -> GraphResult:
-    """Read a release for the stored universities (nothing is written).
+) -> dict[str, Any]:
+    """Read a release for the stored universities and store its citing nodes.
+
+    Returns
+    -------
+    dict
+        ``run_id`` and the run's statistics.
 
     Raises
     ------
@@ -109,110 +209,10 @@ def read_graph(
     reader = GraphReader(
         level=options.level, memory_limit=options.memory_limit, threads=options.threads
     )
-    return reader.read(universities, vertices, edges, ranks, release=release)
-
-
-def store_graph(
-    engine: Engine,
-    result: GraphResult,
-    files: dict[str, Any],
-) -> dict[str, Any]:
-    """Store a read release as one crawl run, in one transaction; returns a summary."""
-    source = f"{SOURCE_PREFIX}{result.release}"
-    node_rows: list[dict[str, Any]] = []
-    env: dict[tuple[int, str], int] = defaultdict(int)
-    for node in result.nodes:
-        domain = node.name if node.level == "domain" else registered_domain(node.name)
-        node_rows.append(
-            {
-                "university_id": node.university_id,
-                "source": source,
-                "level": node.level,
-                "node": node.name[:253],
-                "domain": domain[:253],
-                "links": node.links,
-                "num_hosts": node.num_hosts,
-                "harmonic_rank": node.harmonic_rank,
-                "harmonic_centrality": node.harmonic_centrality,
-                "pagerank_rank": node.pagerank_rank,
-                "pagerank": node.pagerank,
-            }
-        )
-        env[(node.university_id, domain[:253])] += node.links
-    stats = {
-        "source": source,
-        "level": result.level,
-        "vertices": result.vertices,
-        "edges": result.edges,
-        "edges_into_universities": result.edges_in,
-        "citing_nodes": len(result.nodes),
-        "environment": {"citing_domains": len(env)},
-        "universities": len(result.university_nodes),
-        "universities_not_in_graph": sorted(
-            uid for uid, n in result.university_nodes.items() if n == 0
-        ),
-        "university_nodes": {str(k): v for k, v in sorted(result.university_nodes.items())},
-        "seconds": {k: round(v, 3) for k, v in result.seconds.items()},
-        "edges_per_second": round(result.edges_per_second),
-    }
-    now = dt.datetime.now(dt.UTC)
-    with session_scope(engine) as s:
-        run = CrawlRun(
-            kind=RUN_KIND,
-            status="finished",
-            started_at=now,
-            finished_at=now,
-            settings={"release": result.release, "level": result.level, **files},
-            stats=stats,
-        )
-        s.add(run)
-        s.flush()
-        for start in range(0, len(node_rows), 5000):
-            chunk = [{**r, "run_id": run.id} for r in node_rows[start : start + 5000]]
-            s.execute(insert(CitingNode), chunk)
-        env_rows = [
-            {
-                "run_id": run.id,
-                "university_id": uid,
-                "domain": domain,
-                "direction": "citing",
-                "link_count": links,
-                "page_count": 0,
-            }
-            for (uid, domain), links in sorted(env.items())
-        ]
-        for start in range(0, len(env_rows), 5000):
-            s.execute(insert(Environment), env_rows[start : start + 5000])
-        run_id = run.id
-    log.info(
-        "crawl run %d: %d citing %ss in %d citing domains stored (%s)",
-        run_id,
-        len(node_rows),
-        result.level,
-        len(env),
-        source,
-    )
-    return {"run_id": run_id, **stats}
-
-
-def run(
-    engine: Engine,
-    vertices: Sequence[str | Path],
-    edges: Sequence[str | Path],
-    ranks: str | Path | None = None,
-    options: GraphOptions | None = None,
-) -> dict[str, Any]:
-    """Read a release and store its citing nodes (see the module docstring).
-
-    Returns
-    -------
-    dict
-        ``run_id`` and the run's statistics.
-    """
-    result = read_graph(engine, vertices, edges, ranks, options)
-    files = {
+    described = {
         "vertices": [str(p) for p in vertices],
         "edges": [str(p) for p in edges],
         "ranks": str(ranks) if ranks else None,
     }
-    return store_graph(engine, result, files)
+    with reader.stream(universities, vertices, edges, ranks, release=release) as result:
+        return store_graph(engine, result, described)
