@@ -31,14 +31,14 @@ def add_parser(csub: argparse._SubParsersAction) -> None:
         "commoncrawl-graph",
         help="the domains or hosts that link to each university in a Common Crawl web graph",
         description=(
-            "Stream the text dumps of a Common Crawl web graph release (domain or host "
-            "level) with DuckDB, find each stored university's nodes (reversed names, "
-            "IDNA, a leading www. stripped; at host level every host under its domains), "
-            "collect every node with an edge into them (the university's own links "
-            "excluded) and store them as a citing crawl run: the citing domains or hosts "
-            "with their source commoncrawl-graph:<release>, the number of hosts of a "
-            "citing domain and, from the ranks file, harmonic centrality and PageRank. "
-            "Memory does not grow with the size of the dumps; everything is stored in one "
+            "Stream the text dumps of a Common Crawl web graph release (domain or host\n"
+            "level) with DuckDB, find each stored university's nodes (reversed names, IDNA,\n"
+            "a leading www. stripped; at host level every host under its domains), collect\n"
+            "every node with an edge into them (the university's own links excluded) and\n"
+            "store them as a citing crawl run: the citing domains or hosts with their source\n"
+            "commoncrawl-graph:<release>, the number of hosts of a citing domain and, from\n"
+            "the ranks file, harmonic centrality and PageRank. Memory is bounded by\n"
+            "--memory-limit, not by the size of the dumps; everything is stored in one\n"
             "transaction, or nothing."
         ),
         epilog=EPILOG,
@@ -92,8 +92,9 @@ def _run(ctx: Any) -> int:
     )
     missing = summary["universities_not_in_graph"]
     print(
-        f"crawl run {summary['run_id']}: {summary['citing_nodes']} citing {summary['level']}s "
-        f"in {summary['environment']['citing_domains']} citing domains of "
+        f"crawl run {summary['run_id']}: {summary['citing_nodes']:,} citing "
+        f"{summary['level']}s ({summary['environment']['citing_domains']:,} registered "
+        "domains) of "
         f"{summary['universities'] - len(missing)} universities from {summary['source']} "
         f"({summary['vertices']:,} vertices, {summary['edges']:,} edges, "
         f"{summary['edges_per_second']:,} edges/s)"
