@@ -613,9 +613,16 @@ class GraphReader:
         uni_nodes: list[tuple[int, int, str]] = []
         for hit in hits or []:
             name = hit["name"]
-            for k in owners:  # few keys per hit: the university whose name prefixes it
-                if name == k or (level == "host" and name.startswith(k + ".")):
-                    uni_nodes += [(uid, hit["id"], name) for uid in owners[k]]
+            labels = name.split(".")
+            # the node itself, and at host level every shorter prefix of its labels
+            prefixes = (
+                [name]
+                if level == "domain"
+                else [".".join(labels[:j]) for j in range(1, len(labels) + 1)]
+            )
+            for key in prefixes:
+                uni_nodes += [(uid, hit["id"], name) for uid in owners.get(key, ())]
+        uni_nodes = sorted(set(uni_nodes))  # a node under two domains of one university
         con.execute("CREATE TEMP TABLE uni_node (university_id INTEGER, id BIGINT, name VARCHAR)")
         if uni_nodes:
             con.executemany("INSERT INTO uni_node VALUES (?, ?, ?)", uni_nodes)
