@@ -22,9 +22,22 @@ def impact_frames(url: str) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def impact_section(url: str) -> None:
-    """Citing domains by source with their overlap, and the rank-weighted in-link counts."""
+    """Citing domains by source with their overlap, and the rank-weighted in-link counts,
+    behind a toggle (off by default, as the other figures computed on demand)."""
+    shown = st.toggle(
+        "Impact figures by citing source (crawl, backlink export, Common Crawl)",
+        key="overview-impact",
+        help="every stored run: citing domains per source, their overlap, and the in-links "
+        "weighted by the citing sites' harmonic centrality and PageRank",
+    )
+    if not shown:
+        return
     sources, ranks = impact_frames(url)
     if sources.empty:
+        st.info(
+            "No citing source stored yet: run a citing crawl (`webometrics crawl --direction "
+            "citing`) or `webometrics citing commoncrawl-graph`."
+        )
         return
     st.subheader("Impact · Citing domains by source")
     st.caption(

@@ -161,6 +161,10 @@ def test_overview_page_shows_the_impact_figures(
     at.run()
     assert not at.exception, at.exception
     assert at.title[0].value == "Overview"
+    assert not any("kind" in df.value.columns for df in at.dataframe)  # off by default
+    at.toggle(key="overview-impact").set_value(True)
+    at.run()
+    assert not at.exception, at.exception
     frames = [df.value for df in at.dataframe]
     (sources,) = [f for f in frames if "kind" in f.columns]
     mit = sources[sources["university"] == MIT].set_index("kind")
