@@ -24,7 +24,7 @@ from testbed.commoncrawl_graph import GraphFiles, write_graph
 UNIVERSITIES = [
     ("Saint Petersburg State University", "Russia", 539, ["spbu.ru", "спбгу.рф"]),
     ("Massachusetts Institute of Technology", "USA", 3, ["mit.edu"]),
-    ("University of Oxford", "UK", 7, ["ox.ac.uk", "oxford.edu"]),
+    ("University of Oxford", "UK", 7, ["ox.ac.uk", "www.oxford.edu"]),
     ("Nowhere University", "Nowhere", None, ["nowhere-university.example"]),
 ]
 #: the graph's names of the university domains (IDNA)
