@@ -2,7 +2,7 @@
 
 >>> from store import models
 >>> sorted(models.Base.metadata.tables)[:3]
-['category_label', 'citation', 'cluster']
+['category_label', 'citation', 'citing_node']
 """
 
 from __future__ import annotations

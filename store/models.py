@@ -552,3 +552,39 @@ class NetworkFile(Base):
     format: Mapped[str] = mapped_column(String(10))
     content: Mapped[bytes] = mapped_column(LargeBinary)
     built_at: Mapped[dt.datetime] = mapped_column(Timestamp, default=utcnow)
+
+
+class CitingNode(Base):
+    """A domain or host that links to a university in a web graph (revision 0007).
+
+    One row per crawl run x university x graph level x citing node, written by
+    ``webometrics citing commoncrawl-graph``: ``source`` is ``commoncrawl-graph:<release>``;
+    ``node`` the citing domain or host (normal notation, IDNA) and ``domain`` its
+    registered domain (the run's ``environment`` rows group them); ``links`` the
+    university's nodes it links to; ``num_hosts`` the hosts of a citing domain in the
+    graph (domain level); harmonic centrality and PageRank with their positions from the
+    release's ranks file (NULL without one).
+    """
+
+    __tablename__ = "citing_node"
+    __table_args__ = (
+        UniqueConstraint("run_id", "university_id", "level", "node"),
+        CheckConstraint("level IN ('domain', 'host')", name="level"),
+        Index("ix_citing_node_university_source", "university_id", "source", "domain"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("crawl_run.id", ondelete="CASCADE"), index=True)
+    university_id: Mapped[int] = mapped_column(
+        ForeignKey("university.id", ondelete="CASCADE"), index=True
+    )
+    source: Mapped[str] = mapped_column(String(80))
+    level: Mapped[str] = mapped_column(String(10))
+    node: Mapped[str] = mapped_column(String(253))
+    domain: Mapped[str] = mapped_column(String(253), index=True)
+    links: Mapped[int] = mapped_column(Integer, default=1)
+    num_hosts: Mapped[int | None] = mapped_column(BigInteger)
+    harmonic_rank: Mapped[int | None] = mapped_column(BigInteger)
+    harmonic_centrality: Mapped[float | None] = mapped_column(Float)
+    pagerank_rank: Mapped[int | None] = mapped_column(BigInteger)
+    pagerank: Mapped[float | None] = mapped_column(Float)

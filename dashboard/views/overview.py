@@ -1,5 +1,6 @@
 """Overview: the paper's Table 2 and Table 3 counts per university for a chosen run, the
-Web Impact Factors and what changed since the run before."""
+impact figures by citing source (crawl, backlink export, Common Crawl web graph), the Web
+Impact Factors and what changed since the run before."""
 
 from __future__ import annotations
 
@@ -7,11 +8,70 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import data, widgets
+from store import impact
+
+
+@st.cache_data(ttl=data.TTL_SECONDS, show_spinner=False)
+def impact_frames(url: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The impact figures of every stored run (:mod:`store.impact`)."""
+    engine = data.read_engine(url)
+    return (
+        data.frame(impact.source_overlap(engine)),
+        data.frame(impact.rank_weighted(engine)),
+    )
+
+
+def impact_section(url: str) -> None:
+    """Citing domains by source with their overlap, and the rank-weighted in-link counts,
+    behind a toggle (off by default, as the other figures computed on demand)."""
+    shown = st.toggle(
+        "Impact figures by citing source (crawl, backlink export, Common Crawl)",
+        key="overview-impact",
+        help="every stored run: citing domains per source, their overlap, and the in-links "
+        "weighted by the citing sites' harmonic centrality and PageRank",
+    )
+    if not shown:
+        return
+    sources, ranks = impact_frames(url)
+    if sources.empty:
+        st.info(
+            "No citing source stored yet: run a citing crawl (`webometrics crawl --direction "
+            "citing`) or `webometrics citing commoncrawl-graph`."
+        )
+        return
+    st.subheader("Impact · Citing domains by source")
+    st.caption(
+        "Every stored run. crawl = verified citations found by a crawl or a URL list; "
+        "backlinks = verified citations of a Majestic/Ahrefs export; commoncrawl = domains "
+        "linking to the university in a Common Crawl web graph. only here = citing domains "
+        "no other source finds; missed = citing domains only the other sources find."
+    )
+    widgets.table(
+        sources.drop(columns=["university_id"]).rename(
+            columns={"only_here": "only here", "domains_all": "all sources"}
+        ),
+        "impact by source",
+        key="impact-sources",
+    )
+    if not ranks.empty:
+        st.caption(
+            "Rank-weighted in-link counts: the sums of the citing nodes' harmonic centrality "
+            "and PageRank from the release's ranks file."
+        )
+        widgets.table(
+            ranks.drop(columns=["university_id"]).rename(
+                columns={"harmonic_sum": "Σ harmonic centrality", "pagerank_sum": "Σ PageRank"}
+            ),
+            "impact rank weighted",
+            key="impact-ranks",
+        )
+
 
 url = widgets.database_url()
 st.title("Overview")
 run_id = widgets.pick_run(url, key="overview-run", with_data=True)
 if run_id is None:
+    impact_section(url)
     st.stop()
 
 st.subheader("Table 2 · External resources around each university")
@@ -56,6 +116,8 @@ else:
     wide = wide.reset_index().sort_values("rank", na_position="last").drop(columns="rank")
     st.table(wide.set_index("university"))
     widgets.download(wide, f"table 3 run {run_id}", key="table3")
+
+impact_section(url)
 
 more = st.toggle(
     "Web Impact Factors and change since the run before",

@@ -17,6 +17,12 @@ Files written (every one, also when a table is empty: then it has its header onl
 ``change_summary.csv|md``               kept / appeared / disappeared per university
 ``clusters.csv|md``                     final clusters: university, direction, size,
                                         category, theme
+``impact_sources.csv|md``               citing domains and hosts per university and source
+                                        (crawl, backlink export, Common Crawl graph), with
+                                        the overlap between sources (every stored run)
+``impact_ranks.csv|md``                 rank-weighted in-link counts: sums of the citing
+                                        nodes' harmonic centrality and PageRank per web
+                                        graph release and level
 ``domain_categories.csv``               every categorised domain, override applied
 ``networks/<direction>.*``              university–domain graph: ``.gexf``, ``.graphml``,
                                         ``.nodes.csv``, ``.edges.csv``, ``.vos_map.txt``,

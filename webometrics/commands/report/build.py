@@ -22,6 +22,8 @@ TABLE_FILES = (
     "changes",
     "change_summary",
     "clusters",
+    "impact_sources",
+    "impact_ranks",
 )
 FIGURE_FILES = ("figure2_outgoing.png", "figure3_citing.png")
 
@@ -228,6 +230,7 @@ def build_report(
         _rows(cl_rows, cl_fields),
         f"Clusters with their themes (run {run})",
     )
+    written += _write_impact(engine, out)
     dc_fields = [
         "domain",
         "category",
@@ -319,6 +322,49 @@ def build_report(
     return written
 
 
+def _write_impact(engine: Any, out: Path) -> list[Path]:
+    """The impact tables of :mod:`store.impact` (every stored run, not only ``--run``)."""
+    from store import impact
+
+    src_fields = [
+        "university",
+        "country",
+        "kind",
+        "domains",
+        "hosts",
+        "only_here",
+        "missed",
+        "domains_all",
+    ]
+    rank_fields = [
+        "university",
+        "country",
+        "source",
+        "level",
+        "nodes",
+        "domains",
+        "links",
+        "harmonic_sum",
+        "pagerank_sum",
+        "ranked_nodes",
+    ]
+    return _write_table(
+        out,
+        "impact_sources",
+        src_fields,
+        _rows(impact.source_overlap(engine), src_fields),
+        "Citing domains by source and the overlap between sources (every stored run; "
+        "definitions in store/impact.py)",
+    ) + _write_table(
+        out,
+        "impact_ranks",
+        rank_fields,
+        _rows(impact.rank_weighted(engine), rank_fields),
+        "Rank-weighted in-link counts from Common Crawl web graphs (sums of the citing "
+        "nodes' harmonic centrality and PageRank)",
+    )
+
+
 def _describe(name: str) -> str:
     stem = name.split(".")[0]
     return {
@@ -332,6 +378,8 @@ def _describe(name: str) -> str:
         "changes": "domains that appeared or disappeared since the earlier run",
         "change_summary": "kept, appeared and disappeared domains per university",
         "clusters": "final clusters with size, category and theme",
+        "impact_sources": "citing domains per university and source, overlap of sources",
+        "impact_ranks": "rank-weighted in-link counts (harmonic centrality, PageRank)",
         "domain_categories": "every categorised domain (override applied)",
         "outgoing": "university→domain graph of the outgoing environment",
         "citing": "domain→university graph of the citing environment",
