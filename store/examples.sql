@@ -80,3 +80,26 @@ SELECT domain, assigned_category, override_category, override_note
 FROM v_domain_category
 WHERE overridden = 1
 ORDER BY domain;
+
+-- name: citing-sources
+-- Citing domains per university and source, with those no other source finds.
+SELECT university, kind, domains, hosts, only_here, missed, domains_all
+FROM v_citing_overlap
+ORDER BY university, kind;
+
+-- name: rank-weighted-inlinks
+-- Universities by the summed harmonic centrality of the domains linking to them.
+SELECT university, source, nodes, harmonic_sum, pagerank_sum
+FROM v_citing_rank
+WHERE level = 'domain'
+ORDER BY harmonic_sum DESC, university;
+
+-- name: only-in-common-crawl
+-- Citing domains of each university found in the web graph and by no other source.
+SELECT s.university, s.domain
+FROM v_citing_source s
+WHERE s.kind = 'commoncrawl'
+  AND NOT EXISTS (SELECT 1 FROM v_citing_source o
+                  WHERE o.university_id = s.university_id AND o.domain = s.domain
+                    AND o.kind <> 'commoncrawl')
+ORDER BY s.university, s.domain;

@@ -36,6 +36,7 @@ from sqlalchemy.orm import Session
 from store import make_engine, schema, session_scope
 from store.models import (
     Citation,
+    CitingNode,
     Cluster,
     Clustering,
     ClusterMember,
@@ -136,6 +137,9 @@ CLUSTERINGS: dict[tuple[str, str], dict[str, list[str]]] = {
 # analyse stage names the others
 NAMED = {("spbu.ru", "citing")}
 
+
+# (citing domain, university nodes it links to, harmonic centrality, PageRank)
+CITING_NODES = (("wikipedia.org", 4, 2.5e7, 1.2e-3), ("vk.com", 1, 1.9e7, 8.0e-4))
 
 def external_url(domain: str, udom: str, i: int) -> str:
     """The external page of ``domain`` that the ``i``-th link of university ``udom`` to it
@@ -688,6 +692,23 @@ def _fill_world(
             s.flush()
             for url in [canonical, *others]:
                 s.add(DuplicateMember(group_id=g.id, document_id=page_docs[url].id))
+        # a Common Crawl web graph's citing domains of spbu.ru in the latest run, one of
+        # them found by no other source (revision 0007's impact views)
+        for node, links, harmonic, pagerank in CITING_NODES:
+            s.add(
+                CitingNode(
+                    run_id=facts.run_ids[2],
+                    university_id=facts.university_ids["spbu.ru"],
+                    source="commoncrawl-graph:cc-main-test",
+                    level="domain",
+                    node=node,
+                    domain=node,
+                    links=links,
+                    num_hosts=3,
+                    harmonic_centrality=harmonic,
+                    pagerank=pagerank,
+                )
+            )
 
 
 def _migrated(url: str) -> str:

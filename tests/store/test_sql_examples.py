@@ -7,12 +7,13 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
 from sqlalchemy import inspect, text
 
 from core.settings import Settings
 from store import analytics as A
 from store import make_engine, schema
-from tests.stored_world import ENV, Facts
+from tests.stored_world import CITING_NODES, ENV, Facts
 from webometrics.stages import analyse
 
 REPO = Path(__file__).resolve().parents[2]
@@ -60,6 +61,13 @@ def test_every_example_runs_and_returns_rows(filled: Facts) -> None:
         want = set(ENV[2]["spbu.ru"]["outgoing"]) & set(ENV[2]["ox.ac.uk"]["outgoing"])
         assert pairs == {frozenset((spbu, ox)): len(want)}
         assert [r["domain"] for r in results["shared-domains"]] == sorted(want)
+        # the Common Crawl graph's citing domains of spbu.ru: rank sums and the domains
+        # no other source finds
+        (ranked,) = results["rank-weighted-inlinks"]
+        assert ranked["university"] == spbu and ranked["nodes"] == len(CITING_NODES)
+        assert ranked["harmonic_sum"] == pytest.approx(sum(h for _n, _l, h, _p in CITING_NODES))
+        only_cc = {r["domain"] for r in results["only-in-common-crawl"]}
+        assert only_cc <= {n for n, *_ in CITING_NODES} and "wikipedia.org" in only_cc
         assert {r["domain"] for r in results["overrides"]} == {"lenta.ru"}
         assert {r["domain"] for r in results["new-domains"]} == {"gazprom.ru", "cnn.com"}
         assert float(
