@@ -9,7 +9,8 @@ Layout, following one request from start to storage:
 ``scheduler.py``          Scrapy's scheduler on ``frontier.py``: crash-safe SQLite queue,
                           seen set and budgets; level-synchronous, politeness-aware order
 ``middlewares.py``        safety (``safety.py``), robots.txt, replay after a restart, proxy
-``warc.py``               WARC output of every answer; ``webometrics import warc``
+``warc_writer.py``        WARC output of every answer
+``warc.py``               ``webometrics import warc``: WARC/ARC records as pages
 ``links.py``              the links of a page (the test web manifest's rules)
 ``pipelines.py``          batched storage off the reactor thread (``storage/``: pages,
                           citations, runs), optional inline extraction (``extraction.py``)

@@ -35,7 +35,7 @@ DOWNLOADER_MIDDLEWARES = {
     "crawler.middlewares.SafetyMiddleware": 10,
     "crawler.middlewares.ReplayMiddleware": 20,
     "crawler.middlewares.ProxyMiddleware": 740,
-    "crawler.warc.WarcMiddleware": 800,
+    "crawler.warc_writer.WarcMiddleware": 800,
 }
 
 EXTENSIONS = {
