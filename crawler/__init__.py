@@ -11,6 +11,7 @@ Layout, following one request from start to storage:
 ``middlewares.py``        safety (``safety.py``), robots.txt, replay after a restart, proxy
 ``warc_writer.py``        WARC output of every answer
 ``warc.py``               ``webometrics import warc``: WARC/ARC records as pages
+``commoncrawl/``          Common Crawl as a citing source: the web graph, the URL index
 ``links.py``              the links of a page (the test web manifest's rules)
 ``pipelines.py``          batched storage off the reactor thread (``storage/``: pages,
                           citations, runs), optional inline extraction (``extraction.py``)
