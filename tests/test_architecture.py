@@ -129,3 +129,22 @@ def test_a_forbidden_import_is_caught(table, tmp_path: Path) -> None:
     assert any("a stage may not import webometrics.commands" in v for v in found), found
     assert any("dashboard may not import analyse" in v for v in found), found
     assert cycle({**table, "core": {"store"}}) is not None
+
+
+def test_the_public_imports_still_work() -> None:
+    """The names users and other code import from the package roots (issue 16 keeps
+    them: the move changed folders, not the public API)."""
+    from cluster import (  # noqa: F401
+        ActivityClusterer,
+        ExactSingleLink,
+        LSHLeiden,
+        LSHLink,
+        MinHasher,
+        TfidfWeighting,
+        WeightedMinHasher,
+        score_clustering,
+    )
+    from extract import Shingler, extract_page, shingle_hashes  # noqa: F401
+    from store import analytics, queries
+
+    assert callable(analytics.table2) and callable(queries.list_universities)
