@@ -51,10 +51,13 @@ def violations(table: dict[str, set[str]], root: Path = REPO) -> list[str]:
         for path in sorted((root / package).rglob("*.py")):
             rel = path.relative_to(root)
             in_stages = rel.parts[:2] == ("webometrics", "stages")
+            seen: set[tuple[int, str]] = set()
             for line, module in imported_modules(path.read_text(encoding="utf-8")):
                 top = module.split(".")[0]
                 if top in table and top != package and top not in allowed:
-                    found.append(f"{rel}:{line}: {package} may not import {module}")
+                    if (line, top) not in seen:  # `from a.b import c`: once, as a.b
+                        found.append(f"{rel}:{line}: {package} may not import {module}")
+                    seen.add((line, top))
                 if in_stages and (
                     module.startswith("webometrics.commands") or module == "webometrics.cli"
                 ):
