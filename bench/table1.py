@@ -17,18 +17,18 @@ n = 1,000, 10,000, 20,000 and all 21,578:
 * **Figure** (``table1.png``): seconds against documents for both algorithms.
 * **Signatures**: the vectorised signer against datasketch's per-document ``MinHash`` +
   ``update_batch`` (and ``MinHash.bulk``) on all 21,578 stories, values checked equal.
-* **Sweep** at 20,000 stories: the representation (k = 1, 2, 3 word shingles; with and
-  without stemming and stop words) by exact single link over a grid of thresholds (one
-  dendrogram per representation, cut at each t); then the LSH parameters (t, num_perm,
-  r0, Δ, r_min) against exact single link (ARI) and the topics (class F) with their
-  cost. The defaults of ``core/defaults.py`` (SHINGLE_*, MINHASH_*, CLUSTER_*) are
-  the sweep's choice: the best class F among the settings with ARI >= 0.95 against exact
-  single link and a whole LSH pipeline within 5 s; the chosen setting is re-run with
-  three seeds.
+* **Sweep** at 20,000 stories (``bench/table1_sweep.py``): the representation (k = 1, 2,
+  3 word shingles; with and without stemming and stop words) by exact single link over a
+  grid of thresholds (one dendrogram per representation, cut at each t); then the LSH
+  parameters (t, num_perm, r0, Δ, r_min) against exact single link (ARI) and the topics
+  (class F) with their cost. The defaults of ``core/defaults.py`` (SHINGLE_*, MINHASH_*,
+  CLUSTER_*) are the sweep's choice: the best class F among the settings with ARI >= 0.95
+  against exact single link and a whole LSH pipeline within 5 s; the chosen setting is
+  re-run with three seeds.
 
 Run: ``.venv/bin/python bench/table1.py`` (about 10 minutes on 2 cores; ``--quick`` for a
-smoke run on small sizes). Writes ``bench/results/table1.json``, ``table1.md`` and
-``table1.png``.
+smoke run on small sizes). Writes ``bench/results/table1.json``, ``table1.md`` (its
+Markdown from ``bench/table1_report.py``) and ``table1.png``.
 """
 
 from __future__ import annotations
@@ -54,26 +54,12 @@ from bench.common import (  # noqa: E402
     run_script,
     write_results,
 )
+from bench.table1_common import _shingle, ari  # noqa: E402
+from bench.table1_report import markdown  # noqa: E402
+from bench.table1_sweep import sweep_lsh, sweep_representations  # noqa: E402
 from cluster.evaluate import hierarchical_f_measure, score_clustering  # noqa: E402
 from core import defaults as D  # noqa: E402
 from corpora.reuters import load_reuters  # noqa: E402
-
-PAPER = [  # algorithm, docs, Acc, R, P, F, seconds (seed 000, Table 1)
-    ("Single-Link", 1000, 75, 79, 60, 68, "4"),
-    ("Single-Link", 10000, None, 82, 62, 71, "410"),
-    ("Single-Link", 20000, None, None, None, None, "> 3600"),
-    ("Single-Link + LSH", 1000, 72, 81, 66, 73, "3"),
-    ("Single-Link + LSH", 10000, 72, 80, 69, 74, "41"),
-    ("Single-Link + LSH", 20000, 78, 83, 64, 72, "90"),
-]
-GOALS = {
-    "lsh_pipeline_seconds_21578": 5.0,
-    "lsh_pipeline_peak_mb_21578": 2048,
-    "signature_speedup_vs_datasketch": 10.0,
-    "exact_seconds_20000": 60.0,
-    "ari_lsh_vs_exact_default": 0.95,
-    "class_f_20000": 0.72,
-}
 
 
 def default_params() -> dict[str, Any]:
@@ -98,13 +84,6 @@ def default_params() -> dict[str, Any]:
 
 def _texts(n: int) -> list[str]:
     return [d.text for d in load_reuters(limit=n)]
-
-
-def _shingle(texts: list[str], p: dict[str, Any]) -> list[np.ndarray]:
-    from extract import Shingler
-
-    sh = Shingler(k=p["k"], language="en", stem=p["stem"], stopwords=p["stopwords"])
-    return sh.hashes_many(texts)
 
 
 def child_lsh(job: dict[str, Any]) -> dict[str, Any]:
@@ -261,12 +240,6 @@ def scores(truth: list[str | None], labels: np.ndarray, linkage: np.ndarray) -> 
     return s
 
 
-def ari(a: np.ndarray, b: np.ndarray) -> float:
-    from sklearn.metrics import adjusted_rand_score
-
-    return float(adjusted_rand_score(a, b))
-
-
 # --- the table ------------------------------------------------------------------------------
 
 
@@ -316,416 +289,6 @@ def figure(rows: list[dict], extra: list[dict], path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
-
-
-# --- the sweep ------------------------------------------------------------------------------
-
-REPRESENTATIONS = [
-    {"k": k, "stem": stem, "stopwords": stop}
-    for k in (1, 2, 3)
-    for stem, stop in ((True, True), (False, True), (False, False))
-]
-CUT_THRESHOLDS = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6)
-SCHEDULES = [  # (num_perm, r0, step, r_min)
-    (64, 8, 2, 2),
-    (128, 8, 1, 3),
-    (128, 16, 2, 4),
-    (256, 12, 3, 3),
-    (512, 12, 4, 4),
-    (512, 9, 3, 3),
-    (768, 12, 4, 4),
-    (768, 16, 4, 4),
-    (1024, 12, 4, 4),
-    (1024, 16, 4, 4),
-    (1024, 15, 5, 5),
-]
-SWEEP_THRESHOLDS = (0.25, 0.3, 0.35)
-SWEEP_SEEDS = (1, 2)
-CONFIRM_SEEDS = (3, 4, 5)
-
-
-def sweep_representations(texts: list[str], truth: list[str | None]) -> list[dict]:
-    from scipy.cluster.hierarchy import fcluster
-
-    from cluster import ExactSingleLink
-
-    out = []
-    for rep in REPRESENTATIONS:
-        t0 = time.perf_counter()
-        sets = _shingle(texts, rep)
-        shingle_s = time.perf_counter() - t0
-        # 1-word shingles share so much that low thresholds link nearly every pair
-        t_min = 0.15 if rep["k"] == 1 else 0.05
-        grid = [t for t in CUT_THRESHOLDS if t >= t_min]
-        t0 = time.perf_counter()
-        model = ExactSingleLink(threshold=t_min).fit(sets)
-        exact_s = time.perf_counter() - t0
-        f_h = hierarchical_f_measure(truth, model.linkage_matrix_, max_height=1.0)
-        cuts = []
-        for t in grid:
-            labels = fcluster(model.linkage_matrix_, np.nextafter(1 - t, 0), "distance")
-            s = score_clustering(truth, labels)
-            cuts.append(
-                {
-                    "threshold": t,
-                    **{k: s[k] for k in ("f_class", "f_pairwise", "nmi", "ari", "n_clusters")},
-                }
-            )
-        best = max(cuts, key=lambda c: c["f_class"])
-        row = {
-            **rep,
-            "n_shingles": int(sum(len(s) for s in sets)),
-            "empty_documents": int(sum(len(s) == 0 for s in sets)),
-            "shingle_seconds": shingle_s,
-            "exact_threshold": t_min,
-            "exact_seconds": exact_s,
-            "f_hierarchical": f_h,
-            "best_threshold": best["threshold"],
-            "best_f_class": best["f_class"],
-            "cuts": cuts,
-        }
-        at_03 = fcluster(model.linkage_matrix_, np.nextafter(1 - 0.3, 0), "distance")
-        sizes = np.bincount(at_03)
-        row["clusters_at_0.3"] = int((sizes > 0).sum())
-        row["alone_at_0.3"] = int((sizes == 1).sum())
-        print(
-            f"  k={rep['k']} stem={rep['stem']} stop={rep['stopwords']}: best class F "
-            f"{best['f_class']:.3f} at t={best['threshold']}, dendrogram F {f_h:.3f} "
-            f"({shingle_s:.1f} s shingles, {exact_s:.1f} s exact)",
-            flush=True,
-        )
-        out.append(row)
-    return out
-
-
-def sweep_lsh(texts: list[str], truth: list[str | None], rep: dict[str, Any]) -> dict:
-    from cluster import ExactSingleLink, LSHLink, MinHasher, ShingleMatrix
-
-    t0 = time.process_time()
-    sets = _shingle(texts, rep)
-    shingle_s = time.process_time() - t0  # CPU: wall time on a shared machine is noisy
-    matrix = ShingleMatrix.from_sets(sets)
-    exact = {}
-    for t in SWEEP_THRESHOLDS:
-        t0 = time.perf_counter()
-        exact[t] = (ExactSingleLink(threshold=t).fit(matrix).labels_, time.perf_counter() - t0)
-    sig_cache: dict[tuple[int, int], tuple[Any, float]] = {}
-
-    def signatures(num_perm: int, seed: int) -> tuple[Any, float]:
-        if (num_perm, seed) not in sig_cache:
-            for key in [k for k in sig_cache if k[0] != num_perm]:
-                del sig_cache[key]  # keep the signatures of one num_perm at a time
-            t0 = time.process_time()
-            sig = MinHasher(num_perm=num_perm, seed=seed).sign(sets)
-            sig_cache[(num_perm, seed)] = (sig, time.process_time() - t0)
-        return sig_cache[(num_perm, seed)]
-
-    runs = []
-    for num_perm, r0, step, r_min in SCHEDULES:
-        for t in SWEEP_THRESHOLDS:
-            run: dict[str, Any] = {
-                "num_perm": num_perm,
-                "r0": r0,
-                "step": step,
-                "r_min": r_min,
-                "threshold": t,
-            }
-            per_seed = []
-            for seed in SWEEP_SEEDS:
-                sig, sig_s = signatures(num_perm, seed)
-                model = LSHLink(
-                    threshold=t, r0=r0, r_min=r_min, step=step, num_perm=num_perm, seed=seed
-                )
-                t0, c0 = time.perf_counter(), time.process_time()
-                try:
-                    model.fit(sets, signatures=sig)
-                except ValueError as exc:  # the pair guard: too many candidates
-                    run["error"] = str(exc)
-                    break
-                levels_s = time.perf_counter() - t0
-                s = score_clustering(truth, model.labels_)
-                per_seed.append(
-                    {
-                        "seed": seed,
-                        "levels_seconds": levels_s,
-                        "levels_cpu_seconds": time.process_time() - c0,
-                        "signature_seconds": sig_s,
-                        "n_compared": model.n_compared_,
-                        "ari_vs_exact": ari(exact[t][0], model.labels_),
-                        "f_class": s["f_class"],
-                        "f_pairwise": s["f_pairwise"],
-                        "nmi": s["nmi"],
-                        "n_clusters": s["n_clusters"],
-                    }
-                )
-            if "error" not in run:
-                for key in (
-                    "levels_seconds",
-                    "levels_cpu_seconds",
-                    "signature_seconds",
-                    "n_compared",
-                    "f_class",
-                    "f_pairwise",
-                    "nmi",
-                    "n_clusters",
-                ):
-                    run[key] = float(np.mean([p[key] for p in per_seed]))
-                run["ari_vs_exact"] = min(p["ari_vs_exact"] for p in per_seed)
-                run["ari_vs_exact_seeds"] = [p["ari_vs_exact"] for p in per_seed]
-                run["pipeline_seconds_est"] = (
-                    shingle_s + run["signature_seconds"] + run["levels_cpu_seconds"]
-                )
-                run["exact_seconds"] = exact[t][1]
-                print(
-                    f"  P={num_perm:4d} r0={r0:2d} Δ={step} r_min={r_min} t={t}: ARI vs exact "
-                    f"{', '.join(f'{a:.3f}' for a in run['ari_vs_exact_seeds'])}, class F "
-                    f"{run['f_class']:.3f}, {run['levels_seconds']:.2f} s levels, "
-                    f"{run['n_compared']:.0f} pairs",
-                    flush=True,
-                )
-            runs.append(run)
-    ok = [
-        r
-        for r in runs
-        if "error" not in r
-        and r["ari_vs_exact"] >= GOALS["ari_lsh_vs_exact_default"]
-        and r["pipeline_seconds_est"] <= GOALS["lsh_pipeline_seconds_21578"]
-    ]
-    # confirm the best candidates with three more seeds: the choice must hold for all five
-    # class F to the percent shown (finer differences are noise), then the cheaper
-    ok.sort(key=lambda r: (-round(r["f_class"], 2), r["pipeline_seconds_est"]))
-    chosen, confirmed = None, []
-    for cand in ok[:4]:
-        seeds = []
-        for seed in CONFIRM_SEEDS:
-            sig, _ = signatures(cand["num_perm"], seed)
-            model = LSHLink(
-                threshold=cand["threshold"],
-                r0=cand["r0"],
-                r_min=cand["r_min"],
-                step=cand["step"],
-                num_perm=cand["num_perm"],
-                seed=seed,
-            ).fit(sets, signatures=sig)
-            seeds.append(
-                {
-                    "seed": seed,
-                    "ari_vs_exact": ari(exact[cand["threshold"]][0], model.labels_),
-                    "f_class": score_clustering(truth, model.labels_)["f_class"],
-                }
-            )
-        worst = min([cand["ari_vs_exact"], *(x["ari_vs_exact"] for x in seeds)])
-        name = {k: cand[k] for k in ("num_perm", "r0", "step", "r_min", "threshold")}
-        confirmed.append({**name, "other_seeds": seeds, "ari_min_all_seeds": worst})
-        print(f"  confirm {name}: ARI over five seeds >= {worst:.3f}", flush=True)
-        if worst >= GOALS["ari_lsh_vs_exact_default"]:
-            chosen = {**cand, "other_seeds": seeds, "ari_min_all_seeds": worst}
-            break
-    seeds = chosen["other_seeds"] if chosen else []
-    return {
-        "representation": rep,
-        "shingle_seconds": shingle_s,
-        "runs": runs,
-        "chosen": chosen,
-        "chosen_other_seeds": seeds,
-        "confirmed": confirmed,
-    }
-
-
-# --- report ---------------------------------------------------------------------------------
-
-
-def pct(x: float | None) -> str:
-    return "-" if x is None else f"{100 * x:.0f}"
-
-
-def markdown(res: dict[str, Any]) -> str:
-    p = res["params"]
-    L = [
-        "# Table 1 on Reuters-21578: exact single link vs the paper's LSH single link",
-        "",
-        f"Run: `.venv/bin/python bench/table1.py` on {res['machine']} ({res['date']}); "
-        "first n stories in file order; each (algorithm, n) in a fresh process from the story "
-        "texts (tokens, shingles, signatures and every level are timed; parsing the SGML is "
-        "not). Wall seconds on a shared 2-core machine are noisy; CPU seconds are given too.",
-        "",
-        f"Parameters (the defaults, chosen by the sweep below): {p['k']}-word shingles, "
-        f"stemming {'on' if p['stem'] else 'off'}, stop words "
-        f"{'removed' if p['stopwords'] else 'kept'}; t = {p['threshold']} on exact Jaccard; "
-        f"MinHash num_perm = {p['num_perm']} ({p['scheme']}, seed {p['seed']}); levels r = "
-        f"{', '.join(map(str, range(p['r0'], p['r_min'] - 1, -p['step'])))} "
-        f"(r0 = {p['r0']}, Δ = {p['step']}, r_min = {p['r_min']}).",
-        "",
-        "Scores (documents without a topic are clustered but not scored; class = first "
-        "topic): **Acc** Rand accuracy, **P/R/F** pairwise precision, recall and F "
-        "(the paper's Acc, R, P, F are read as these); **F cls** class F-measure (Larsen & "
-        "Aone) of the flat clusters; **F tree** the same over every node of the "
-        "dendrogram; **NMI**; **ARI** against the topics; **ARI exact**: ARI of the clusters "
-        "against exact single link at the same t. All in %.",
-        "",
-        "| algorithm | docs | Acc | P | R | F | F cls | F tree | NMI | ARI | ARI exact "
-        "| clusters | seconds | CPU s | peak MB |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for r in res["table"]:
-        L.append(
-            f"| {r['algorithm']} | {r['n_documents']:,} | {pct(r['accuracy'])} | "
-            f"{pct(r['precision'])} | {pct(r['recall'])} | {pct(r['f_pairwise'])} | "
-            f"{pct(r['f_class'])} | {pct(r['f_hierarchical'])} | {pct(r['nmi'])} | "
-            f"{pct(r['ari'])} | {100 * r['ari_vs_exact']:.1f} | {r['n_clusters_all']:,} | "
-            f"{r['seconds']:.2f} | {r['cpu_seconds']:.2f} | {r['peak_mb']:.0f} |"
-        )
-    L += [
-        "",
-        "The paper's Table 1 (seed 000; its Acc at 10,000 for Single-Link is illegible):",
-        "",
-        "| algorithm | docs | Acc | R | P | F | time, s |",
-        "|---|---:|---:|---:|---:|---:|---:|",
-    ]
-    for name, n, acc, rr, pp, ff, sec in PAPER:
-        L.append(
-            f"| {name} | {n:,} | {acc or '-'} | {rr or '-'} | {pp or '-'} | {ff or '-'} | {sec} |"
-        )
-    lsh = {r["n_documents"]: r for r in res["table"] if r["algorithm"].endswith("LSH")}
-    L += [
-        "",
-        "Where the LSH pipeline spends its time (wall seconds / CPU seconds):",
-        "",
-        "| docs | shingles | signatures | levels | pairs compared |",
-        "|---:|---:|---:|---:|---:|",
-    ]
-    for n, r in sorted(lsh.items()):
-        L.append(
-            f"| {n:,} | {r['shingle_seconds']:.2f} / {r['shingle_cpu_seconds']:.2f} | "
-            f"{r['signature_seconds']:.2f} / {r['signature_cpu_seconds']:.2f} | "
-            f"{r['levels_seconds']:.2f} / {r['levels_cpu_seconds']:.2f} | {r['n_compared']:,} |"
-        )
-    last = lsh[max(lsh)]
-    L += [
-        "",
-        f"Levels at {max(lsh):,} documents:",
-        "",
-        "| r | b | S-curve (1/b)^(1/r) | candidate pairs | compared | linked | clusters | s |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for lvl in last["levels"]:
-        L.append(
-            f"| {lvl['r']} | {lvl['b']} | {lvl['s_curve']:.3f} | {lvl['n_candidates']:,} | "
-            f"{lvl['n_compared']:,} | {lvl['n_linked']:,} | {lvl['n_clusters']:,} | "
-            f"{lvl['seconds']:.2f} |"
-        )
-    sg = res["signatures"]
-    L += [
-        "",
-        f"## Signatures ({sg['n_documents']:,} stories, {sg['n_shingles']:,} shingles, "
-        f"{sg['scheme']}, hash {sg['hash_func']})",
-        "",
-        "CPU seconds (wall in brackets); ratios on CPU seconds. Both signers do the same "
-        "num_perm x shingles arithmetic; datasketch adds a Python round per document, which "
-        "dominates at small num_perm and not at large.",
-        "",
-        "| num_perm | vectorised `MinHasher.sign` | datasketch `MinHash` + `update_batch` per "
-        "document | ours faster by | datasketch `MinHash.bulk` | ours faster by | identical |",
-        "|---:|---:|---:|---:|---:|---:|---|",
-    ]
-    for r in sg["rows"]:
-        L.append(
-            f"| {r['num_perm']}{' (default)' if r['num_perm'] == sg['default_num_perm'] else ''} "
-            f"| {r['vectorised_cpu_seconds']:.2f} ({r['vectorised_seconds']:.2f}) | "
-            f"{r['datasketch_per_document_cpu_seconds']:.2f} "
-            f"({r['datasketch_per_document_seconds']:.2f}) | {r['speedup_vs_per_document']:.1f}x | "
-            f"{r['datasketch_bulk_cpu_seconds']:.2f} ({r['datasketch_bulk_seconds']:.2f}) | "
-            f"{r['speedup_vs_bulk']:.1f}x | {r['identical_values']} |"
-        )
-    L += [
-        "",
-        "## Goals",
-        "",
-        "| goal | target | measured | met |",
-        "|---|---:|---:|---|",
-    ]
-    for g in res["goals"]:
-        L.append(
-            f"| {g['goal']} | {g['target']} | {g['measured']} | {'yes' if g['met'] else '**no**'} |"
-        )
-    sw = res.get("sweep")
-    if sw:
-        L += [
-            "",
-            f"## Sweep ({sw['n_documents']:,} stories)",
-            "",
-            "### Representation: exact single link, one dendrogram per representation cut "
-            "at t = " + ", ".join(map(str, CUT_THRESHOLDS)) + " (from 0.15 for 1-word "
-            "shingles)",
-            "",
-            "| k | stem | stop words removed | shingles | best class F | at t | pairwise F there "
-            "| NMI there | F tree | clusters at t=0.3 | documents alone at t=0.3 | shingle s |",
-            "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-        ]
-        for r in sw["representations"]:
-            best = next(c for c in r["cuts"] if c["threshold"] == r["best_threshold"])
-            L.append(
-                f"| {r['k']} | {r['stem']} | {r['stopwords']} | {r['n_shingles']:,} | "
-                f"{pct(r['best_f_class'])} | {r['best_threshold']} | {pct(best['f_pairwise'])} | "
-                f"{pct(best['nmi'])} | {pct(r['f_hierarchical'])} | {r['clusters_at_0.3']:,} | "
-                f"{r['alone_at_0.3']:,} | "
-                f"{r['shingle_seconds']:.1f} |"
-            )
-        lsh_sw = sw["lsh"]
-        rep = lsh_sw["representation"]
-        L += [
-            "",
-            f"### LSH parameters ({rep['k']}-word shingles, stem {rep['stem']}, stop words "
-            f"removed {rep['stopwords']}; similarity = exact Jaccard; seed 1)",
-            "",
-            "Pipeline estimate = CPU seconds of shingles + signatures + levels in this "
-            "process (wall seconds on the shared machine are noisier).",
-            "",
-            "ARI vs exact: the smaller over seeds "
-            + ", ".join(map(str, SWEEP_SEEDS))
-            + "; the other columns: their mean.",
-            "",
-            "| num_perm | r0 | Δ | r_min | t | ARI vs exact | class F | NMI | pairs compared "
-            "| levels s | levels CPU s | pipeline CPU s (est.) | exact s |",
-            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-        ]
-        for r in lsh_sw["runs"]:
-            if "error" in r:
-                L.append(
-                    f"| {r['num_perm']} | {r['r0']} | {r['step']} | {r['r_min']} | "
-                    f"{r['threshold']} | - | - | - | {r['error'][:40]} | - | - | - |"
-                )
-                continue
-            L.append(
-                f"| {r['num_perm']} | {r['r0']} | {r['step']} | {r['r_min']} | {r['threshold']} "
-                f"| {r['ari_vs_exact']:.3f} | {pct(r['f_class'])} | {pct(r['nmi'])} | "
-                f"{r['n_compared']:,.0f} | {r['levels_seconds']:.2f} | "
-                f"{r['levels_cpu_seconds']:.2f} | {r['pipeline_seconds_est']:.2f} | "
-                f"{r['exact_seconds']:.2f} |"
-            )
-        c = lsh_sw["chosen"]
-        if c:
-            L += [
-                "",
-                "**Chosen**: the best class F (to the percent; then the cheaper) among the "
-                "settings whose ARI against exact single "
-                "link is >= 0.95 for seeds 1 and 2 and whose pipeline estimate is <= 5 s, "
-                "confirmed with seeds 3, 4 and 5 (the first of the best four that holds "
-                f"ARI >= 0.95 for all five seeds): num_perm "
-                f"{c['num_perm']}, r0 {c['r0']}, Δ {c['step']}, r_min {c['r_min']}, t "
-                f"{c['threshold']} (ARI {c['ari_vs_exact']:.3f}, class F {pct(c['f_class'])}). "
-                "Other seeds: "
-                + ", ".join(
-                    f"seed {s['seed']}: ARI {s['ari_vs_exact']:.3f}, F {pct(s['f_class'])}"
-                    for s in lsh_sw["chosen_other_seeds"]
-                )
-                + ". These are `core/defaults.py`'s CLUSTER_*, MINHASH_* and SHINGLE_* "
-                + ("values." if res["defaults_match_sweep"] else "values? **No: update them.**"),
-            ]
-        else:
-            L += ["", "**No setting met ARI >= 0.95 within 5 s.**"]
-    L += ["", "![time vs size](table1.png)", ""]
-    return "\n".join(L)
 
 
 def goals(res: dict[str, Any]) -> list[dict[str, Any]]:

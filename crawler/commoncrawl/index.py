@@ -1,4 +1,4 @@
-"""Common Crawl's URL index: find the captures of citing domains, fetch them by byte range.
+"""Common Crawl's URL index: read the captures of citing domains from its files.
 
 Common Crawl publishes, for every crawl, two indexes of the same captures:
 
@@ -14,46 +14,39 @@ Common Crawl publishes, for every crawl, two indexes of the same captures:
   ``warc_filename``, ``warc_record_offset``, ``warc_record_length``, ...), read here with
   DuckDB (projection and filter push-down: only the wanted domains' row groups are read).
 
-:func:`read_cdxj` and :func:`read_parquet` stream the captures of the wanted names
-(registered domains or host names, :class:`NameMatcher`); :class:`CaptureSelector` keeps
-per name the ``limit`` newest distinct URLs among the HTML captures that answered 200;
-:class:`RangeFetcher` fetches each capture's WARC record by byte range
-(``Range: bytes=offset-(offset+length-1)``) from a WARC prefix (an http(s) URL such as
-``https://data.commoncrawl.org/`` or a local folder), politely (a delay between requests,
-retries with back-off on timeouts and 5xx/429 answers), and :func:`parse_capture` checks
-that the bytes hold the record asked for (its ``WARC-Target-URI`` is the capture's URL).
+:class:`NameMatcher` says which hosts and SURT keys belong to the wanted names
+(registered domains or host names); :func:`read_cdxj` and :func:`read_parquet` stream
+the captures (:class:`~crawler.commoncrawl.captures.Capture`) of those names;
+:func:`read_cluster_index` reads only the blocks of the cdx files that ``cluster.idx``
+says may hold them, fetched by byte range (:class:`~crawler.commoncrawl.fetch.RangeFetcher`);
+:func:`read_index` picks the reader by the file's content. Choosing among the captures
+is :mod:`crawler.commoncrawl.captures`'s; fetching their records,
+:mod:`crawler.commoncrawl.fetch`'s.
 
 Bad input raises :class:`~core.exceptions.ConfigError` naming the file and line
 (or the URL and byte range): a line that is not ``key timestamp JSON``, JSON that does not
 parse, a missing field, a truncated gzip file, a Parquet file without the published
-columns, a missing WARC file, a range answering 404, bytes holding another record.
+columns, a cdx block that is not gzip.
 
 Time: linear in the index files read (every line is split; only the lines of wanted
-names are JSON-decoded); one request per chosen capture. Memory: one line, and
-``limit`` captures per wanted name.
+names are JSON-decoded). Memory: one line (two of ``cluster.idx``).
 """
 
 from __future__ import annotations
 
 import contextlib
-import datetime as dt
 import gzip
-import heapq
 import json
-import time
-import urllib.error
-import urllib.request
 import zlib
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from core.domains import host_of, registered_domain
-from core.exceptions import ConfigError, StageError
+from core.exceptions import ConfigError
+from crawler.commoncrawl.captures import Capture
+from crawler.commoncrawl.fetch import RangeFetcher
 
-#: media types kept as HTML pages
-HTML_TYPES: tuple[str, ...] = ("text/html", "application/xhtml+xml")
 #: fields every CDXJ line must carry
 CDXJ_FIELDS: tuple[str, ...] = ("url", "mime", "status", "length", "offset", "filename")
 #: columns a columnar (Parquet) index file must have (cc-index-table flat schema)
@@ -70,57 +63,6 @@ PARQUET_COLUMNS: tuple[str, ...] = (
     "warc_record_offset",
     "warc_record_length",
 )
-#: where Common Crawl serves its files over HTTPS
-DEFAULT_WARC_PREFIX = "https://data.commoncrawl.org/"
-
-
-@dataclass(frozen=True, slots=True)
-class Capture:
-    """One capture listed by an index: where its WARC record lies, and what it was.
-
-    ``where`` names the index file and line (or row) for messages; ``name`` is the wanted
-    name (citing domain or host) the capture was found for.
-    """
-
-    url: str
-    timestamp: str  # yyyymmddhhmmss
-    mime: str | None
-    mime_detected: str | None
-    status: int | None
-    digest: str | None
-    filename: str
-    offset: int
-    length: int
-    index_file: str
-    where: str
-    name: str = ""
-
-    @property
-    def byte_range(self) -> str:
-        """The HTTP byte range of the record, ``bytes=first-last``."""
-        return f"bytes={self.offset}-{self.offset + self.length - 1}"
-
-    @property
-    def collection(self) -> str | None:
-        """The crawl (``CC-MAIN-2020-34``) named in the WARC file path, if any."""
-        for part in self.filename.split("/"):
-            if part.startswith("CC-MAIN-") and "." not in part:
-                return part
-        return None
-
-    def is_page(self, mime_types: Iterable[str] = HTML_TYPES) -> bool:
-        """True for a capture that answered 200 with one of ``mime_types`` (the detected
-        type when the index has one, else the declared type).
-
-        >>> c = Capture("http://a.org/", "20200101000000", "text/html", None, 200, None,
-        ...             "f.warc.gz", 0, 10, "cdx", "cdx:1")
-        >>> c.is_page(), c.is_page(["application/pdf"])
-        (True, False)
-        """
-        if self.status != 200:
-            return False
-        mime = (self.mime_detected or self.mime or "").split(";", 1)[0].strip().lower()
-        return mime in set(mime_types)
 
 
 def idna_name(name: str) -> str:
@@ -493,245 +435,3 @@ def read_index(
         if is_cluster_index(p):
             return read_cluster_index(p, matcher, cdx_fetcher or RangeFetcher(str(p.parent)))
     return read_cdxj(p, matcher)
-
-
-class CaptureSelector:
-    """Per wanted name, the ``limit`` newest distinct URLs among the page captures.
-
-    A URL counts once, with its newest capture; ties go to the smaller URL. Memory: at
-    most ``2 * limit`` captures per name (the older ones are dropped as they fall out).
-
-    >>> sel = CaptureSelector(limit=2)
-    >>> def cap(url, ts):
-    ...     return Capture(url, ts, "text/html", None, 200, None, "f", 0, 1, "i", "i:1",
-    ...                    "a.org")
-    >>> for url, ts in [("http://a.org/1", "2019"), ("http://a.org/2", "2020"),
-    ...                 ("http://a.org/1", "2021"), ("http://a.org/3", "2018")]:
-    ...     sel.add(cap(url, ts))
-    >>> [(c.url, c.timestamp) for c in sel.chosen()["a.org"]]
-    [('http://a.org/1', '2021'), ('http://a.org/2', '2020')]
-    """
-
-    def __init__(self, limit: int, mime_types: Iterable[str] = HTML_TYPES) -> None:
-        if limit < 1:
-            raise ConfigError(f"the limit per domain must be at least 1, not {limit}")
-        self.limit = limit
-        self.mime_types = tuple(mime_types)
-        self._kept: dict[str, dict[str, Capture]] = {}
-        self._floor: dict[str, tuple[str, str]] = {}
-        self.seen = 0
-        self.pages = 0
-
-    def add(self, capture: Capture) -> None:
-        self.seen += 1
-        if not capture.is_page(self.mime_types):
-            return
-        self.pages += 1
-        kept = self._kept.setdefault(capture.name, {})
-        old = kept.get(capture.url)
-        if old is not None:
-            if capture.timestamp > old.timestamp:
-                kept[capture.url] = capture
-            return
-        floor = self._floor.get(capture.name)
-        if floor is not None and capture.timestamp < floor[0]:
-            return  # ``limit`` URLs have newer captures already
-        kept[capture.url] = capture
-        if len(kept) > 2 * self.limit:
-            best = self._best(kept.values())
-            self._kept[capture.name] = {c.url: c for c in best}
-            self._floor[capture.name] = (best[-1].timestamp, best[-1].url)
-
-    def _best(self, captures: Iterable[Capture]) -> list[Capture]:
-        return heapq.nsmallest(self.limit, captures, key=lambda c: (_neg(c.timestamp), c.url))
-
-    def chosen(self) -> dict[str, list[Capture]]:
-        """The chosen captures of every name, newest first."""
-        return {name: self._best(kept.values()) for name, kept in sorted(self._kept.items())}
-
-
-def _neg(timestamp: str) -> str:
-    """A key that sorts digit strings in reverse order (newest first)."""
-    return timestamp.translate(_REVERSE_DIGITS)
-
-
-_REVERSE_DIGITS = str.maketrans("0123456789", "9876543210")
-
-
-# -- fetching ----------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class FetchPolicy:
-    """Politeness and retries of the byte-range requests (from ``[crawl]``)."""
-
-    delay: float = 0.25
-    retries: int = 2
-    timeout: float = 20.0
-    user_agent: str = "webometrics-crawler/0.1"
-
-    @classmethod
-    def from_settings(cls, settings: Any) -> FetchPolicy:
-        crawl = settings.crawl
-        return cls(
-            delay=crawl.download_delay,
-            retries=crawl.retry_times,
-            timeout=crawl.download_timeout,
-            user_agent=crawl.user_agent.format(contact=crawl.contact_url),
-        )
-
-
-def is_url(prefix: str) -> bool:
-    return prefix.lower().startswith(("http://", "https://"))
-
-
-class RangeFetcher:
-    """Fetch WARC records by byte range from an http(s) prefix or a local folder.
-
-    Over HTTP: at most one request every ``policy.delay`` seconds; a timeout, a
-    connection error or a 5xx/429 answer is retried ``policy.retries`` times after
-    ``delay * 2**attempt`` seconds (at least 0.5 s); any other error status is bad input.
-    In a folder: the file at the capture's path below the folder, else a file of the same
-    name directly in it.
-    """
-
-    def __init__(self, prefix: str, policy: FetchPolicy | None = None) -> None:
-        self.prefix = prefix
-        self.policy = policy or FetchPolicy()
-        self.remote = is_url(prefix)
-        if not self.remote and not Path(prefix).is_dir():
-            raise ConfigError(f"{prefix}: WARC folder not found (give a folder or an http(s) URL)")
-        self._last = 0.0
-        self.requests = 0
-        self.retried = 0
-        self.bytes = 0
-
-    def locate(self, filename: str) -> str:
-        """The URL or path of a file named relative to the prefix."""
-        if self.remote:
-            return self.prefix.rstrip("/") + "/" + filename.lstrip("/")
-        folder = Path(self.prefix)
-        path = folder / filename.lstrip("/")
-        if not path.is_file() and (folder / Path(filename).name).is_file():
-            path = folder / Path(filename).name
-        return str(path)
-
-    def location(self, capture: Capture) -> str:
-        """The URL or path of the capture's WARC file."""
-        return self.locate(capture.filename)
-
-    def fetch(self, capture: Capture) -> bytes:
-        """The record's bytes (see :meth:`fetch_range`)."""
-        where = f"{self.location(capture)} {capture.byte_range} (index {capture.where})"
-        return self.fetch_range(capture.filename, capture.offset, capture.length, where)
-
-    def fetch_range(self, filename: str, offset: int, length: int, where: str) -> bytes:
-        """``length`` bytes at ``offset`` of a file below the prefix.
-
-        Raises
-        ------
-        ConfigError
-            The file is missing, the range answers 404 (or another client error) or is
-            shorter than asked (the message starts with ``where``).
-        StageError
-            The server kept failing (timeouts, 5xx) after the retries.
-        """
-        if self.remote:
-            data = self._remote(self.locate(filename), offset, length, where)
-        else:
-            data = self._local(self.locate(filename), offset, length, where)
-        if len(data) != length:
-            raise ConfigError(
-                f"{where}: got {len(data)} bytes, the index says {length}; the file does not "
-                "match the index"
-            )
-        self.bytes += len(data)
-        return data
-
-    def _local(self, location: str, offset: int, length: int, where: str) -> bytes:
-        path = Path(location)
-        if not path.is_file():
-            raise ConfigError(f"{where}: file not found")
-        self.requests += 1
-        with open(path, "rb") as fh:
-            fh.seek(offset)
-            return fh.read(length)
-
-    def _wait(self) -> None:
-        pause = self._last + self.policy.delay - time.monotonic()
-        if pause > 0:
-            time.sleep(pause)
-        self._last = time.monotonic()
-
-    def _remote(self, url: str, offset: int, length: int, where: str) -> bytes:
-        request = urllib.request.Request(
-            url,
-            headers={
-                "Range": f"bytes={offset}-{offset + length - 1}",
-                "User-Agent": self.policy.user_agent,
-                "Accept-Encoding": "identity",
-            },
-        )
-        attempts = self.policy.retries + 1
-        failure = ""
-        for attempt in range(attempts):
-            if attempt:
-                self.retried += 1
-                time.sleep(max(0.5, self.policy.delay) * 2 ** (attempt - 1))
-            self._wait()
-            self.requests += 1
-            try:
-                with urllib.request.urlopen(request, timeout=self.policy.timeout) as answer:
-                    if answer.status == 200 and offset != 0:
-                        raise ConfigError(
-                            f"{where}: the server ignored the Range header (HTTP 200 for the "
-                            "whole file); use a server that answers byte ranges"
-                        )
-                    return answer.read(length + 1)
-            except urllib.error.HTTPError as exc:
-                if exc.code == 429 or exc.code >= 500:
-                    failure = f"HTTP {exc.code}"
-                    continue
-                raise ConfigError(f"{where}: HTTP {exc.code} {exc.reason}") from None
-            except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
-                failure = str(getattr(exc, "reason", exc))
-                continue
-        raise StageError(f"{where}: failed after {attempts} attempt(s): {failure}")
-
-
-def parse_capture(data: bytes, capture: Capture, location: str) -> dict[str, Any]:
-    """The record held by a capture's bytes (see :func:`crawler.warc.read_record`).
-
-    Raises
-    ------
-    ConfigError
-        The bytes hold no http(s) response record, or the record of another URL.
-    """
-    from warcio.exceptions import ArchiveLoadFailed
-
-    from crawler.warc import read_record
-
-    where = f"{location} {capture.byte_range} (index {capture.where})"
-    try:
-        rec = read_record(data)
-    except (ArchiveLoadFailed, EOFError, zlib.error, ValueError) as exc:
-        raise ConfigError(f"{where}: not a WARC record: {exc}") from None
-    if rec is None:
-        raise ConfigError(f"{where}: no http(s) response record there (url {capture.url})")
-    if rec["url"] != capture.url:
-        raise ConfigError(
-            f"{where}: the record there is for {rec['url']}, not {capture.url}; the index "
-            "and the WARC file do not match"
-        )
-    rec["offset"] = capture.offset
-    return rec
-
-
-def capture_time(timestamp: str) -> dt.datetime | None:
-    """A CDX timestamp as an aware datetime.
-
-    >>> capture_time("20200808172741")
-    datetime.datetime(2020, 8, 8, 17, 27, 41, tzinfo=datetime.timezone.utc)
-    """
-    try:
-        return dt.datetime.strptime(timestamp[:14], "%Y%m%d%H%M%S").replace(tzinfo=dt.UTC)
-    except ValueError:
-        return None

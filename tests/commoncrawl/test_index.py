@@ -20,15 +20,9 @@ import pytest
 from sqlalchemy import select
 
 from core.exceptions import ConfigError
-from crawler.commoncrawl.index import (
-    Capture,
-    CaptureSelector,
-    NameMatcher,
-    RangeFetcher,
-    parse_capture,
-    read_cdxj,
-    read_parquet,
-)
+from crawler.commoncrawl.captures import Capture, CaptureSelector
+from crawler.commoncrawl.fetch import RangeFetcher, parse_capture
+from crawler.commoncrawl.index import NameMatcher, read_cdxj, read_parquet
 from store.models import Citation, CrawlRun, Environment, Page, University
 from store.session import session_scope
 from testbed.commoncrawl_index import IndexEntry, cdxj_line, warc_entries, write_cdxj, write_parquet
@@ -209,7 +203,7 @@ def test_newest_capture_of_a_url_is_the_one_fetched(
 ) -> None:
     """httpbin.org/post was captured twice (two real records): the later one is stored."""
     from core.settings import Settings
-    from crawler.commoncrawl.index import FetchPolicy
+    from crawler.commoncrawl.fetch import FetchPolicy
     from webometrics.stages.citing_index import IndexOptions, run
 
     _, engine = seeded
@@ -561,7 +555,10 @@ def test_a_parquet_file_without_the_published_columns(
     assert f"{junk}: not a readable Parquet file" in err
 
 
-@pytest.mark.parametrize("name", ["crawler.commoncrawl.index", "testbed.commoncrawl_index"])
+@pytest.mark.parametrize(
+    "name",
+    ["crawler.commoncrawl.captures", "crawler.commoncrawl.index", "testbed.commoncrawl_index"],
+)
 def test_docstring_examples(name: str) -> None:
     """crawler/ and testbed/ are outside pytest's doctest paths: run their examples here."""
     import doctest

@@ -175,13 +175,9 @@ def run(engine: Engine, settings: Settings, options: IndexOptions) -> dict[str, 
     """
     from tqdm import tqdm
 
-    from crawler.commoncrawl.index import (
-        CaptureSelector,
-        FetchPolicy,
-        NameMatcher,
-        RangeFetcher,
-        read_index,
-    )
+    from crawler.commoncrawl.captures import CaptureSelector
+    from crawler.commoncrawl.fetch import FetchPolicy, RangeFetcher
+    from crawler.commoncrawl.index import NameMatcher, read_index
 
     if not options.index_files:
         raise ConfigError("give at least one index file with --index")
@@ -310,7 +306,8 @@ def _store_file(
     bar: Any,
 ) -> dict[str, Any]:
     """Fetch one index file's chosen captures, then store them in one transaction."""
-    from crawler.commoncrawl.index import capture_time, parse_capture
+    from crawler.commoncrawl.captures import capture_time
+    from crawler.commoncrawl.fetch import parse_capture
     from crawler.spiders.base import Universities
     from crawler.storage import CitingCandidate, resolve_citations, store_batch
     from crawler.warc import record_item
