@@ -8,11 +8,13 @@ web graph; and the citing domains of its stored citations), or the names given, 
    secondary index ``cluster.idx``, of which only the cdx blocks that may hold the
    citing names are fetched by byte range from ``cdx_prefix``) and keeps,
    per citing name, the ``limit_per_domain`` newest distinct URLs that Common Crawl
-   captured as HTML with status 200 (:mod:`crawler.commoncrawl.index`); every file is read
-   to its end first, so a bad line stops the command before anything is stored;
+   captured as HTML with status 200 (:mod:`crawler.commoncrawl.index` reads,
+   :mod:`crawler.commoncrawl.captures` chooses); every file is read to its end first,
+   so a bad line stops the command before anything is stored;
 2. opens a crawl run of kind ``commoncrawl-index``;
 3. for each index file in turn, fetches the WARC record of each of its chosen captures by
-   byte range (the ``[crawl]`` delay, retries, timeout and user agent apply), checks it is
+   byte range (:mod:`crawler.commoncrawl.fetch`: the ``[crawl]`` delay, retries, timeout
+   and user agent apply), checks it is
    the record asked for, spools it to a temporary file, and then stores the file's
    captures in **one transaction**: each record as a citing page through the WARC import
    path (:func:`crawler.warc.record_item`: status, headers, body, links into the
