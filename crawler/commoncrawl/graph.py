@@ -33,8 +33,9 @@ size of the dump:
 3. **vertices** again, and the **ranks** file: the name (and number of hosts) of each
    citing node, its harmonic centrality and PageRank with their positions.
 
-Before DuckDB reads them, every gzip part is inflated once with :mod:`zlib` to count its
-lines and to prove that it is complete: a part cut short by a broken download ends
+Before DuckDB reads them, every gzip part is inflated once with :mod:`zlib`
+(:func:`crawler.commoncrawl.dumps.count_lines`) to count its lines and to prove that it is
+complete: a part cut short by a broken download ends
 inside its deflate stream, and a CSV reader would otherwise take the lines it got for
 the whole file.
 
@@ -56,185 +57,34 @@ Common Crawl, cc-webgraph: the tools that build and rank the graphs.
 from __future__ import annotations
 
 import contextlib
-import gzip
 import logging
 import re
 import shutil
 import tempfile
 import time
-import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core.exceptions import ConfigError, ParameterError
+from core.exceptions import ParameterError
+from crawler.commoncrawl.dumps import (
+    EDGE_COLUMNS,
+    LEVELS,
+    RANK_COLUMNS,
+    RANK_HEADER,
+    VERTEX_COLUMNS,
+    GraphInputError,
+    count_lines,
+    find_line,
+    first_line,
+    graph_name,
+    release_of,
+    reverse_name,
+)
 
 log = logging.getLogger(__name__)
-
-LEVELS = ("domain", "host")
-
-#: the columns of the published files, per level
-VERTEX_COLUMNS = {
-    "domain": {"id": "BIGINT", "name": "VARCHAR", "num_hosts": "BIGINT"},
-    "host": {"id": "BIGINT", "name": "VARCHAR"},
-}
-EDGE_COLUMNS = {"from_id": "BIGINT", "to_id": "BIGINT"}
-RANK_HEADER = ("#harmonicc_pos", "#harmonicc_val", "#pr_pos", "#pr_val", "#host_rev")
-RANK_COLUMNS = {
-    "harmonicc_pos": "BIGINT",
-    "harmonicc_val": "DOUBLE",
-    "pr_pos": "BIGINT",
-    "pr_val": "DOUBLE",
-    "name": "VARCHAR",
-}
-
-_RELEASE = re.compile(r"(cc-main-[0-9a-z-]+?)[/-](domain|host)[/-](?:vertices|edges|ranks)")
-
-
-class GraphInputError(ConfigError):
-    """A web graph file is missing, truncated, malformed or does not match the others.
-
-    The message names the file and the line (exit code 2).
-    """
-
-
-# -- names ------------------------------------------------------------------------------------
-def reverse_name(name: str) -> str:
-    """A host or domain name in reversed notation, or back.
-
-    Examples
-    --------
-    >>> reverse_name("cs.ox.ac.uk")
-    'uk.ac.ox.cs'
-    >>> reverse_name("uk.ac.ox.cs")
-    'cs.ox.ac.uk'
-    """
-    return ".".join(reversed(name.split(".")))
-
-
-def graph_name(domain: str) -> str:
-    """A university domain as the graph names it: lower case, ASCII (IDNA), no trailing
-    dot, a leading ``www.`` stripped, reversed.
-
-    Examples
-    --------
-    >>> graph_name("WWW.MIT.edu.")
-    'edu.mit'
-    >>> graph_name("спбгу.рф")
-    'xn--p1ai.xn--90ae8ahn'
-
-    Raises
-    ------
-    ParameterError
-        The name cannot be written in IDNA.
-    """
-    name = domain.strip().rstrip(".").lower()
-    if name.startswith("www."):
-        name = name[4:]
-    try:
-        ascii_name = name.encode("ascii").decode()
-    except UnicodeEncodeError:
-        import idna
-
-        try:
-            ascii_name = idna.encode(name, uts46=True).decode()
-        except idna.IDNAError as exc:
-            raise ParameterError(
-                f"university domain {domain!r} has no IDNA form ({exc}): fix it in the "
-                "universities file"
-            ) from exc
-    return reverse_name(ascii_name)
-
-
-def release_of(path: str | Path) -> tuple[str, str] | None:
-    """``(release, level)`` from a published file name, ``None`` for another name.
-
-    Examples
-    --------
-    >>> release_of("cc-main-2024-nov-feb-apr-domain-vertices.txt.gz")
-    ('cc-main-2024-nov-feb-apr', 'domain')
-    >>> release_of("part-00003.gz") is None
-    True
-    """
-    m = _RELEASE.search(Path(path).as_posix())
-    return (m.group(1), m.group(2)) if m else None
-
-
-# -- file checks --------------------------------------------------------------------------------
-def count_lines(path: Path, *, chunk_size: int = 1 << 20) -> int:
-    """The number of lines of a (gzip or plain) text file, proving a gzip file complete.
-
-    Every gzip member is inflated to its end-of-stream marker; concatenated members are
-    read one after the other. Memory: one chunk.
-
-    Raises
-    ------
-    GraphInputError
-        The file is missing, is not gzip although named ``.gz``, or ends before the end of
-        its gzip stream (truncated: the message names the last line read).
-    """
-    if not path.is_file():
-        raise GraphInputError(f"{path}: no such file")
-    lines = 0
-    last = b"\n"
-    with path.open("rb") as fh:
-        if not path.name.endswith(".gz"):
-            while buf := fh.read(chunk_size):
-                lines += buf.count(b"\n")
-                last = buf[-1:]
-            return lines + (last != b"\n")
-        inflater = zlib.decompressobj(wbits=31)
-        in_member = False
-        pending = fh.read(chunk_size)
-        while pending:
-            try:
-                out = inflater.decompress(pending)
-            except zlib.error as exc:
-                raise GraphInputError(
-                    f"{path}: not a valid gzip file after line {lines} ({exc}): download "
-                    "the part again"
-                ) from exc
-            in_member = True
-            if out:
-                lines += out.count(b"\n")
-                last = out[-1:]
-            if inflater.eof:
-                in_member = False
-                pending = inflater.unused_data or fh.read(chunk_size)
-                inflater = zlib.decompressobj(wbits=31)
-            else:
-                pending = fh.read(chunk_size)
-        if in_member:
-            where = f"after line {lines:,}" if last == b"\n" else f"inside line {lines + 1:,}"
-            raise GraphInputError(
-                f"{path}: truncated gzip part: the stream ends {where}, before its end "
-                "marker: download the part again"
-            )
-    return lines + (last != b"\n")
-
-
-def _first_line(path: Path) -> str:
-    opener: Callable[..., Any] = gzip.open if path.name.endswith(".gz") else open
-    try:
-        with opener(path, "rt", encoding="utf-8", newline="") as fh:
-            return str(fh.readline()).rstrip("\r\n")
-    except (OSError, EOFError, UnicodeDecodeError) as exc:
-        raise GraphInputError(f"{path}: cannot read the first line ({exc})") from exc
-
-
-def find_line(path: Path, predicate: Callable[[list[str]], bool]) -> tuple[int, str] | None:
-    """The first ``(line number, line)`` of a file whose tab-separated fields satisfy
-    ``predicate`` (used to name the line of an error DuckDB found without one)."""
-    opener: Callable[..., Any] = gzip.open if path.name.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8", newline="") as fh:
-        for number, line in enumerate(fh, start=1):
-            line = line.rstrip("\r\n")
-            with contextlib.suppress(ValueError, IndexError):
-                if predicate(line.split("\t")):
-                    return number, line
-    return None
 
 
 # -- results ------------------------------------------------------------------------------------
@@ -493,7 +343,7 @@ class GraphReader:
 
     # set-up -------------------------------------------------------------------------------
     def _level(self, first_vertices: Path) -> str:
-        line = _first_line(first_vertices)
+        line = first_line(first_vertices)
         found = {3: "domain", 2: "host"}.get(len(line.split("\t")))
         if found is None:
             raise GraphInputError(
@@ -520,7 +370,7 @@ class GraphReader:
 
     @staticmethod
     def _rank_columns(path: Path, level: str) -> dict[str, str]:
-        header = tuple(_first_line(path).split("\t"))
+        header = tuple(first_line(path).split("\t"))
         columns = dict(RANK_COLUMNS)
         if header == (*RANK_HEADER, "#n_hosts"):
             columns["num_hosts"] = "BIGINT"
@@ -755,14 +605,4 @@ def _translate(exc: Exception, what: str) -> GraphInputError:
     return GraphInputError(f"cannot read the {what} files: {first}")
 
 
-__all__ = [
-    "LEVELS",
-    "CitingNode",
-    "GraphInputError",
-    "GraphReader",
-    "GraphResult",
-    "count_lines",
-    "graph_name",
-    "release_of",
-    "reverse_name",
-]
+__all__ = ["CitingNode", "GraphReader", "GraphResult"]

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from crawler.commoncrawl.graph import GraphReader, graph_name, release_of
+from crawler.commoncrawl.dumps import graph_name, release_of
+from crawler.commoncrawl.graph import GraphReader
 from store import make_engine, session_scope
 from store import models as m
 from tests.commoncrawl.graph_files import (

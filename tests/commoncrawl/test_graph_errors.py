@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from crawler.commoncrawl.graph import GraphInputError, count_lines
+from crawler.commoncrawl.dumps import GraphInputError, count_lines
 from store import make_engine, schema, session_scope
 from store import models as m
 from tests.commoncrawl.graph_files import GraphCase, add_universities, domain_graph

@@ -26,7 +26,8 @@ from sqlalchemy import Engine, func, insert, literal, select
 
 from core.domains import registered_domain
 from core.exceptions import ParameterError
-from crawler.commoncrawl.graph import GraphReader, GraphResult, release_of
+from crawler.commoncrawl.dumps import release_of
+from crawler.commoncrawl.graph import GraphReader, GraphResult
 from store.models import CitingNode, CrawlRun, Environment, UniversityDomain
 from store.session import session_scope
 
