@@ -331,7 +331,7 @@ def import_warc(
 
     from core.exceptions import ConfigError
     from crawler.spiders.base import Universities
-    from crawler.storage import finalize_run, store_batch, update_run
+    from crawler.storage import failure_recorded, finalize_run, store_batch, update_run
     from store.models import CrawlRun, University
     from store.session import session_scope
 
@@ -353,36 +353,28 @@ def import_warc(
     totals: dict[str, Any] = {"run_id": run_id, "records": 0, "pages": 0, "links": 0, "files": {}}
     bar = tqdm(desc="import warc", unit="record", disable=not progress)
     try:
-        for f in files:
-            batch: list[PageItem] = []
-            n = 0
-            try:
-                for rec in iter_records(f):
-                    batch.append(record_item(rec, str(f.resolve()), unis))
-                    n += 1
-                    bar.update()
-                    if len(batch) >= batch_size:
-                        res = store_batch(engine, run_id, batch)
-                        totals["pages"] += res.pages
-                        totals["links"] += res.links
-                        batch = []
-            except ArchiveLoadFailed as exc:
-                raise ConfigError(f"{f}: not a readable WARC or ARC file: {exc}") from exc
-            if batch:
-                res = store_batch(engine, run_id, batch)
-                totals["pages"] += res.pages
-                totals["links"] += res.links
-            totals["records"] += n
-            totals["files"][str(f)] = n
-    except BaseException as exc:
-        update_run(
-            engine,
-            run_id,
-            status="interrupted" if isinstance(exc, KeyboardInterrupt) else "failed",
-            finished_at=dt.datetime.now(dt.UTC),
-            error=f"{type(exc).__name__}: {exc}",
-        )
-        raise
+        with failure_recorded(engine, run_id):
+            for f in files:
+                batch: list[PageItem] = []
+                n = 0
+                try:
+                    for rec in iter_records(f):
+                        batch.append(record_item(rec, str(f.resolve()), unis))
+                        n += 1
+                        bar.update()
+                        if len(batch) >= batch_size:
+                            res = store_batch(engine, run_id, batch)
+                            totals["pages"] += res.pages
+                            totals["links"] += res.links
+                            batch = []
+                except ArchiveLoadFailed as exc:
+                    raise ConfigError(f"{f}: not a readable WARC or ARC file: {exc}") from exc
+                if batch:
+                    res = store_batch(engine, run_id, batch)
+                    totals["pages"] += res.pages
+                    totals["links"] += res.links
+                totals["records"] += n
+                totals["files"][str(f)] = n
     finally:
         bar.close()
     stats = finalize_run(engine, run_id)

@@ -31,7 +31,7 @@ from crawler.storage.pages import (
     page_row,
     store_batch,
 )
-from crawler.storage.runs import finalize_run, update_run
+from crawler.storage.runs import failure_recorded, finalize_run, update_run
 
 __all__ = [
     "DEADLOCK_RETRIES",
@@ -39,6 +39,7 @@ __all__ = [
     "CitingCandidate",
     "Extractor",
     "extraction_state",
+    "failure_recorded",
     "finalize_run",
     "page_row",
     "resolve_citations",

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter, defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import Engine, delete, func, select
@@ -159,3 +161,20 @@ def update_run(engine: Engine, run_id: int, **values: Any) -> None:
             raise LookupError(f"crawl run {run_id} does not exist")
         for key, value in values.items():
             setattr(run, key, value)
+
+
+@contextmanager
+def failure_recorded(engine: Engine, run_id: int) -> Iterator[None]:
+    """Run the block; when it raises, mark the crawl run ``failed`` (``interrupted`` on
+    Ctrl-C) with the error and its end time, then let the exception go on."""
+    try:
+        yield
+    except BaseException as exc:
+        update_run(
+            engine,
+            run_id,
+            status="interrupted" if isinstance(exc, KeyboardInterrupt) else "failed",
+            finished_at=dt.datetime.now(dt.UTC),
+            error=f"{type(exc).__name__}: {exc}",
+        )
+        raise

@@ -220,33 +220,23 @@ def run(engine: Engine, settings: Settings, options: IndexOptions) -> dict[str, 
         "citations": {},
         "files": per_file,
     }
+    from crawler.storage import failure_recorded, finalize_run, update_run
+
     bar = tqdm(total=n_chosen, desc="fetch warc", unit="record", disable=not options.progress)
     try:
-        for index_file in files:
-            captures = by_file.get(index_file, [])
-            if not captures:
-                continue
-            stored = _store_file(engine, run_id, captures, names, fetcher, options, bar)
-            per_file[index_file].update(chosen=len(captures), pages=stored["pages"])
-            totals["pages"] += stored["pages"]
-            totals["links"] += stored["links"]
-            for status, n in stored["citations"].items():
-                totals["citations"][status] = totals["citations"].get(status, 0) + n
-    except BaseException as exc:
-        from crawler.storage import update_run
-
-        update_run(
-            engine,
-            run_id,
-            status="interrupted" if isinstance(exc, KeyboardInterrupt) else "failed",
-            finished_at=dt.datetime.now(dt.UTC),
-            error=f"{type(exc).__name__}: {exc}",
-        )
-        raise
+        with failure_recorded(engine, run_id):
+            for index_file in files:
+                captures = by_file.get(index_file, [])
+                if not captures:
+                    continue
+                stored = _store_file(engine, run_id, captures, names, fetcher, options, bar)
+                per_file[index_file].update(chosen=len(captures), pages=stored["pages"])
+                totals["pages"] += stored["pages"]
+                totals["links"] += stored["links"]
+                for status, n in stored["citations"].items():
+                    totals["citations"][status] = totals["citations"].get(status, 0) + n
     finally:
         bar.close()
-    from crawler.storage import finalize_run, update_run
-
     stats = finalize_run(engine, run_id)
     stats["commoncrawl_index"] = {
         k: v for k, v in totals.items() if k not in ("run_id", "citations")
