@@ -141,6 +141,7 @@ NAMED = {("spbu.ru", "citing")}
 # (citing domain, university nodes it links to, harmonic centrality, PageRank)
 CITING_NODES = (("wikipedia.org", 4, 2.5e7, 1.2e-3), ("vk.com", 1, 1.9e7, 8.0e-4))
 
+
 def external_url(domain: str, udom: str, i: int) -> str:
     """The external page of ``domain`` that the ``i``-th link of university ``udom`` to it
     targets."""
@@ -401,11 +402,9 @@ def store_analysis(engine: Any) -> None:
     """What the analyse stage stores for readers: the taxonomy's labels and each run's
     networks (the dashboard only reads them)."""
     from analyse.categories import load_taxonomy
-    from store.networks import replace_category_labels
-    from webometrics.stages.analyse import store_networks
+    from webometrics.stages.analyse import store_category_labels, store_networks
 
-    taxonomy = load_taxonomy()
-    replace_category_labels(engine, {lang: taxonomy.labels(lang) for lang in ("en", "ru")})
+    store_category_labels(engine, load_taxonomy())
     store_networks(engine, progress=False)
 
 

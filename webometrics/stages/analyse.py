@@ -315,6 +315,14 @@ def analyse_clustering(
     return dict(stats)
 
 
+def store_category_labels(engine: Engine, taxonomy: Taxonomy) -> int:
+    """Store the taxonomy's category labels (English and Russian, in the file's order) for
+    readers (:func:`store.networks.category_labels`); returns the rows written."""
+    return network_tables.replace_category_labels(
+        engine, {lang: taxonomy.labels(lang) for lang in ("en", "ru")}
+    )
+
+
 def store_networks(engine: Engine, *, progress: bool = True) -> dict[str, Any]:
     """Compute and store, for every crawl run with environment data and both directions,
     the co-link overlaps of the universities, the domains they share and the whole
@@ -415,9 +423,7 @@ def run(
         max_words=cfg.max_words,
     )
     out: dict[str, Any] = {"taxonomy": taxonomy.source}
-    network_tables.replace_category_labels(
-        engine, {lang: taxonomy.labels(lang) for lang in ("en", "ru")}
-    )
+    store_category_labels(engine, taxonomy)
     if domains:
         st = categorise_domains(
             engine,

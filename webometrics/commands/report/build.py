@@ -325,29 +325,11 @@ def build_report(
 def _write_impact(engine: Any, out: Path) -> list[Path]:
     """The impact tables of :mod:`store.impact` (every stored run, not only ``--run``)."""
     from store import impact
+    from store.analytics import row_fields
 
-    src_fields = [
-        "university",
-        "country",
-        "kind",
-        "domains",
-        "hosts",
-        "only_here",
-        "missed",
-        "domains_all",
-    ]
-    rank_fields = [
-        "university",
-        "country",
-        "source",
-        "level",
-        "nodes",
-        "domains",
-        "links",
-        "harmonic_sum",
-        "pagerank_sum",
-        "ranked_nodes",
-    ]
+    # the figures' columns without the university's id (the name and country say it)
+    src_fields = [f for f in row_fields(impact.SourceFigures) if f != "university_id"]
+    rank_fields = [f for f in row_fields(impact.RankFigures) if f != "university_id"]
     return _write_table(
         out,
         "impact_sources",
