@@ -6,6 +6,7 @@ Format::
     name = "Saint Petersburg State University"
     country = "Russia"
     rank = 363                       # Webometrics rank, optional
+    impact_rank = 310                # Webometrics Impact rank, optional
     domains = ["spbu.ru"]            # registered domains; subdomains belong to them
     home = ["https://spbu.ru/"]      # optional start pages (default https://<domain>/)
 
@@ -21,7 +22,7 @@ from pathlib import Path
 from core.domains import is_valid_domain, registered_domain
 from core.exceptions import UniversitiesFileError
 
-_FIELDS = {"name", "country", "rank", "domains", "home"}
+_FIELDS = {"name", "country", "rank", "impact_rank", "domains", "home"}
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,7 @@ class UniversitySpec:
     domains: tuple[str, ...]
     rank: int | None = None
     home: tuple[str, ...] = field(default_factory=tuple)
+    impact_rank: int | None = None
 
     @property
     def start_urls(self) -> tuple[str, ...]:
@@ -107,9 +109,13 @@ def parse_universities(path: str | Path) -> list[UniversitySpec]:
         if name in seen_names:
             raise UniversitiesFileError(f"{where('name')}: duplicate university name {name!r}")
         seen_names.add(name)
+        for key in ("rank", "impact_rank"):
+            value = t.get(key)
+            if value is not None and (
+                not isinstance(value, int) or isinstance(value, bool) or value < 1
+            ):
+                raise UniversitiesFileError(f"{where(key)}: {key} must be a positive integer")
         rank = t.get("rank")
-        if rank is not None and (not isinstance(rank, int) or isinstance(rank, bool) or rank < 1):
-            raise UniversitiesFileError(f"{where('rank')}: rank must be a positive integer")
         domains = t["domains"]
         if isinstance(domains, str):
             domains = [domains]
@@ -149,6 +155,7 @@ def parse_universities(path: str | Path) -> list[UniversitySpec]:
                 rank=rank,
                 domains=tuple(clean),
                 home=tuple(home),
+                impact_rank=t.get("impact_rank"),
             )
         )
     return specs

@@ -87,6 +87,7 @@ class University(Base):
     name: Mapped[str] = mapped_column(String(300), unique=True)
     country: Mapped[str] = mapped_column(String(100))
     rank: Mapped[int | None] = mapped_column(Integer)
+    impact_rank: Mapped[int | None] = mapped_column(Integer)  # Webometrics Impact rank
     home_urls: Mapped[list[Any]] = mapped_column(JSON, default=list)
     created_at: Mapped[dt.datetime] = mapped_column(Timestamp, default=utcnow)
 

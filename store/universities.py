@@ -45,14 +45,16 @@ def import_universities(engine: Engine, specs: list[UniversitySpec]) -> tuple[in
                     name=spec.name,
                     country=spec.country,
                     rank=spec.rank,
+                    impact_rank=spec.impact_rank,
                     home_urls=list(spec.start_urls),
                 )
                 session.add(uni)
                 created += 1
             else:
-                uni.country, uni.rank, uni.home_urls = (
+                uni.country, uni.rank, uni.impact_rank, uni.home_urls = (
                     spec.country,
                     spec.rank,
+                    spec.impact_rank,
                     list(spec.start_urls),
                 )
                 updated += 1
