@@ -352,8 +352,8 @@ def correlate(
             notes.append(f"the {round(100 * confidence)} % interval includes 0")
         if left_out:
             notes.append(
-                f"{left_out} of {n_resamples} resamples drew a constant {factor} or {target} "
-                "and were left out of the interval"
+                f"{left_out} of {n_resamples} resamples had a constant {factor} or {target} "
+                f"(no {sym}) and are left out of the interval"
             )
         out.append(
             Correlation(

@@ -21,6 +21,7 @@ then ``analytics.table2(...)``):
 :mod:`store.analytics.categories`         domain categories and overrides
 :mod:`store.analytics.examples`           the example SQL of ``store/examples.sql``
 :mod:`store.analytics.frames`             rows to ``pandas`` frames
+:mod:`store.analytics.ranks`              the groups against the rank (the paper's finding)
 ========================================  ==============================================
 
 Definitions
@@ -92,6 +93,15 @@ from store.analytics.environment import (
 )
 from store.analytics.examples import SQLExample, sql_examples
 from store.analytics.frames import row_fields, to_frame
+from store.analytics.ranks import (
+    RankCorrelationRow,
+    RankFactorRow,
+    RankFactorShareRow,
+    correlations_of,
+    rank_correlations,
+    rank_factor_shares,
+    rank_factors,
+)
 from store.analytics.runs import latest_run_id, resolve_run, run_ids
 from store.analytics.tables import Table2Row, Table3Row, WIFRow, table2, table3, web_impact_factors
 from store.analytics.views import (
@@ -122,6 +132,9 @@ __all__ = [
     "CountryShareRow",
     "DomainCategoryRow",
     "EnvironmentRow",
+    "RankCorrelationRow",
+    "RankFactorRow",
+    "RankFactorShareRow",
     "SQLExample",
     "Table2Row",
     "Table3Row",
@@ -130,11 +143,15 @@ __all__ = [
     "change_summary",
     "cluster_members",
     "clusters",
+    "correlations_of",
     "country_category_shares",
     "domain_categories",
     "environment",
     "environment_changes",
     "latest_run_id",
+    "rank_correlations",
+    "rank_factor_shares",
+    "rank_factors",
     "resolve_run",
     "row_fields",
     "run_ids",

@@ -117,7 +117,7 @@ def test_fewer_than_five_universities_carry_the_plain_note_and_the_interval() ->
         assert not c.conclusive
     # four universities: 4 of 256 equally likely resamples repeat one university, more
     # repeat a value; those have no ρ and are counted in the note
-    assert "resamples drew a constant" in rho.note
+    assert "resamples had a constant" in rho.note
 
 
 def test_fewer_than_three_and_missing_values_give_nan_with_a_note() -> None:

@@ -1,0 +1,235 @@
+"""The paper's finding in SQL (migration 0009: ``v_rank_factors``, ``v_rank_factor_share``)
+and its reads (store.analytics.ranks), on SQLite and PostgreSQL: every expected number is
+derived from the stored world's facts (ENV, the categories, CLUSTERINGS), not from SQL."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections import Counter
+
+import pytest
+from scipy import stats
+from sqlalchemy import text
+
+from analyse.ranks import FACTORS, HEADLINE, PAPER_CATEGORIES
+from core.exceptions import ParameterError
+from core.universities import parse_universities
+from store import analytics as A
+from store import make_engine
+from store.universities import import_universities
+from tests.stored_world import (
+    CLUSTERINGS,
+    ENV,
+    T0,
+    UNI_BY_DOMAIN,
+    UNIVERSITIES,
+    Facts,
+    add_clustering,
+    effective_category,
+)
+
+NO_EVIDENCE = {"unknown", "uncategorised"}
+
+
+def expected_factors(run: int, udom: str, direction: str) -> dict[str, object]:
+    """The row of ``v_rank_factors`` the facts give for fixture run ``run``."""
+    cats = Counter(effective_category(d) for d in ENV[run][udom][direction])
+    evidence = sum(n for c, n in cats.items() if c not in NO_EVIDENCE)
+    row: dict[str, object] = {
+        "domains": sum(cats.values()),
+        "evidence_domains": evidence,
+        "unknown": cats["unknown"],
+        "uncategorised": cats["uncategorised"],
+        "rank": UNI_BY_DOMAIN[udom][2],
+    }
+    for c in PAPER_CATEGORIES:
+        row[f"share_{c}"] = cats[c] / evidence if evidence else None
+    row[HEADLINE] = (
+        (cats["universities"] + cats["scientific_communities"]) / evidence if evidence else None
+    )
+    groups = CLUSTERINGS.get((udom, direction)) if run == 1 else None
+    if groups is None:
+        row |= {"n_clusters": None, "clustered_size": None, "singletons": None}
+    else:
+        sizes = [len(m) for m in groups.values()]
+        row |= {
+            "n_clusters": sum(s >= 2 for s in sizes),
+            "clustered_size": sum(s for s in sizes if s >= 2),
+            "singletons": sum(s < 2 for s in sizes),
+        }
+    return row
+
+
+def _check(got: object, want: object, what: str) -> None:
+    if isinstance(want, float):
+        assert got == pytest.approx(want), what
+    else:
+        assert got == want, what
+
+
+def test_rank_factors_per_run_direction_and_university(filled_ro: Facts) -> None:
+    engine = make_engine(filled_ro.url)
+    by_id = {v: k for k, v in filled_ro.university_ids.items()}
+    try:
+        for n, run_id in filled_ro.run_ids.items():
+            rows = A.rank_factors(engine, run_id=run_id)
+            want_keys = {(d, u) for u, dirs in ENV[n].items() for d in dirs}
+            assert {(r.direction, by_id[r.university_id]) for r in rows} == want_keys
+            # outgoing first, then by rank
+            assert [r.direction for r in rows] == sorted((r.direction for r in rows), reverse=True)
+            for r in rows:
+                udom = by_id[r.university_id]
+                assert (r.university, r.country) == UNI_BY_DOMAIN[udom][:2]
+                assert r.impact_rank is None
+                for key, want in expected_factors(n, udom, r.direction).items():
+                    _check(getattr(r, key), want, f"run {n} {udom} {r.direction} {key}")
+                if r.n_clusters is not None:
+                    assert r.clustering_id == filled_ro.clustering_ids[(udom, r.direction)]
+                    assert r.unit == "domain"
+        # the latest run is the default; one direction; a run without data is refused
+        assert {r.run_id for r in A.rank_factors(engine)} == {filled_ro.run_ids[2]}
+        assert {r.direction for r in A.rank_factors(engine, direction="citing")} == {"citing"}
+        with pytest.raises(ParameterError, match="runs with data"):
+            A.rank_factors(engine, run_id=999)
+    finally:
+        engine.dispose()
+
+
+def test_long_form_shares_are_over_the_domains_with_evidence(filled_ro: Facts) -> None:
+    engine = make_engine(filled_ro.url)
+    by_id = {v: k for k, v in filled_ro.university_ids.items()}
+    try:
+        for n, run_id in filled_ro.run_ids.items():
+            got = {
+                (by_id[r.university_id], r.direction, r.category): (r.domains, r.share)
+                for r in A.rank_factor_shares(engine, run_id=run_id)
+            }
+            want = {}
+            for udom, dirs in ENV[n].items():
+                for direction, doms in dirs.items():
+                    cats = Counter(effective_category(d) for d in doms)
+                    evidence = sum(k for c, k in cats.items() if c not in NO_EVIDENCE)
+                    for c, k in cats.items():
+                        if c not in NO_EVIDENCE:
+                            want[(udom, direction, c)] = (k, pytest.approx(k / evidence))
+            assert got == want, f"run {n}"
+        # run 2: spbu.ru is cited by msu.ru and by cnn.com, which was never categorised
+        spbu = [
+            r
+            for r in A.rank_factors(engine, run_id=filled_ro.run_ids[2], direction="citing")
+            if r.university_id == filled_ro.university_ids["spbu.ru"]
+        ]
+        assert [
+            (r.domains, r.evidence_domains, r.uncategorised, r.share_academic) for r in spbu
+        ] == [(2, 1, 1, 1.0)]
+    finally:
+        engine.dispose()
+
+
+def test_the_view_is_the_same_sql_as_its_rows(filled_ro: Facts) -> None:
+    """Plain SQL on the view gives the rows the reader returns (the analyst's query)."""
+    engine = make_engine(filled_ro.url)
+    try:
+        run = filled_ro.run_ids[1]
+        with engine.connect() as conn:
+            sql = conn.execute(
+                text(
+                    "SELECT university, share_academic, n_clusters FROM v_rank_factors "
+                    "WHERE run_id = :run AND direction = 'outgoing' ORDER BY rank"
+                ),
+                {"run": run},
+            ).all()
+        rows = A.rank_factors(engine, run_id=run, direction="outgoing")
+        assert [(u, pytest.approx(s), c) for u, s, c in sql] == [
+            (r.university, r.share_academic, r.n_clusters) for r in rows
+        ]
+    finally:
+        engine.dispose()
+
+
+def test_correlations_are_scipys_on_the_view(filled_ro: Facts) -> None:
+    engine = make_engine(filled_ro.url)
+    try:
+        run = filled_ro.run_ids[1]
+        rows = A.rank_correlations(engine, run_id=run, n_resamples=999)
+        # no impact rank stored: only the Webometrics rank
+        assert {r.target for r in rows} == {"rank"}
+        assert [(r.direction, r.factor, r.statistic) for r in rows] == [
+            (d, f, s)
+            for d in ("outgoing", "citing")
+            for f in FACTORS
+            for s in ("spearman", "kendall")
+        ]
+        out = [u for u in ENV[1] if "outgoing" in ENV[1][u]]
+        x = [expected_factors(1, u, "outgoing")[HEADLINE] for u in out]
+        y = [UNI_BY_DOMAIN[u][2] for u in out]
+        rho = next(r for r in rows if r.direction == "outgoing" and r.factor == HEADLINE)
+        assert rho.n == 4
+        assert rho.estimate == pytest.approx(stats.spearmanr(x, y).statistic)
+        assert rho.low <= rho.estimate <= rho.high
+        assert "too small to conclude" in rho.note
+        # two universities have an outgoing clustering: undefined, with the reason
+        n_clusters = next(r for r in rows if r.direction == "outgoing" and r.factor == "n_clusters")
+        assert n_clusters.n == 2 and math.isnan(n_clusters.estimate)
+        assert "at least 3 universities" in n_clusters.note
+    finally:
+        engine.dispose()
+
+
+def test_latest_clustering_of_the_run_counts_and_impact_rank_is_read(
+    filled: Facts, tmp_path
+) -> None:
+    """A newer clustering of spbu.ru's outgoing environment replaces the older one in the
+    view; a clustering of another run does not; the impact rank comes from the universities
+    file and is correlated too."""
+    run1, run2 = filled.run_ids[1], filled.run_ids[2]
+    spbu = filled.university_ids["spbu.ru"]
+    flt = {"university_id": spbu, "direction": "outgoing"}
+    newer = add_clustering(
+        filled.url,
+        {**flt, "run_id": run1},
+        {"a": ["arxiv.org", "mit.edu", "elibrary.ru"], "b": ["vk.com"], "c": ["lenta.ru"]},
+        T0 + dt.timedelta(hours=2),
+    )
+    add_clustering(
+        filled.url,
+        {**flt, "run_id": run2},
+        {"all": ["arxiv.org", "vk.com", "gazprom.ru"]},
+        T0 + dt.timedelta(hours=3),
+    )
+    path = tmp_path / "universities.toml"
+    path.write_text(
+        "".join(
+            f'[[university]]\nname = "{name}"\ncountry = "{country}"\nrank = {rank}\n'
+            f'impact_rank = {10 * i + 1}\ndomains = ["{udom}"]\n\n'
+            for i, (name, country, rank, udom) in enumerate(UNIVERSITIES)
+        ),
+        encoding="utf-8",
+    )
+    specs = parse_universities(path)
+    assert [s.impact_rank for s in specs] == [1, 11, 21, 31]
+    engine = make_engine(filled.url)
+    try:
+        import_universities(engine, specs)
+        r1 = {r.university_id: r for r in A.rank_factors(engine, run_id=run1, direction="outgoing")}
+        assert (r1[spbu].clustering_id, r1[spbu].n_clusters, r1[spbu].clustered_size) == (
+            newer,
+            1,
+            3,
+        )
+        assert r1[spbu].singletons == 2
+        r2 = {r.university_id: r for r in A.rank_factors(engine, run_id=run2, direction="outgoing")}
+        assert (r2[spbu].n_clusters, r2[spbu].clustered_size, r2[spbu].singletons) == (1, 3, 0)
+        assert [r1[filled.university_ids[d]].impact_rank for *_x, d in UNIVERSITIES] == [
+            1,
+            11,
+            21,
+            31,
+        ]
+        rows = A.rank_correlations(engine, run_id=run1, direction="outgoing", n_resamples=99)
+        impact = [r for r in rows if r.target == "impact_rank" and r.factor == HEADLINE]
+        assert [r.statistic for r in impact] == ["spearman", "kendall"]
+        assert impact[0].n == 4
+    finally:
+        engine.dispose()
