@@ -3,7 +3,16 @@
 The paper named the theme of each cluster by "the most frequently occurring sets of
 words (shingles) present in the cluster" (seed 000_d819228b9213e10a.txt, before its
 Table 3). Stored shingles are 64-bit hashes, which cannot be read back, so the themes
-are computed again from the documents' texts:
+are computed again from the documents' texts.
+
+A theme is made of **whole words** (:func:`whole_words`: a run of letters as written,
+inner apostrophes kept, an English possessive ``'s`` dropped, a token with digits left
+out), **never a stop word** (:data:`STOP_WORDS`: the English and Russian lists of the
+maintained ``stop-words`` package, the Snowball lists of :mod:`extract.tokens` and a few
+words of page furniture), at least three letters long, and **in the language of the
+cluster**: its script (Cyrillic, Latin ...) is the one most of the cluster's words are
+written in, and a term in another script is left out (a Russian cluster is named in
+Russian words even when a member quotes English).
 
 * **frequent shingles** (:func:`frequent_shingles`): word n-grams (``n`` in
   ``ThemeOptions.shingle_sizes``, 2 and 3 words by default) ranked by the number of the
@@ -14,19 +23,22 @@ are computed again from the documents' texts:
   with the same counts is dropped ("new york" under "new york times"). Shingles
   never cross punctuation (a sentence or list item ends the phrase).
 * **distinctive terms** (:func:`distinctive_terms`): class-based TF-IDF (c-TF-IDF,
-  Grootendorst 2022): the documents of a cluster are one class; the weight of term
-  ``t`` in class ``c`` is ``tf(t, c) / |c| * log(1 + A / f(t))`` with ``|c|`` the
+  Grootendorst 2022) against the other clusters of the same clustering (one
+  university × direction): the documents of a cluster are one class; the weight of
+  term ``t`` in class ``c`` is ``tf(t, c) / |c| * log(1 + A / f(t))`` with ``|c|`` the
   number of words of the class, ``A`` the average number of words per class and
-  ``f(t)`` the frequency of ``t`` over all classes. Terms frequent in one cluster and
-  rare in the others rank first. Terms met in at least two documents of a cluster
-  (that has two or more) rank before the others.
+  ``f(t)`` the frequency of ``t`` over all classes. A term is kept only where it is
+  over-represented (a larger share of the class's words than of all words, or met in
+  no other class) and only when it is over-represented in at most half of the classes:
+  a word common to most clusters names none. Terms met in at least two documents of a
+  cluster (that has two or more) rank before the others.
+* **written terms** (:func:`readable_terms`): where the clustering weighed its own
+  Snowball stems (the activity clustering), each stem is shown as its most frequent
+  whole word in the cluster's texts; a stem whose word is a stop word, that no word of
+  the texts has, or that is written in another script is left out.
 * **largest domains**: the cluster's registered domains by number of pages.
 * **typical titles**: the distinct titles whose words weigh most in the cluster's
   c-TF-IDF terms (per square root of the title's length), ties by frequency.
-
-Words: Unicode NFKC, case folding, ``ё`` → ``е``, runs of letters of at least two
-characters; stop words of English and Russian (and a few words of web page furniture:
-"cookies", "javascript", "copyright" ...) are never terms.
 
 Complexity: for W words in all documents (each document capped at
 ``ThemeOptions.max_words``) and C clusters, time O(W · max(shingle_sizes) + V · C)
@@ -37,6 +49,8 @@ References
 V. N. Korelin, I. S. Blekanov, S. L. Sergeev (2015), seed 000_d819228b9213e10a.txt.
 M. Grootendorst, "BERTopic: Neural topic modeling with a class-based TF-IDF procedure",
 arXiv:2203.05794 (2022).
+A. Savand, ``python-stop-words`` (PyPI ``stop-words``): stop-word lists of many languages,
+BSD-3-Clause licence.
 
 Examples
 --------
@@ -50,9 +64,9 @@ Examples
 >>> themes["sport"].terms
 ('team', 'cup', 'final')
 >>> themes["money"].shingles[:2]
-('interest rates', 'bank raised interest')
->>> words("Ёлки-палки, Hello World 42!")
-['елки', 'палки', 'hello', 'world']
+('raised interest rates', 'rates and shares')
+>>> whole_words("Ёлки-палки, O'Brien's MP3 player 42!")
+['елки', 'палки', "o'brien", 'player']
 """
 
 from __future__ import annotations
@@ -64,6 +78,11 @@ from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from stop_words import get_stop_words
+
+from extract.tokens import normalize, stem_words, stopwords_for
+from extract.tokens import words as tokens
+
 __all__ = [
     "STOP_WORDS",
     "Theme",
@@ -73,58 +92,41 @@ __all__ = [
     "distinctive_terms",
     "frequent_shingles",
     "largest_domains",
+    "readable_terms",
+    "script",
     "typical_titles",
+    "whole_words",
     "words",
 ]
 
 _WORD = re.compile(r"[^\W\d_]{2,}")
-
-
-def _wordlist(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
 _BREAK = re.compile(r"[.,;:!?()\[\]{}<>\"«»“”„|/\\•·–—\n\r\t]+|\s-\s")
+_LETTERS = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*")
 
-STOP_WORDS_EN = _wordlist(
-    """a about above after again against all also am an and any are aren as at be because
-    been before being below between both but by can cannot could couldn did didn do does
-    doesn doing don down during each etc few for from further get gets got had hadn has hasn
-    have haven having he her here hers herself him himself his how however if in into is
-    isn it its itself just least less let ll may me might more most much must mustn my
-    myself no nor not now of off often on once one only or other others otherwise ought our
-    ours ourselves out over own per quite rather re said same say says shall shan she
-    should shouldn since so some such than that the their theirs them themselves then there
-    these they this those though through thus to too two under until up upon us use used
-    using very via was wasn we were weren what when where whether which while who whom whose
-    why will with within without won would wouldn ve yet you your yours yourself yourselves
-    also mr mrs ms th st nd rd"""
+STOP_LANGUAGES = ("en", "ru")
+"""Languages whose function words are never theme terms."""
+
+# words of page furniture that name no activity (the stop lists hold the function words)
+_PAGE_FURNITURE = """cookie cookies javascript browser copyright login logout password menu skip
+    navigation privacy rss subscribe куки пароль войти вход регистрация меню навигация"""
+
+STOP_WORDS: frozenset[str] = frozenset(
+    normalize(w)
+    for w in (
+        *(w for lang in STOP_LANGUAGES for w in get_stop_words(lang)),
+        *stopwords_for(None),
+        *_PAGE_FURNITURE.split(),
+    )
 )
-
-STOP_WORDS_RU = _wordlist(
-    """а без более бы был была были было быть в вам вас весь во вот все всего всех вы где
-    да даже для до его ее ей ему если есть еще же за здесь и из или им их к как какой
-    когда кто ли либо между меня мне много может можно мы на над надо наш не него нее
-    нет ни них но ну о об однако он она они оно от очень по под после при про с со так
-    также такой там те тем то того тоже той только том ты у уже хотя чего чей чем что
-    чтобы чье эта эти это этого этой этом этот я который которая которые которых которого
-    которой котором свой своя свое свои своих своей сам сама сами себя себе будет будут
-    был было ним нем ней всё её ещё раз два три год года году лет тыс млн млрд руб ранее
-    словам может могут"""
-)
-
-# words of page furniture that name no activity
-STOP_WORDS_WEB = _wordlist(
-    """cookie cookies javascript browser copyright reserved login logout password click menu
-    skip navigation privacy terms http https www html com org net rss subscribe
-    cookies куки пароль войти вход регистрация меню навигация"""
-)
-
-STOP_WORDS = STOP_WORDS_EN | STOP_WORDS_RU | STOP_WORDS_WEB
+"""Words never used as theme terms, normalised (:func:`extract.tokens.normalize`): the
+English and Russian lists of the ``stop-words`` package, the Snowball lists and a few
+words of page furniture."""
 
 
 def words(text: str) -> list[str]:
-    """The words of ``text``: NFKC, case-folded, ``ё`` → ``е``, letters only, ≥ 2 long.
+    """The runs of letters of ``text``: NFKC, case-folded, ``ё`` → ``е``, ≥ 2 long.
+
+    For keyword matching (:mod:`analyse.categories`); theme terms are :func:`whole_words`.
 
     Examples
     --------
@@ -133,6 +135,50 @@ def words(text: str) -> list[str]:
     """
     norm = unicodedata.normalize("NFKC", text).casefold().replace("ё", "е")
     return _WORD.findall(norm)
+
+
+def whole_words(text: str) -> list[str]:
+    """The whole words of ``text`` that a theme may show, normalised, in text order.
+
+    A word is a token of :func:`extract.tokens.words` (letters and digits, inner
+    apostrophes) made of letters only, at least two of them; an English possessive
+    ``'s`` is dropped (``university's`` → ``university``). A token with a digit
+    (``mp3``, ``covid19``) is no word here, so no part of it becomes a term.
+
+    Examples
+    --------
+    >>> whole_words("The University’s 2 MP3s; Ёж-программа")
+    ['the', 'university', 'еж', 'программа']
+    """
+    out = []
+    for tok in tokens(text):
+        if tok.endswith("'s"):
+            tok = tok[:-2]
+        if len(tok) >= 2 and _LETTERS.fullmatch(tok):
+            out.append(tok)
+    return out
+
+
+def script(word: str) -> str:
+    """The script a word is written in, from its first letter: ``latin``, ``cyrillic`` ...
+
+    Examples
+    --------
+    >>> script("université"), script("университет"), script("ελλάδα")
+    ('latin', 'cyrillic', 'greek')
+    """
+    first = word[:1]
+    if not first or first.isascii():
+        return "latin"
+    return unicodedata.name(first, "unknown").split(" ", 1)[0].lower()
+
+
+def _main_script(counts: Mapping[str, int]) -> str | None:
+    """The script most of the (counted) words are written in; ``None`` without words."""
+    by_script: Counter[str] = Counter()
+    for word, n in counts.items():
+        by_script[script(word)] += n
+    return by_script.most_common(1)[0][0] if by_script else None
 
 
 @dataclass(frozen=True)
@@ -229,6 +275,7 @@ class Theme:
 
 
 def _content(word: str) -> bool:
+    """A word that may be a theme term: no stop word, at least three letters."""
     return word not in STOP_WORDS and len(word) >= 3
 
 
@@ -238,6 +285,7 @@ def frequent_shingles(
     sizes: Sequence[int] = (2, 3),
     top: int = 10,
     max_words: int = 5000,
+    in_script: str | None = None,
 ) -> list[tuple[str, int]]:
     """The most frequent word shingles of a group of texts, by document frequency.
 
@@ -251,6 +299,9 @@ def frequent_shingles(
         How many to return.
     max_words : int
         Words read from each text.
+    in_script : str, optional
+        Keep only shingles whose first and last words are in this script
+        (:func:`script`); ``None``: any.
 
     Returns
     -------
@@ -261,9 +312,9 @@ def frequent_shingles(
 
     Examples
     --------
-    >>> frequent_shingles(["New York Times reports", "the New York Times said",
-    ...                    "New York, a big city"], top=3)
-    [('new york', 3), ('new york times', 2), ('york times reports', 1)]
+    >>> frequent_shingles(["Oxford University Press reports", "the Oxford University Press said",
+    ...                    "Oxford University, a college"], top=3)
+    [('oxford university', 3), ('oxford university press', 2), ('university press reports', 1)]
     """
     df: Counter[str] = Counter()
     tf: Counter[str] = Counter()
@@ -274,12 +325,14 @@ def frequent_shingles(
         for segment in _BREAK.split(text):
             if budget <= 0:
                 break
-            toks = words(segment)[:budget]
+            toks = whole_words(segment)[:budget]
             budget -= len(toks)
             for k in sizes:
                 for i in range(len(toks) - k + 1):
                     gram = toks[i : i + k]
                     if not (_content(gram[0]) and _content(gram[-1])):
+                        continue
+                    if in_script and not script(gram[0]) == script(gram[-1]) == in_script:
                         continue
                     if k > 2 and sum(w in STOP_WORDS for w in gram) * 2 > k:
                         continue
@@ -311,7 +364,7 @@ def distinctive_terms(
     Parameters
     ----------
     groups : mapping of label to sequence of str
-        The texts of each cluster.
+        The texts of each cluster (all clusters of one clustering).
     top : int
         Terms per group.
     max_words : int
@@ -320,13 +373,19 @@ def distinctive_terms(
     Returns
     -------
     dict
-        label -> ``[(term, weight), ...]``, best first (ties alphabetically).
+        label -> ``[(term, weight), ...]``, best first (ties alphabetically): whole
+        words (:func:`whole_words`), no stop word, in the group's main script, each
+        over-represented in its group (a larger share of the group's words than of all
+        words, or met in no other group) and in at most half of the groups.
 
     Examples
     --------
     >>> terms = distinctive_terms({"a": ["cats purr", "cats sleep"], "b": ["dogs bark"]}, top=2)
     >>> [t for t, _ in terms["a"]], [t for t, _ in terms["b"]]
     (['cats', 'purr'], ['bark', 'dogs'])
+    >>> terms = distinctive_terms({"a": ["Рынок акций и рынок нефти, OPEC"], "b": ["Матч"]})
+    >>> [t for t, _ in terms["a"]]
+    ['рынок', 'акций', 'нефти']
     """
     tf: dict[Hashable, Counter[str]] = {}
     df: dict[Hashable, Counter[str]] = {}
@@ -335,7 +394,7 @@ def distinctive_terms(
         counts: Counter[str] = Counter()
         docs: Counter[str] = Counter()
         for text in texts:
-            toks = [w for w in words(text)[:max_words] if _content(w)]
+            toks = [w for w in whole_words(text)[:max_words] if _content(w)]
             counts.update(toks)
             docs.update(set(toks))
         tf[label], df[label], sizes[label] = counts, docs, len(texts)
@@ -344,14 +403,26 @@ def distinctive_terms(
         total.update(counts)
     if not total:
         return {label: [] for label in groups}
-    avg = sum(total.values()) / max(1, len(tf))
+    grand = sum(total.values())
+    avg = grand / max(1, len(tf))
+    over: dict[Hashable, set[str]] = {}  # the terms over-represented in each group
+    n_over: Counter[str] = Counter()  # the number of groups a term is over-represented in
+    for label, counts in tf.items():
+        n_words = sum(counts.values())
+        over[label] = {
+            t for t, n in counts.items() if n * grand > total[t] * n_words or n == total[t]
+        }
+        n_over.update(over[label])
+    most = len(tf) / 2 if len(tf) > 1 else math.inf
     out: dict[Hashable, list[tuple[str, float]]] = {}
     for label, counts in tf.items():
         n_words = sum(counts.values())
+        main = _main_script(counts)
         need = min(2, sizes[label])
         scored = [
             (term, (n / n_words) * math.log(1.0 + avg / total[term]), df[label][term] >= need)
             for term, n in counts.items()
+            if term in over[label] and n_over[term] <= most and script(term) == main
         ]
         scored.sort(key=lambda kv: (not kv[2], -kv[1], kv[0]))
         out[label] = [(t, round(w, 6)) for t, w, _ in scored[:top]]
@@ -398,7 +469,7 @@ def typical_titles(
         freq[key] += 1
 
     def score(key: str) -> float:
-        toks = set(words(key))
+        toks = set(whole_words(key))
         if not toks:
             return 0.0
         return sum(term_weights.get(w, 0.0) for w in toks) / math.sqrt(len(toks))
@@ -434,7 +505,11 @@ def cluster_themes(
         weights = dict(terms.get(label, []))
         best = terms.get(label, [])[: opts.n_terms]
         shingles = frequent_shingles(
-            texts[label], sizes=opts.shingle_sizes, top=opts.n_shingles, max_words=opts.max_words
+            texts[label],
+            sizes=opts.shingle_sizes,
+            top=opts.n_shingles,
+            max_words=opts.max_words,
+            in_script=script(best[0][0]) if best else None,  # the terms' script is the cluster's
         )
         doms = largest_domains(((d.domain or "", d.pages) for d in docs), top=opts.n_domains)
         titles = typical_titles((t for d in docs for t in d.titles), weights, top=opts.n_titles)
@@ -453,38 +528,58 @@ def cluster_themes(
 
 def readable_terms(
     stems: Sequence[str], texts: Iterable[str], *, max_words: int = 20000
-) -> list[str]:
-    """The most frequent written form of each stemmed term in the texts (the stem itself
-    when no word of the texts has it).
+) -> dict[str, str]:
+    """The written word of each stemmed term that a theme may show, in the stems' order.
 
     The activity clustering weighs Snowball stems (``universiti``); a theme shows the
-    word an analyst reads most often in the cluster (``university``). Words are stemmed
-    by their script's stemmer, as :func:`extract.tokens.stem_words` does for a text of
-    unknown language.
+    whole word an analyst reads most often in the cluster (``university``). Words are
+    stemmed by their script's stemmer, as :func:`extract.tokens.stem_words` does for a
+    text of unknown language. A stem is left out when no word of the texts has it, when
+    its most frequent word is a stop word or shorter than three letters (``сво`` →
+    ``своего``), when that word is written in another script than most of the texts'
+    words, or when an earlier stem gave the same word.
+
+    Parameters
+    ----------
+    stems : sequence of str
+        The cluster's stems, best first.
+    texts : iterable of str
+        The texts of the cluster's members.
+    max_words : int
+        Words read from all texts together.
+
+    Returns
+    -------
+    dict
+        stem -> word, for the stems kept, in the order of ``stems``.
 
     Examples
     --------
-    >>> readable_terms(["universiti", "rank", "zzz"],
-    ...                ["University rankings: the university ranked first."])
-    ['university', 'ranked', 'zzz']
+    >>> readable_terms(["universiti", "rank", "zzz", "the", "сво"],
+    ...                ["University rankings: the university ranked first, their own way."])
+    {'universiti': 'university', 'rank': 'ranked'}
     """
-    from extract.tokens import stem_words
-    from extract.tokens import words as tokens
-
     wanted = set(stems)
     forms: dict[str, Counter[str]] = {}
+    seen: Counter[str] = Counter()
     budget = max_words
     for text in texts:
-        ws = tokens(text)[:budget]
+        ws = whole_words(text)[:budget]
         budget -= len(ws)
         counts = Counter(ws)
+        seen.update({w: n for w, n in counts.items() if _content(w)})
         distinct = sorted(counts)
         for word, stem in zip(distinct, stem_words(distinct, None), strict=True):
             if stem in wanted:
                 forms.setdefault(stem, Counter())[word] += counts[word]
         if budget <= 0:
             break
-    return [
-        min(forms[st].items(), key=lambda kv: (-kv[1], kv[0]))[0] if st in forms else st
-        for st in stems
-    ]
+    main = _main_script(seen)
+    out: dict[str, str] = {}
+    for st in stems:
+        if st not in forms or st in out:
+            continue
+        word = min(forms[st].items(), key=lambda kv: (-kv[1], kv[0]))[0]
+        if _content(word) and script(word) == main and word not in out.values():
+            out[st] = word
+    return out

@@ -189,11 +189,8 @@ def test_degenerate_input() -> None:
     assert cluster_themes({}) == {}
     themes = cluster_themes({0: [ThemeDocument("")], 1: [ThemeDocument("Solo text about cats")]})
     assert themes[0].terms == () and themes[0].label() == ""
-    assert themes[1].terms == ("solo", "text", "cats") or set(themes[1].terms) == {
-        "solo",
-        "text",
-        "cats",
-    }
+    # "text" is a stop word of the maintained English list: never a theme term
+    assert set(themes[1].terms) == {"solo", "cats"}
     assert largest_domains([("", 3), ("a.org", 1)]) == [("a.org", 1)]
     assert words("") == []
     with pytest.raises(ValueError, match="shingle_sizes"):

@@ -288,11 +288,15 @@ def analyse_clustering(
             kept = cl.category_evidence or {}
             weighted = kept.get("weighted_terms") or []
             terms, weights = list(theme.terms), list(theme.term_weights)
-            if weighted:  # the activity clustering's tf-idf terms, in their written form
-                top = weighted[: options.n_terms]
+            if weighted:  # the activity clustering's tf-idf stems, as whole written words
                 texts = [d.text for d in members[cl.id]]
-                terms = readable_terms([t for t, _ in top], texts, max_words=options.max_words)
-                weights = [float(w) for _, w in top]
+                written = readable_terms(
+                    [t for t, _ in weighted], texts, max_words=options.max_words
+                )  # no stop word, no stem without a word of the texts, the cluster's script
+                top = [(written[t], float(w)) for t, w in weighted if t in written]
+                if top:  # else the c-TF-IDF theme: the stems were all function words
+                    terms = [t for t, _ in top[: options.n_terms]]
+                    weights = [w for _, w in top[: options.n_terms]]
             a = categorize_cluster(
                 member_votes, taxonomy=taxonomy, theme_terms=[*terms, *theme.shingles]
             )
