@@ -61,6 +61,7 @@ from typing import Any
 
 from analyse.taxonomy import Taxonomy, load_taxonomy
 from analyse.themes import words
+from core.choices import UNKNOWN
 
 # Taxonomy and load_taxonomy (analyse.taxonomy) are used here and imported from here too
 __all__ = [
@@ -211,6 +212,10 @@ def categorize_domain(
     for key in scores:
         scores[key] += sc.title_keyword * title_sat[key] + sc.text_keyword * text_sat[key]
     evidence: dict[str, Any] = {"pages": len(texts), "titles": len(titles)}
+    if not any(scores.values()) and not any(titles) and not any(texts):
+        # nothing to read and nothing in the name: unknown, not the default category
+        evidence["reason"] = "no evidence: no fetched page with text or title, no listing"
+        return Assignment(UNKNOWN, 0.0, {}, evidence)
     result = _decide(taxonomy, scores, evidence)
     best = result.category
     evidence.update(
@@ -231,6 +236,10 @@ def categorize_cluster(
 ) -> Assignment:
     """The category of a cluster from its members' categories and its theme terms.
 
+    Only members with evidence vote: a member whose category is
+    :data:`core.choices.UNKNOWN` (nothing fetched, no text, no listing) does not. Without
+    any voter, the theme keywords decide; without those either, the cluster is unknown.
+
     Parameters
     ----------
     members : sequence of Assignment or str
@@ -245,20 +254,27 @@ def categorize_cluster(
     Returns
     -------
     Assignment
-        ``evidence``: ``members`` (category -> number of members), ``votes`` (category ->
-        share of the votes), ``theme_keywords``.
+        ``evidence``: ``members`` (category -> number of voting members), ``voters``
+        (members with evidence), ``unknown`` (members without), ``support`` (share of the
+        voters whose own category is the cluster's; ``None`` without voters), ``votes``
+        (category -> share of the votes), ``theme_keywords``.
 
     Examples
     --------
     >>> tax = load_taxonomy()
-    >>> a = categorize_cluster(["media", "media", "news_portals"], taxonomy=tax)
-    >>> a.category, a.score, a.evidence["members"]
-    ('media', 0.6667, {'media': 2, 'news_portals': 1})
+    >>> a = categorize_cluster(["media", "media", "news_portals", "unknown"], taxonomy=tax)
+    >>> a.category, a.score, a.evidence["members"], a.evidence["support"]
+    ('media', 0.6667, {'media': 2, 'news_portals': 1}, 0.6667)
+    >>> categorize_cluster(["unknown"], taxonomy=tax).category
+    'unknown'
     """
     votes = {c.key: 0.0 for c in taxonomy.categories}
     counts: Counter[str] = Counter()
+    unknown = 0
     for m in members:
-        if isinstance(m, str):
+        if (m if isinstance(m, str) else m.category) == UNKNOWN:
+            unknown += 1
+        elif isinstance(m, str):
             key = taxonomy.resolve(m)
             votes[key] += 1.0
             counts[key] += 1
@@ -266,6 +282,7 @@ def categorize_cluster(
             for key, share in m.distribution().items():
                 votes[key] = votes.get(key, 0.0) + share
             counts[m.category] += 1
+    voters = sum(counts.values())
     theme_sat, theme_hits = _keyword_evidence(taxonomy, [" . ".join(theme_terms)], 10_000)
     sc = taxonomy.scoring
     total_votes = sum(votes.values()) or 1.0
@@ -274,8 +291,18 @@ def categorize_cluster(
     }
     evidence: dict[str, Any] = {
         "members": dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))),
+        "voters": voters,
+        "unknown": unknown,
         "votes": {k: round(v / total_votes, 4) for k, v in votes.items() if v > 0},
     }
+    if not any(scores.values()):
+        evidence.update(
+            reason="no evidence: no member with evidence, no theme keyword",
+            support=None,
+            theme_keywords={},
+        )
+        return Assignment(UNKNOWN, 0.0, {}, evidence)
     result = _decide(taxonomy, scores, evidence)
+    evidence["support"] = round(counts[result.category] / voters, 4) if voters else None
     evidence["theme_keywords"] = _top(theme_hits[result.category])
     return result

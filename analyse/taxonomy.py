@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from analyse.themes import words
+from core.choices import UNKNOWN
 from core.exceptions import ConfigError, ParameterError
 
 __all__ = [
@@ -52,6 +53,7 @@ _PATTERN = re.compile(
 )
 _CATEGORY_FIELDS = {
     "key",
+    "color",
     "aliases",
     "label_en",
     "label_ru",
@@ -61,6 +63,17 @@ _CATEGORY_FIELDS = {
     "keywords_ru",
 }
 _TOP_FIELDS = {"version", "default", "scoring", "category"}
+_COLOR = re.compile(r"^#[0-9a-fA-F]{6}$")
+# colours of categories that name none (Tableau 10 without its grey), and of ``unknown``
+_PALETTE = (
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+    "#8c564b", "#e377c2", "#bcbd22", "#17becf",
+)  # fmt: skip
+UNKNOWN_COLOR = "#b0b0b0"
+UNKNOWN_LABELS = {
+    "en": "Unknown (not fetched or no text)",
+    "ru": "Неизвестно (не загружено или нет текста)",
+}
 
 
 def default_taxonomy_path() -> Path:
@@ -170,6 +183,7 @@ class Category:
     name_parts: tuple[str, ...] = ()
     keywords_en: tuple[str, ...] = ()
     keywords_ru: tuple[str, ...] = ()
+    color: str = ""
     _keywords: _Keywords = field(default=None, repr=False, compare=False)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
@@ -239,9 +253,18 @@ class Taxonomy:
             f"{', '.join(self.keys())}"
         )
 
-    def labels(self, language: str = "en") -> dict[str, str]:
-        """``{key: label}`` in the file's order."""
-        return {c.key: c.label(language) for c in self.categories}
+    def labels(self, language: str = "en", *, with_unknown: bool = False) -> dict[str, str]:
+        """``{key: label}`` in the file's order; ``with_unknown`` adds the label of
+        :data:`core.choices.UNKNOWN` (domains without evidence) last."""
+        out = {c.key: c.label(language) for c in self.categories}
+        if with_unknown:
+            out[UNKNOWN] = UNKNOWN_LABELS.get(language, UNKNOWN_LABELS["en"])
+        return out
+
+    def colors(self) -> dict[str, str]:
+        """``{key: "#rrggbb"}`` in the file's order, :data:`core.choices.UNKNOWN` grey last:
+        one fixed colour per category for every chart."""
+        return {c.key: c.color for c in self.categories} | {UNKNOWN: UNKNOWN_COLOR}
 
 
 # --- loading ----------------------------------------------------------------------------
@@ -366,6 +389,15 @@ def taxonomy_from_dict(
                 i,
                 "key",
             )
+        if key == UNKNOWN:
+            raise chk.fail(
+                f"key {UNKNOWN!r} is reserved for domains without evidence; choose another",
+                i,
+                "key",
+            )
+        color = raw.get("color", _PALETTE[i % len(_PALETTE)])
+        if not isinstance(color, str) or not _COLOR.match(color):
+            raise chk.fail(f"color must be '#rrggbb', got {color!r}", i, "color")
         aliases = chk.strings(raw.get("aliases", []), "aliases", i)
         for name in (key, *aliases):
             if name in names:
@@ -426,6 +458,7 @@ def taxonomy_from_dict(
                 name_parts=name_parts,
                 keywords_en=kws["keywords_en"],
                 keywords_ru=kws["keywords_ru"],
+                color=color.lower(),
                 **labels,
             )
         )

@@ -423,6 +423,9 @@ class Cluster(Base):
     titles: Mapped[list[Any]] = mapped_column(JSON, default=list)
     category: Mapped[str | None] = mapped_column(String(40), index=True)
     category_score: Mapped[float | None] = mapped_column(Float)
+    # members with evidence that voted, and the share of them whose own category won
+    category_support: Mapped[float | None] = mapped_column(Float)
+    category_voters: Mapped[int | None] = mapped_column(Integer)
     category_evidence: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     override_category: Mapped[str | None] = mapped_column(String(40))
 
@@ -494,6 +497,7 @@ class CategoryLabel(Base):
     language: Mapped[str] = mapped_column(String(10))
     label: Mapped[str] = mapped_column(Text)
     position: Mapped[int] = mapped_column(Integer)  # the order of the taxonomy file
+    color: Mapped[str | None] = mapped_column(String(7))  # "#rrggbb", one per category
 
 
 class ColinkOverlap(Base):

@@ -43,6 +43,7 @@ from store.session import session_scope
 __all__ = [
     "OverlapRow",
     "SharedDomainRow",
+    "category_colors",
     "category_labels",
     "colink_overlaps",
     "network_file",
@@ -58,11 +59,17 @@ def _check_direction(direction: str) -> None:
         raise ParameterError(f"direction must be one of {', '.join(DIRECTIONS)}, not {direction!r}")
 
 
-def replace_category_labels(engine: Engine, labels: Mapping[str, Mapping[str, str]]) -> int:
-    """Store ``{language: {category: label}}`` (categories in the taxonomy's order) in
-    place of every stored label; returns how many rows were written."""
+def replace_category_labels(
+    engine: Engine,
+    labels: Mapping[str, Mapping[str, str]],
+    colors: Mapping[str, str] | None = None,
+) -> int:
+    """Store ``{language: {category: label}}`` (categories in the taxonomy's order) and
+    each category's colour ``{category: "#rrggbb"}`` in place of every stored label;
+    returns how many rows were written."""
+    colors = colors or {}
     rows = [
-        CategoryLabel(category=key, language=lang, label=label, position=i)
+        CategoryLabel(category=key, language=lang, label=label, position=i, color=colors.get(key))
         for lang, by_key in labels.items()
         for i, (key, label) in enumerate(by_key.items())
     ]
@@ -82,6 +89,18 @@ def category_labels(engine: Engine, language: str = "en") -> dict[str, str]:
                 .order_by(CategoryLabel.position, CategoryLabel.category)
             ).all()
         )
+
+
+def category_colors(engine: Engine) -> dict[str, str]:
+    """``{category: "#rrggbb"}`` in the taxonomy's order (``unknown`` grey included): one
+    fixed colour per category for every chart; empty before the first analyse."""
+    with session_scope(engine) as s:
+        rows = s.execute(
+            select(CategoryLabel.category, CategoryLabel.color)
+            .where(CategoryLabel.color.is_not(None))
+            .order_by(CategoryLabel.position, CategoryLabel.category)
+        ).all()
+    return {key: color for key, color in rows if color}
 
 
 def replace_network(

@@ -127,6 +127,7 @@ def _revote_clusters(s: Session, domain: str, taxonomy: Taxonomy) -> int:
             theme_terms=[*map(str, cl.theme_terms or ()), *map(str, cl.top_shingles or ())],
         )
         cl.category, cl.category_score = a.category, a.score
+        cl.category_support, cl.category_voters = a.evidence["support"], a.evidence["voters"]
         cl.category_evidence = {**(cl.category_evidence or {}), **a.evidence, "scores": a.scores}
     return len(cluster_ids)
 

@@ -104,7 +104,8 @@ def _changes(
     names: dict[int, str] = {}
     with engine.connect() as conn:
         for run, uid, uni, dirn, dom, links, cat in conn.execute(stmt):
-            data[(int(uid), dirn)][int(run)][dom] = (int(links), cat)
+            seen = data[(int(uid), dirn)][int(run)]  # a domain has one row per source
+            seen[dom] = (seen.get(dom, (0, cat))[0] + int(links), cat)
             names[int(uid)] = uni
     changes: list[ChangeRow] = []
     summary: list[ChangeSummaryRow] = []

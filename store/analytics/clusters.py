@@ -33,6 +33,8 @@ class ClusterViewRow:
     category: str | None
     assigned_category: str | None
     category_score: float | None
+    category_support: float | None
+    category_voters: int | None
     overridden: bool
     theme: str | None
     top_domains: str | None
@@ -91,6 +93,8 @@ def clusters(
                     r["category"],
                     r["assigned_category"],
                     None if r["category_score"] is None else float(r["category_score"]),
+                    None if r["category_support"] is None else float(r["category_support"]),
+                    None if r["category_voters"] is None else int(r["category_voters"]),
                     bool(r["overridden"]),
                     r["theme"],
                     r["top_domains"],

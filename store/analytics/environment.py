@@ -22,10 +22,11 @@ class EnvironmentRow:
     university: str
     country: str
     direction: str
+    source: str
     domain: str
     links: int
     pages: int
-    language: str | None
+    language: str
     category: str | None
 
 
@@ -60,6 +61,7 @@ class CategoryShareRow:
     category: str
     domains: int
     share: float
+    known_share: float | None
 
 
 def category_shares(
@@ -99,6 +101,7 @@ class CountryShareRow:
     category: str
     domains: int
     share: float
+    known_share: float | None
 
 
 def country_category_shares(

@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING, TypeVar
 
 from sqlalchemy import Engine, select
 
+from core.choices import GRAPH_RUN_KIND
 from core.exceptions import ParameterError
-from store.models import DIRECTIONS, Citation, Link, Page, UniversityDomain
+from store.models import DIRECTIONS, Citation, CrawlRun, Environment, Link, Page, UniversityDomain
 
 if TYPE_CHECKING:
     from sqlalchemy.sql.expression import TableClause
@@ -26,7 +27,8 @@ def _check_direction(direction: str | None) -> None:
 
 
 def run_ids(engine: Engine) -> list[int]:
-    """The crawl runs that have environment data (links or verified citations), ascending.
+    """The crawl runs that have environment data (links, verified citations or a web
+    graph's citing domains), ascending.
 
     The same runs as ``SELECT DISTINCT run_id FROM v_environment``, read from the tables
     (the view also joins languages and categories, which costs seconds on large crawls).
@@ -52,8 +54,14 @@ def run_ids(engine: Engine) -> list[int]:
         .where(Citation.status == "verified", Citation.run_id.is_not(None))
         .distinct()
     )
+    graph = (
+        select(Environment.run_id)
+        .join(CrawlRun, CrawlRun.id == Environment.run_id)
+        .where(CrawlRun.kind == GRAPH_RUN_KIND)
+        .distinct()
+    )
     with engine.connect() as conn:
-        ids = {int(r) for (r,) in conn.execute(outgoing.union(citing))}
+        ids = {int(r) for (r,) in conn.execute(outgoing.union(citing, graph))}
     return sorted(ids)
 
 
@@ -101,7 +109,11 @@ def _view_rows(
     ``row_type`` is the view's column of that name, made ``int`` or ``float`` where the
     field is (the database may give ``Decimal``).
     """
-    casts = {"int": int, "float": float}
+    casts = {
+        "int": int,
+        "float": float,
+        "float | None": lambda v: None if v is None else float(v),
+    }
     convert = [(f.name, casts.get(str(f.type))) for f in fields(row_type)]  # type: ignore[arg-type]
     _check_direction(direction)
     run = resolve_run(engine, run_id)

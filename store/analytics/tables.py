@@ -10,8 +10,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, distinct, func, select
 
+from core.choices import UNKNOWN
 from store.analytics.runs import resolve_run
 from store.analytics.views import V_ENVIRONMENT, V_TABLE2
 from store.models import DIRECTIONS, University, UniversityDomain
@@ -135,9 +136,9 @@ def table3(
     run_id : int, optional
         The crawl run; the latest with data when ``None``.
     languages : sequence of str, optional
-        The languages shown (the paper: Russian and English); every other language,
-        and domains of unknown language, count under ``"other"``. ``None``: every
-        language as stored, unknown as ``"unknown"``.
+        The languages shown (the paper: Russian and English); every other language
+        counts under ``"other"``, and domains without a fetched page in a known language
+        under ``"unknown"`` (never under other). ``None``: every language as stored.
 
     Returns
     -------
@@ -155,7 +156,7 @@ def table3(
                 V_ENVIRONMENT.c.university_id,
                 V_ENVIRONMENT.c.direction,
                 V_ENVIRONMENT.c.language,
-                func.count(),
+                func.count(distinct(V_ENVIRONMENT.c.domain)),
             )
             .where(V_ENVIRONMENT.c.run_id == run)
             .group_by(
@@ -164,8 +165,9 @@ def table3(
         )
         with engine.connect() as conn:
             for uid, direction, lang, n in conn.execute(stmt):
-                if languages is None:
-                    key = lang or "unknown"
+                lang = lang or UNKNOWN
+                if languages is None or lang == UNKNOWN:
+                    key = lang
                 else:
                     key = lang if lang in languages else "other"
                 seen_langs.add(key)
@@ -173,7 +175,7 @@ def table3(
     if languages is None:
         langs = sorted(seen_langs)
     else:
-        langs = [*languages, *(["other"] if "other" in seen_langs else [])]
+        langs = [*languages, *(k for k in ("other", UNKNOWN) if k in seen_langs)]
     rows = []
     for uid in sorted(facts, key=lambda u: _uni_order(facts, u)):
         name, country, rank, _ = facts[uid]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from sqlalchemy import column, table
 
-UNCATEGORISED = "uncategorised"
+UNCATEGORISED = "uncategorised"  # no category stored yet: `webometrics analyse` not run
 
 V_ENVIRONMENT = table(
     "v_environment",
@@ -20,6 +20,7 @@ V_ENVIRONMENT = table(
             "university",
             "country",
             "direction",
+            "source",
             "domain",
             "links",
             "pages",
@@ -59,12 +60,16 @@ V_SHARE = table(
             "category",
             "domains",
             "share",
+            "known_share",
         )
     ),
 )
 V_COUNTRY_SHARE = table(
     "v_country_category_share",
-    *(column(c) for c in ("run_id", "country", "direction", "category", "domains", "share")),
+    *(
+        column(c)
+        for c in ("run_id", "country", "direction", "category", "domains", "share", "known_share")
+    ),
 )
 V_CLUSTER = table(
     "v_cluster",
@@ -85,9 +90,29 @@ V_CLUSTER = table(
             "category",
             "assigned_category",
             "category_score",
+            "category_support",
+            "category_voters",
             "overridden",
             "theme",
             "top_domains",
+            "created_at",
+        )
+    ),
+)
+V_LATEST_CLUSTERING = table(
+    "v_latest_clustering",
+    *(
+        column(c)
+        for c in (
+            "clustering_id",
+            "run_id",
+            "university_id",
+            "university",
+            "direction",
+            "unit",
+            "algorithm",
+            "n_documents",
+            "n_clusters",
             "created_at",
         )
     ),

@@ -111,9 +111,29 @@ def test_texts_decide_on_a_neutral_domain(shared_data: Path, corpora) -> None:
     news = corpora["lenta"]["0"][:20]  # Россия / Общество
     a = categorize_domain("example.net", texts=[b for _, b in news], taxonomy=tax)
     assert a.category == "news_portals", a.scores
-    # no evidence: the default category with score 0 and the reason
+    # nothing fetched and nothing in the name: unknown (not the default), score 0, reason
     a = categorize_domain("example.net", taxonomy=tax)
+    assert (a.category, a.score) == ("unknown", 0.0) and "no fetched page" in a.evidence["reason"]
+    # fetched text without any keyword: the default category (a finding, not unknown)
+    a = categorize_domain("example.net", texts=["Blue green purple orange."], taxonomy=tax)
     assert (a.category, a.score) == (tax.default, 0.0) and "no evidence" in a.evidence["reason"]
+
+
+def test_cluster_votes_only_with_evidence_and_stores_its_support() -> None:
+    tax = load_taxonomy()
+    never_fetched = [categorize_domain(f"dead{i}.example", taxonomy=tax) for i in range(5)]
+    assert {m.category for m in never_fetched} == {"unknown"}
+    voters = [categorize_domain(d, taxonomy=tax) for d in ("arxiv.org", "ieee.org", "mit.edu")]
+    a = categorize_cluster([*never_fetched, *voters], taxonomy=tax)
+    # five unknown members neither vote nor outvote the three with evidence
+    assert a.category == "scientific_communities"
+    assert (a.evidence["voters"], a.evidence["unknown"]) == (3, 5)
+    assert a.evidence["support"] == round(2 / 3, 4)
+    only_unknown = categorize_cluster(never_fetched, taxonomy=tax)
+    assert (only_unknown.category, only_unknown.evidence["support"]) == ("unknown", None)
+    # no voter, but the theme names a kind of site: the theme decides, support unknown
+    themed = categorize_cluster(never_fetched, taxonomy=tax, theme_terms=["journal", "conference"])
+    assert themed.category == "scientific_communities" and themed.evidence["support"] is None
 
 
 def test_cluster_vote_and_overrides() -> None:
@@ -126,7 +146,7 @@ def test_cluster_vote_and_overrides() -> None:
     # two analyst overrides outvote one assignment
     b = categorize_cluster([members[0], "universities", "university"], taxonomy=tax)
     assert b.category == "universities" and b.score == pytest.approx(2 / 3, abs=1e-3)
-    assert categorize_cluster([], taxonomy=tax).category == tax.default
+    assert categorize_cluster([], taxonomy=tax).category == "unknown"  # no member, no theme
     with pytest.raises(ParameterError, match="unknown category 'sports'"):
         categorize_cluster(["sports"], taxonomy=tax)
 

@@ -157,8 +157,12 @@ def test_stage_stores_what_the_dashboard_reads(filled_sqlite: Facts) -> None:
     try:
         stats = analyse.run(engine, Settings(), domains=False, progress=False)
         taxonomy = load_taxonomy()
-        assert stored.category_labels(engine) == taxonomy.labels("en")
-        assert stored.category_labels(engine, "ru") == taxonomy.labels("ru")
+        assert stored.category_labels(engine) == taxonomy.labels("en", with_unknown=True)
+        assert stored.category_labels(engine, "ru") == taxonomy.labels("ru", with_unknown=True)
+        # one fixed colour per category, unknown grey, in the taxonomy's order
+        colors = stored.category_colors(engine)
+        assert list(colors) == [*taxonomy.keys(), "unknown"]
+        assert colors["unknown"] == "#b0b0b0" and len(set(colors.values())) == len(colors)
         runs = A.run_ids(engine)
         assert runs and stats["network_runs"] == 2 * len(runs)
         assert stored.network_runs(engine) == [(r, d) for r in runs for d in ("citing", "outgoing")]

@@ -306,6 +306,8 @@ def analyse_clustering(
             cl.titles = list(theme.titles)
             cl.category = a.category
             cl.category_score = a.score
+            cl.category_support = a.evidence["support"]
+            cl.category_voters = a.evidence["voters"]
             cl.category_evidence = {
                 **a.evidence,
                 # the activity clustering's own tf-idf terms of the cluster, when it has them
@@ -323,7 +325,9 @@ def store_category_labels(engine: Engine, taxonomy: Taxonomy) -> int:
     """Store the taxonomy's category labels (English and Russian, in the file's order) for
     readers (:func:`store.networks.category_labels`); returns the rows written."""
     return network_tables.replace_category_labels(
-        engine, {lang: taxonomy.labels(lang) for lang in ("en", "ru")}
+        engine,
+        {lang: taxonomy.labels(lang, with_unknown=True) for lang in ("en", "ru")},
+        taxonomy.colors(),
     )
 
 

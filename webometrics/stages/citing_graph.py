@@ -24,6 +24,7 @@ from typing import Any
 
 from sqlalchemy import Engine, func, insert, literal, select
 
+from core.choices import GRAPH_RUN_KIND
 from core.domains import registered_domain
 from core.exceptions import ParameterError
 from crawler.commoncrawl.dumps import release_of
@@ -33,7 +34,7 @@ from store.session import session_scope
 
 log = logging.getLogger(__name__)
 
-RUN_KIND = "commoncrawl-graph"
+RUN_KIND = GRAPH_RUN_KIND
 BATCH = 5000
 SOURCE_PREFIX = "commoncrawl-graph:"
 

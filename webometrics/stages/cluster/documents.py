@@ -9,10 +9,12 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, func, select
 
+from core.choices import GRAPH_RUN_KIND
 from core.exceptions import ParameterError, StageError
 from store.models import (
+    CrawlRun,
     DedupRun,
     Document,
     DuplicateGroup,
@@ -32,6 +34,31 @@ def _university_id(s: Any, name: str) -> int:
             f"no university named {name!r}{hint}: see `webometrics universities list`"
         )
     return int(uid)
+
+
+def _environment_run(s: Any, uid: int | None, direction: str) -> tuple[int | None, int | None]:
+    """The crawl run whose environment a clustering reads, and the newest web graph run.
+
+    The run is the newest one (not a web graph's) with environment rows for the
+    university (any when ``uid`` is ``None``) and direction; without one, the newest web
+    graph run. The graph's citing domains join every crawl run's, as in ``v_environment``.
+    """
+    graph = s.scalar(
+        select(func.max(Environment.run_id))
+        .join(CrawlRun, CrawlRun.id == Environment.run_id)
+        .where(CrawlRun.kind == GRAPH_RUN_KIND)
+    )
+    stmt = (
+        select(func.max(Environment.run_id))
+        .join(CrawlRun, CrawlRun.id == Environment.run_id)
+        .where(CrawlRun.kind != GRAPH_RUN_KIND)
+    )
+    if uid is not None:
+        stmt = stmt.where(Environment.university_id == uid)
+    if direction != "both":
+        stmt = stmt.where(Environment.direction == direction)
+    run = s.scalar(stmt)
+    return (int(run) if run is not None else graph), graph
 
 
 def _load(
@@ -58,8 +85,10 @@ def _load(
         if with_terms:
             cols.append(Document.terms)
         stmt = select(*cols).where(Document.unit == unit)
-        if uid is not None or direction != "both":
-            env = select(Environment.domain).distinct()
+        run_id, graph_run = _environment_run(s, uid, direction)
+        if run_id is not None:
+            runs = {run_id} | ({graph_run} if graph_run is not None else set())
+            env = select(Environment.domain).where(Environment.run_id.in_(runs)).distinct()
             if uid is not None:
                 env = env.where(Environment.university_id == uid)
             if direction != "both":
@@ -95,6 +124,7 @@ def _load(
     ks = sorted({r.shingle_k for r in kept if r.shingle_k})
     return {
         "university_id": uid,
+        "run_id": run_id,
         "dedup_run_id": dedup_run_id,
         "n_excluded": len(rows) - len(kept),
         "ids": [int(r.id) for r in kept],

@@ -63,6 +63,7 @@ def _store_clustering(
     ids, labels = data["ids"], model.labels_
     sizes = np.bincount(labels)
     flt = {
+        "run_id": data.get("run_id"),
         "university_id": data["university_id"],
         "university": university,
         "direction": direction,
