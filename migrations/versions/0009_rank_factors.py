@@ -193,5 +193,6 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     drop_views()
-    with op.batch_alter_table("university") as batch:
-        batch.drop_column("impact_rank")
+    # in place on both dialects (SQLite >= 3.35): a batch copy of university would drop the
+    # old table, and with foreign keys on that cascades to every row that refers to it
+    op.execute("ALTER TABLE university DROP COLUMN impact_rank")

@@ -233,3 +233,28 @@ def test_latest_clustering_of_the_run_counts_and_impact_rank_is_read(
         assert impact[0].n == 4
     finally:
         engine.dispose()
+
+
+def test_downgrade_keeps_every_row_and_upgrade_restores_the_views(filled: Facts) -> None:
+    """0009 down and up again: the universities' rows and every row referring to them stay
+    (a table copy of ``university`` would cascade its deletion), the views come back."""
+    from store import schema
+
+    engine = make_engine(filled.url)
+    tables = ("university", "citation", "environment", "link", "page", "clustering")
+
+    def counts() -> dict[str, int]:
+        with engine.connect() as conn:
+            return {t: conn.execute(text(f"SELECT COUNT(*) FROM {t}")).scalar_one() for t in tables}
+
+    try:
+        before = counts()
+        assert before["citation"] > 0 and before["environment"] > 0
+        rows = A.rank_factors(engine, run_id=filled.run_ids[1])
+        schema.downgrade(engine, "0008")
+        assert counts() == before
+        schema.upgrade(engine)
+        assert counts() == before
+        assert A.rank_factors(engine, run_id=filled.run_ids[1]) == rows
+    finally:
+        engine.dispose()

@@ -23,6 +23,14 @@ Files written (every one, also when a table is empty: then it has its header onl
 ``impact_ranks.csv|md``                 rank-weighted in-link counts: sums of the citing
                                         nodes' harmonic centrality and PageRank per web
                                         graph release and level
+``rank_factors.csv|md``                 per direction and university: rank, impact rank,
+                                        clusters (two or more members), their size, the
+                                        category shares over the domains with evidence
+``rank_correlation.csv|md``             Spearman's ρ and Kendall's τ of each factor with
+                                        the rank: n, bootstrap 95 % interval, p-value,
+                                        the sign in words, a note when n < 5 or undefined
+``rank_correlation.png``                universities + scientific communities share
+                                        against the rank, one panel per direction
 ``domain_categories.csv``               every categorised domain, override applied
 ``networks/<direction>.*``              university–domain graph: ``.gexf``, ``.graphml``,
                                         ``.nodes.csv``, ``.edges.csv``, ``.vos_map.txt``,
@@ -33,8 +41,8 @@ Files written (every one, also when a table is empty: then it has its header onl
 ======================================  ===================================================
 
 The package: this module is the command; :mod:`.build` writes the files
-(:func:`build_report`); :mod:`.render` renders a table as CSV and Markdown and the
-category shares as a figure.
+(:func:`build_report`); :mod:`.ranks` the groups against the rank; :mod:`.render`
+renders a table as CSV and Markdown and the category shares as a figure.
 """
 
 from __future__ import annotations

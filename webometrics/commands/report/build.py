@@ -11,6 +11,7 @@ import datetime as dt
 from pathlib import Path
 from typing import Any
 
+from webometrics.commands.report.ranks import write_rank_correlation
 from webometrics.commands.report.render import _rows, _share_figure, _write_table
 
 TABLE_FILES = (
@@ -24,8 +25,10 @@ TABLE_FILES = (
     "clusters",
     "impact_sources",
     "impact_ranks",
+    "rank_factors",
+    "rank_correlation",
 )
-FIGURE_FILES = ("figure2_outgoing.png", "figure3_citing.png")
+FIGURE_FILES = ("figure2_outgoing.png", "figure3_citing.png", "rank_correlation.png")
 
 
 def build_report(
@@ -231,6 +234,7 @@ def build_report(
         f"Clusters with their themes (run {run})",
     )
     written += _write_impact(engine, out)
+    written += write_rank_correlation(engine, out, run)
     dc_fields = [
         "domain",
         "category",
@@ -362,6 +366,9 @@ def _describe(name: str) -> str:
         "clusters": "final clusters with size, category and theme",
         "impact_sources": "citing domains per university and source, overlap of sources",
         "impact_ranks": "rank-weighted in-link counts (harmonic centrality, PageRank)",
+        "rank_factors": "clusters, their size and the category shares per university, by rank",
+        "rank_correlation": "Spearman's ρ and Kendall's τ of the groups with the rank "
+        "(n, 95 % interval, note); figure: the headline share against the rank",
         "domain_categories": "every categorised domain (override applied)",
         "outgoing": "university→domain graph of the outgoing environment",
         "citing": "domain→university graph of the citing environment",
