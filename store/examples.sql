@@ -1,6 +1,9 @@
--- Example queries on the analyst views (migration 0002). Each runs unchanged on SQLite
--- and PostgreSQL; tests/store/test_sql_examples.py runs every one of them, and the
--- README's "SQL for analysts" section shows the same text.
+-- Example queries on the analyst views (migrations 0002, 0007, 0008). Each runs unchanged
+-- on SQLite and PostgreSQL; tests/store/test_sql_examples.py runs every one of them, and
+-- the README's section "Analysis, report and SQL" shows the first ones verbatim.
+-- v_environment has one row per domain and source (crawl, backlinks, commoncrawl): count
+-- domains with COUNT(DISTINCT domain). "unknown" (language or category) is a domain
+-- without evidence: never fetched, or no text.
 -- Open a shell with `sqlite3 webometrics.db` or `psql "$WEBOMETRICS_DB_URL"`.
 
 -- name: table2
@@ -12,10 +15,14 @@ WHERE run_id = (SELECT MAX(run_id) FROM v_university_table2)
 ORDER BY rank, university;
 
 -- name: table3
--- The paper's Table 3: external (outgoing) and citing domains in Russian and English.
+-- The paper's Table 3: external (outgoing) and citing domains in Russian and English,
+-- other languages, and domains of unknown language (never fetched or no text) apart.
 SELECT university, direction,
-       SUM(CASE WHEN language = 'ru' THEN 1 ELSE 0 END) AS ru,
-       SUM(CASE WHEN language = 'en' THEN 1 ELSE 0 END) AS en
+       COUNT(DISTINCT CASE WHEN language = 'ru' THEN domain END) AS ru,
+       COUNT(DISTINCT CASE WHEN language = 'en' THEN domain END) AS en,
+       COUNT(DISTINCT CASE WHEN language NOT IN ('ru', 'en', 'unknown') THEN domain END)
+           AS other,
+       COUNT(DISTINCT CASE WHEN language = 'unknown' THEN domain END) AS unknown
 FROM v_environment
 WHERE run_id = (SELECT MAX(run_id) FROM v_environment)
 GROUP BY university, direction
@@ -23,24 +30,26 @@ ORDER BY university, direction DESC;
 
 -- name: country-shares
 -- Figure 3: the categories of the sites citing each country's universities, in percent
--- (analyst overrides applied).
-SELECT country, category, domains, ROUND(CAST(100 * share AS NUMERIC), 1) AS percent
+-- of the domains with evidence (analyst overrides applied; unknown left out).
+SELECT country, category, domains, ROUND(CAST(100 * known_share AS NUMERIC), 1) AS percent
 FROM v_country_category_share
-WHERE direction = 'citing'
+WHERE direction = 'citing' AND category <> 'unknown'
   AND run_id = (SELECT MAX(run_id) FROM v_country_category_share)
 ORDER BY country, share DESC, category;
 
 -- name: largest-clusters
--- The largest clusters of every university and direction with their category and theme.
-SELECT university, direction, size, category, theme
-FROM v_cluster
+-- The largest clusters of the latest clustering of every university and direction, with
+-- the crawl run it clustered, category, the vote's support and theme.
+SELECT university, direction, run_id, size, category,
+       ROUND(CAST(category_support AS NUMERIC), 2) AS support, theme
+FROM v_latest_cluster
 WHERE size >= 2
 ORDER BY university, direction, size DESC, cluster_id;
 
 -- name: cluster-domains
 -- The domains of the clusters categorised as scientific communities.
 SELECT c.university, c.direction, c.theme, m.domain, m.language, m.category
-FROM v_cluster c
+FROM v_latest_cluster c
 JOIN v_cluster_member m ON m.cluster_id = c.cluster_id
 WHERE c.category = 'scientific_communities'
 ORDER BY c.university, c.cluster_id, m.domain;
@@ -57,7 +66,7 @@ ORDER BY universities DESC, links DESC, domain;
 -- name: co-outlink-pairs
 -- Co-outlink overlap of every pair of universities: domains both link to.
 SELECT a.university AS university_a, b.university AS university_b,
-       COUNT(*) AS shared_domains
+       COUNT(DISTINCT a.domain) AS shared_domains
 FROM v_environment a
 JOIN v_environment b
   ON b.run_id = a.run_id AND b.direction = a.direction AND b.domain = a.domain
@@ -65,6 +74,16 @@ JOIN v_environment b
 WHERE a.direction = 'outgoing' AND a.run_id = (SELECT MAX(run_id) FROM v_environment)
 GROUP BY a.university, b.university
 ORDER BY shared_domains DESC, university_a, university_b;
+
+-- name: environment-by-source
+-- The citing environment of the latest crawl run by source: domains each source finds
+-- (a Common Crawl web graph's citing domains join every crawl run).
+SELECT university, source, COUNT(DISTINCT domain) AS domains,
+       COUNT(DISTINCT CASE WHEN category <> 'unknown' THEN domain END) AS with_evidence
+FROM v_environment
+WHERE direction = 'citing' AND run_id = (SELECT MAX(run_id) FROM v_environment)
+GROUP BY university, source
+ORDER BY university, source;
 
 -- name: new-domains
 -- Domains seen for the first time in the latest run (new since every earlier run).
