@@ -149,6 +149,8 @@ class Page(Base):
         Index(
             "ix_page_university_role_runs", "university_id", "role", "first_run_id", "last_run_id"
         ),
+        # the aggregates' freshness check (migration 0010): the newest extraction
+        Index("ix_page_extracted_at", "extracted_at"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -232,6 +234,8 @@ class Citation(Base):
             "university_id",
             "citing_domain",
         ),
+        # the aggregates' freshness check (migration 0010): the newest verification
+        Index("ix_citation_checked_at", "checked_at"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -286,6 +290,8 @@ class Document(Base):
     __table_args__ = (
         UniqueConstraint("unit", "key"),
         CheckConstraint("unit IN ('page', 'domain')", name="unit"),
+        # the aggregates' freshness check (migration 0010): the newest (re)built document
+        Index("ix_document_created_at", "created_at"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -457,6 +463,11 @@ class DomainCategory(Base):
     analyst's override; keyed on the domain so it survives re-crawling and re-clustering."""
 
     __tablename__ = "domain_category"
+    __table_args__ = (
+        # the aggregates' freshness check (migration 0010): the newest category, override
+        Index("ix_domain_category_updated_at", "updated_at"),
+        Index("ix_domain_category_override_at", "override_at"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     domain: Mapped[str] = mapped_column(String(253), unique=True)
@@ -593,3 +604,124 @@ class CitingNode(Base):
     harmonic_centrality: Mapped[float | None] = mapped_column(Float)
     pagerank_rank: Mapped[int | None] = mapped_column(BigInteger)
     pagerank: Mapped[float | None] = mapped_column(Float)
+
+
+# --- the aggregates the dashboard reads (revision 0010, written by the analyse stage) ----
+
+
+class AggregateState(Base):
+    """One crawl run whose aggregates the analyse stage built (:mod:`store.aggregates`).
+
+    ``fingerprint`` sums up what the aggregates were computed from (newest ids and
+    timestamps of links, citations, environment rows, pages, documents, categories and
+    overrides, the universities and their domains); readers use the aggregates only while
+    the database still has that fingerprint, else the views. ``outgoing_domains`` and
+    ``citing_domains`` are the run's distinct domains over every university.
+    """
+
+    __tablename__ = "agg_state"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("crawl_run.id", ondelete="CASCADE"), unique=True)
+    fingerprint: Mapped[str] = mapped_column(Text)
+    built_at: Mapped[dt.datetime] = mapped_column(Timestamp, default=utcnow)
+    outgoing_domains: Mapped[int] = mapped_column(BigInteger, default=0)
+    citing_domains: Mapped[int] = mapped_column(BigInteger, default=0)
+
+
+class AggregateEnvironment(Base):
+    """The rows of ``v_environment`` of a run as the analyse stage saw them: run x
+    university x direction x source x domain with links, pages, language and category."""
+
+    __tablename__ = "agg_environment"
+    __table_args__ = (
+        Index("ix_agg_environment_run_direction_domain", "run_id", "direction", "domain"),
+        Index("ix_agg_environment_run_university", "run_id", "university_id", "direction"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("crawl_run.id", ondelete="CASCADE"))
+    university_id: Mapped[int] = mapped_column(ForeignKey("university.id", ondelete="CASCADE"))
+    direction: Mapped[str] = mapped_column(String(10))
+    source: Mapped[str] = mapped_column(String(20))
+    domain: Mapped[str] = mapped_column(String(253))
+    links: Mapped[int] = mapped_column(BigInteger)
+    pages: Mapped[int] = mapped_column(BigInteger)
+    language: Mapped[str] = mapped_column(String(10))
+    category: Mapped[str | None] = mapped_column(String(40))
+
+
+class AggregateDomainCount(Base):
+    """Distinct domains, summed links and pages per run x university x direction x
+    source x category x language; ``source`` ``all`` counts a domain of two sources once
+    (Tables 2-3, the category shares)."""
+
+    __tablename__ = "agg_domain_count"
+    __table_args__ = (Index("ix_agg_domain_count_run_source", "run_id", "source", "university_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("crawl_run.id", ondelete="CASCADE"))
+    university_id: Mapped[int] = mapped_column(ForeignKey("university.id", ondelete="CASCADE"))
+    direction: Mapped[str] = mapped_column(String(10))
+    source: Mapped[str] = mapped_column(String(20))
+    category: Mapped[str] = mapped_column(String(40))
+    language: Mapped[str] = mapped_column(String(10))
+    domains: Mapped[int] = mapped_column(BigInteger)
+    links: Mapped[int] = mapped_column(BigInteger)
+    pages: Mapped[int] = mapped_column(BigInteger)
+
+
+class AggregateTable2(Base):
+    """The paper's Table 2 of a run and university (``v_university_table2``'s counts)."""
+
+    __tablename__ = "agg_table2"
+    __table_args__ = (UniqueConstraint("run_id", "university_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("crawl_run.id", ondelete="CASCADE"))
+    university_id: Mapped[int] = mapped_column(ForeignKey("university.id", ondelete="CASCADE"))
+    site_pages: Mapped[int] = mapped_column(BigInteger)
+    external_links: Mapped[int] = mapped_column(BigInteger)
+    external_domains: Mapped[int] = mapped_column(BigInteger)
+    citing_pages: Mapped[int] = mapped_column(BigInteger)
+    citing_domains: Mapped[int] = mapped_column(BigInteger)
+
+
+class AggregateCountryCount(Base):
+    """Distinct domains of a country's universities per run x direction x category."""
+
+    __tablename__ = "agg_country_count"
+    __table_args__ = (Index("ix_agg_country_count_run_direction", "run_id", "direction"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("crawl_run.id", ondelete="CASCADE"))
+    country: Mapped[str] = mapped_column(String(100))
+    direction: Mapped[str] = mapped_column(String(10))
+    category: Mapped[str] = mapped_column(String(40))
+    domains: Mapped[int] = mapped_column(BigInteger)
+
+
+class AggregateNetworkDomain(Base):
+    """One external domain of a run and direction over every university: how many
+    universities it is linked with, summed links and pages, language and category (the
+    Network page draws the domains shared by most universities)."""
+
+    __tablename__ = "agg_network_domain"
+    __table_args__ = (
+        Index(
+            "ix_agg_network_domain_run_direction_universities",
+            "run_id",
+            "direction",
+            "universities",
+        ),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("crawl_run.id", ondelete="CASCADE"))
+    direction: Mapped[str] = mapped_column(String(10))
+    domain: Mapped[str] = mapped_column(String(253))
+    universities: Mapped[int] = mapped_column(Integer)
+    links: Mapped[int] = mapped_column(BigInteger)
+    pages: Mapped[int] = mapped_column(BigInteger)
+    language: Mapped[str] = mapped_column(String(10))
+    category: Mapped[str | None] = mapped_column(String(40))
