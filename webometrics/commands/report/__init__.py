@@ -99,7 +99,8 @@ def _report(ctx: Any) -> int:
         Path(ctx.args.out),
         run_id=ctx.args.run,
         compare_to=ctx.args.compare_to,
-        category_labels=taxonomy.labels(ctx.args.language),
+        category_labels=taxonomy.labels(ctx.args.language, with_unknown=True),
+        category_colors=taxonomy.colors(),
     )
     print(f"report: {len(written)} files in {ctx.args.out}")
     for path in written:

@@ -38,6 +38,7 @@ def build_report(
     run_id: int | None = None,
     compare_to: int | None = None,
     category_labels: dict[str, str] | None = None,
+    category_colors: dict[str, str] | None = None,
 ) -> list[Path]:
     """Write every table, figure and network export of one run into ``out``.
 
@@ -52,6 +53,8 @@ def build_report(
         The earlier run for the changes; the run before ``run_id`` when ``None``.
     category_labels : dict, optional
         Category key -> label for the figures (the taxonomy's English labels by default).
+    category_colors : dict, optional
+        Category key -> ``#rrggbb``, the same colour in every figure (the taxonomy's).
 
     Returns
     -------
@@ -77,7 +80,9 @@ def build_report(
     out.mkdir(parents=True, exist_ok=True)
     (out / "networks").mkdir(exist_ok=True)
     run = A.resolve_run(engine, run_id)
-    labels = category_labels or load_taxonomy().labels()
+    taxonomy = load_taxonomy() if category_labels is None or category_colors is None else None
+    labels = category_labels or taxonomy.labels(with_unknown=True)  # type: ignore[union-attr]
+    colors = category_colors or taxonomy.colors()  # type: ignore[union-attr]
     order = [*labels, A.UNCATEGORISED]
     written: list[Path] = []
 
@@ -132,20 +137,24 @@ def build_report(
         f"Table 3: external (outgoing) and citing domains by language (run {run})",
     )
     shares = A.category_shares(engine, run_id=run)
+    share_cols = ["direction", "category", "domains", "share", "known_share"]
     written += _write_table(
         out,
         "category_shares_university",
-        ["university", "country", "direction", "category", "domains", "share"],
-        _rows(shares, ["university", "country", "direction", "category", "domains", "share"]),
-        f"Category shares per university (Figures 2-3; analyst overrides applied; run {run})",
+        ["university", "country", *share_cols],
+        _rows(shares, ["university", "country", *share_cols]),
+        f"Category shares per university (Figures 2-3; analyst overrides applied; run {run}). "
+        "share: of every domain; known_share: of the domains with evidence (unknown = never "
+        "fetched or no text, left out)",
     )
     cshares = A.country_category_shares(engine, run_id=run)
     written += _write_table(
         out,
         "category_shares_country",
-        ["country", "direction", "category", "domains", "share"],
-        _rows(cshares, ["country", "direction", "category", "domains", "share"]),
-        f"Category shares per country (distinct domains; run {run})",
+        ["country", *share_cols],
+        _rows(cshares, ["country", *share_cols]),
+        f"Category shares per country (distinct domains; run {run}; known_share: of the "
+        "domains with evidence)",
     )
     for name, direction, fig_title in (
         ("figure2_outgoing.png", "outgoing", "Figure 2: sites the universities link to"),
@@ -158,7 +167,8 @@ def build_report(
                 [r for r in cshares if r.direction == direction],
                 order,
                 {**labels, A.UNCATEGORISED: "uncategorised"},
-                f"{fig_title} (run {run})",
+                colors,
+                f"{fig_title} (run {run}; share of the domains with evidence)",
             )
         )
     wif_fields = [
@@ -213,15 +223,26 @@ def build_report(
     written += _write_table(
         out, "change_summary", sm_fields, _rows(summary, sm_fields), "Change between runs"
     )
-    cl_rows = [c for c in A.clusters(engine) if c.run_id in (None, run)]
+    of_run = [c for c in A.clusters(engine) if c.run_id in (None, run)]
+    newest: dict[tuple[Any, ...], int] = {}  # the newest clustering per scope of the run
+    for c in of_run:
+        scope = (c.university_id, c.direction, c.unit)
+        newest[scope] = max(newest.get(scope, 0), c.clustering_id)
+    cl_rows = [
+        c for c in of_run if c.clustering_id == newest[(c.university_id, c.direction, c.unit)]
+    ]
     cl_fields = [
         "university",
         "direction",
+        "run_id",
         "clustering_id",
+        "algorithm",
         "label",
         "size",
         "category",
         "category_score",
+        "category_support",
+        "category_voters",
         "overridden",
         "theme",
         "top_domains",
@@ -231,7 +252,8 @@ def build_report(
         "clusters",
         cl_fields,
         _rows(cl_rows, cl_fields),
-        f"Clusters with their themes (run {run})",
+        f"Clusters of the newest clustering per university and direction, with their "
+        f"themes and the category vote's support (run {run})",
     )
     written += _write_impact(engine, out)
     written += write_rank_correlation(engine, out, run)

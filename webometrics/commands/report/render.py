@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from core.choices import UNKNOWN
+
 
 def _cell(value: Any) -> str:
     if value is None:
@@ -72,19 +74,37 @@ def _share_figure(
     country_rows: Sequence[Any],
     order: Sequence[str],
     labels: dict[str, str],
+    colors: dict[str, str],
     title: str,
 ) -> Path:
+    """A stacked bar chart of category shares per university and per country, over the
+    domains with evidence (``known_share``; unknown left out and counted in the labels),
+    each category in its fixed colour."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    unknown: dict[Any, int] = {}
+    for r in uni_rows:
+        if r.category == UNKNOWN:
+            unknown[(r.country, r.university)] = r.domains
+    for r in country_rows:
+        if r.category == UNKNOWN:
+            unknown[r.country] = r.domains
+    uni_rows = [r for r in uni_rows if r.category != UNKNOWN]
+    country_rows = [r for r in country_rows if r.category != UNKNOWN]
     cats = [c for c in order if any(r.category == c for r in [*uni_rows, *country_rows])]
     cats += sorted({r.category for r in [*uni_rows, *country_rows]} - set(cats))
-    palette = [*order, *sorted(set(cats) - set(order))]  # same colour in every figure
-    colours = dict(zip(palette, plt.get_cmap("tab10").colors, strict=False))
-    unis = sorted({(r.country, r.university) for r in uni_rows})
-    countries = sorted({r.country for r in country_rows})
+    spare = iter(plt.get_cmap("tab20").colors[1::2])  # light tones for categories without one
+    colours = {c: colors.get(c) or next(spare, "#cccccc") for c in cats}
+    unis = sorted(
+        {(r.country, r.university) for r in uni_rows}
+        | set(k for k in unknown if isinstance(k, tuple))
+    )
+    countries = sorted(
+        {r.country for r in country_rows} | {k for k in unknown if isinstance(k, str)}
+    )
     fig, axes = plt.subplots(
         1,
         2,
@@ -99,7 +119,7 @@ def _share_figure(
             ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
             ax.set_axis_off()
             continue
-        share = {(key_of(r), r.category): r.share for r in rows}
+        share = {(key_of(r), r.category): r.known_share or 0.0 for r in rows}
         left = [0.0] * len(keys)
         for c in cats:
             vals = [100 * share.get((k, c), 0.0) for k in keys]
@@ -107,11 +127,16 @@ def _share_figure(
             left = [a + b for a, b in zip(left, vals, strict=True)]
         ax.set_yticks(range(len(keys)))
         ax.set_yticklabels(
-            [f"{k[1]} ({k[0]})" if isinstance(k, tuple) else k for k in keys], fontsize=8
+            [
+                (f"{k[1]} ({k[0]})" if isinstance(k, tuple) else k)
+                + (f" · {unknown[k]} unknown" if unknown.get(k) else "")
+                for k in keys
+            ],
+            fontsize=8,
         )
         ax.invert_yaxis()
         ax.set_xlim(0, 100)
-        ax.set_xlabel("share of external domains, %")
+        ax.set_xlabel("share of the external domains with evidence, %")
     axes[0].set_title("per university")
     axes[1].set_title("per country")
     handles, names = axes[0].get_legend_handles_labels()
