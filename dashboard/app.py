@@ -23,6 +23,7 @@ PAGES = [
     st.Page("views/overview.py", title="Overview", icon=":material/table:", default=True),
     st.Page("views/university.py", title="University", icon=":material/school:"),
     st.Page("views/countries.py", title="Countries", icon=":material/public:"),
+    st.Page("views/ranks.py", title="Rank vs groups", icon=":material/leaderboard:"),
     st.Page("views/network.py", title="Network", icon=":material/hub:"),
     st.Page("views/duplicates.py", title="Duplicates", icon=":material/content_copy:"),
     st.Page("views/runs.py", title="Runs", icon=":material/history:"),

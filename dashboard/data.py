@@ -360,3 +360,16 @@ def write_override(url: str, domain: str, category: str | None, note: str | None
     row = ov.set_override(engine, domain, category, note=note, taxonomy=taxonomy)
     reload()
     return f"{row.domain} is now {row.override_category} (assigned: {row.category or '–'})"
+
+
+# --- the groups against the rank: the paper's finding (v_rank_factors) -------------------
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def rank_factors(url: str, run_id: int, direction: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The factors of every university of a run and direction (clusters, their size, the
+    category shares over the domains with evidence, by rank) and their rank correlations
+    (Spearman's ρ, Kendall's τ, n, bootstrap 95 % interval, p-value, reading, note)."""
+    rows = analytics.rank_factors(read_engine(url), run_id=run_id, direction=direction)
+    corr = analytics.correlations_of(rows)
+    return _frame_of(analytics.RankFactorRow, rows), _frame_of(analytics.RankCorrelationRow, corr)

@@ -20,7 +20,7 @@ from typing import Any
 
 from sqlalchemy import Engine, column, select, table
 
-from analyse.ranks import FACTORS, Correlation, correlate_factors
+from analyse.ranks import FACTORS, HEADLINE, Correlation, correlate_factors
 from store.analytics.runs import _check_direction, resolve_run
 
 #: the ranks a factor is correlated with
@@ -89,6 +89,11 @@ class RankCorrelationRow(Correlation):
     direction: str
 
 
+#: the share columns of ``v_rank_factors``, the headline (:data:`analyse.ranks.HEADLINE`) first
+SHARE_COLUMNS: tuple[str, ...] = (
+    HEADLINE,
+    *(f.name for f in fields(RankFactorRow) if f.name.startswith("share_") and f.name != HEADLINE),
+)
 V_RANK_FACTORS = table("v_rank_factors", *(column(f.name) for f in fields(RankFactorRow)))
 V_RANK_FACTOR_SHARE = table(
     "v_rank_factor_share", *(column(f.name) for f in fields(RankFactorShareRow))

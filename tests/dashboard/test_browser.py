@@ -280,12 +280,21 @@ DEEP_LINKS = {
     "": "Overview",
     "university": "University",
     "countries": "Countries",
+    "ranks": "Rank vs groups",
     "network": "Network",
     "duplicates": "Near duplicates",
     "runs": "Runs",
 }
 # the titles st.navigation gives the pages in dashboard/app.py, in its order
-NAVIGATION = ["Overview", "University", "Countries", "Network", "Duplicates", "Runs"]
+NAVIGATION = [
+    "Overview",
+    "University",
+    "Countries",
+    "Rank vs groups",
+    "Network",
+    "Duplicates",
+    "Runs",
+]
 
 # once the page's script run is over (heading shown, status widget gone): the heading,
 # the path, the sidebar's navigation links, captions and buttons

@@ -18,7 +18,8 @@ from typing import Any
 
 from webometrics.commands.report.render import _rows, _write_table
 
-FACTOR_FIELDS = (
+# the columns of rank_factors.csv around the shares (store.analytics.ranks.SHARE_COLUMNS)
+FACTOR_FIELDS_BEFORE = (
     "direction",
     "university",
     "country",
@@ -31,16 +32,8 @@ FACTOR_FIELDS = (
     "evidence_domains",
     "unknown",
     "uncategorised",
-    "share_academic",
-    "share_universities",
-    "share_scientific_communities",
-    "share_search_engines",
-    "share_social_networks",
-    "share_media",
-    "share_news_portals",
-    "share_other_organisations",
-    "clustering_id",
 )
+FACTOR_FIELDS_AFTER = ("clustering_id",)
 CORRELATION_FIELDS = (
     "run_id",
     "direction",
@@ -87,14 +80,16 @@ def write_rank_correlation(
     """
     from analyse.ranks import SIGN_NOTE
     from store import analytics as A
+    from store.analytics.ranks import SHARE_COLUMNS
 
+    factor_fields = (*FACTOR_FIELDS_BEFORE, *SHARE_COLUMNS, *FACTOR_FIELDS_AFTER)
     factors = A.rank_factors(engine, run_id=run_id) if run_id else []
     corr = A.correlations_of(factors, n_resamples=n_resamples, seed=seed)
     written = _write_table(
         out,
         "rank_factors",
-        FACTOR_FIELDS,
-        [[_number(v) for v in row] for row in _rows(factors, FACTOR_FIELDS)],
+        factor_fields,
+        [[_number(v) for v in row] for row in _rows(factors, factor_fields)],
         f"The groups of each university against its rank (run {run_id}; shares over the "
         "domains with evidence; cluster columns empty without a clustering of the run)",
     )
