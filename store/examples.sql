@@ -122,3 +122,13 @@ WHERE s.kind = 'commoncrawl'
                   WHERE o.university_id = s.university_id AND o.domain = s.domain
                     AND o.kind <> 'commoncrawl')
 ORDER BY s.university, s.domain;
+
+-- name: rank-factors
+-- The paper's finding, per university and direction of the latest run: its rank, its groups
+-- (clusters of two or more members and their size) and the share of universities plus
+-- scientific communities among its domains with evidence; rank 1 first.
+SELECT direction, university, rank, n_clusters, clustered_size, evidence_domains, unknown,
+       ROUND(CAST(100 * share_academic AS NUMERIC), 1) AS academic_percent
+FROM v_rank_factors
+WHERE run_id = (SELECT MAX(run_id) FROM v_rank_factors)
+ORDER BY direction DESC, rank, university;

@@ -258,3 +258,21 @@ def test_downgrade_keeps_every_row_and_upgrade_restores_the_views(filled: Facts)
         assert A.rank_factors(engine, run_id=filled.run_ids[1]) == rows
     finally:
         engine.dispose()
+
+
+def test_the_example_query_agrees_with_the_reader(filled_ro: Facts) -> None:
+    """``rank-factors`` of store/examples.sql gives the rows of :func:`A.rank_factors`."""
+    (example,) = [ex for ex in A.sql_examples() if ex.name == "rank-factors"]
+    engine = make_engine(filled_ro.url)
+    try:
+        with engine.connect() as conn:
+            got = conn.execute(text(example.sql)).mappings().all()
+        rows = A.rank_factors(engine)
+        assert [
+            (g["direction"], g["university"], g["rank"], g["n_clusters"], g["evidence_domains"])
+            for g in got
+        ] == [(r.direction, r.university, r.rank, r.n_clusters, r.evidence_domains) for r in rows]
+        for g, r in zip(got, rows, strict=True):
+            assert float(g["academic_percent"]) == pytest.approx(100 * r.share_academic, abs=0.05)
+    finally:
+        engine.dispose()
