@@ -43,6 +43,39 @@ def _common(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help="crawler processes here (needs --redis; default [crawl] processes)",
     )
+    cc = p.add_argument_group(
+        "Common Crawl (optional)",
+        "Take a Common Crawl release into the run after the crawl: the citing domains of a "
+        "web graph release (stage commoncrawl-graph, see `webometrics citing "
+        "commoncrawl-graph --help`), then the pages of every stored citing domain, the "
+        "graph's included, from a URL index (stage commoncrawl-index, see `webometrics "
+        "citing commoncrawl-index --help`), so they are extracted, clustered and "
+        "categorised like crawled pages.",
+    )
+    cc.add_argument(
+        "--graph-vertices", nargs="+", metavar="FILE", help="every vertices part of the release"
+    )
+    cc.add_argument("--graph-edges", nargs="+", metavar="FILE", help="every edges part")
+    cc.add_argument("--graph-ranks", metavar="FILE", help="the release's ranks file (optional)")
+    cc.add_argument(
+        "--cc-index",
+        nargs="+",
+        metavar="FILE",
+        help="URL index files (CDXJ, cluster.idx or Parquet) for the citing domains' pages",
+    )
+    cc.add_argument(
+        "--cc-warc-prefix",
+        metavar="URL_OR_FOLDER",
+        default="https://data.commoncrawl.org/",
+        help="where the index's WARC files are (default https://data.commoncrawl.org/)",
+    )
+    cc.add_argument(
+        "--cc-limit-per-domain",
+        type=int,
+        default=10,
+        metavar="N",
+        help="captures to fetch per citing domain (default 10)",
+    )
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -73,11 +106,44 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.set_defaults(func=_schedule)
 
 
+def _commoncrawl(args) -> tuple[list[str], dict[str, dict]]:
+    """The Common Crawl stages asked for by the options, and their options."""
+    from core.exceptions import ParameterError
+
+    stages: list[str] = []
+    options: dict[str, dict] = {}
+    if bool(args.graph_vertices) != bool(args.graph_edges):
+        raise ParameterError("give both --graph-vertices and --graph-edges (every part of each)")
+    if args.graph_vertices:
+        stages.append("commoncrawl-graph")
+        options["commoncrawl-graph"] = {
+            "vertices": args.graph_vertices,
+            "edges": args.graph_edges,
+            "ranks": args.graph_ranks,
+        }
+    elif args.graph_ranks:
+        raise ParameterError("--graph-ranks needs --graph-vertices and --graph-edges")
+    if args.cc_index:
+        if args.cc_limit_per_domain < 1:
+            raise ParameterError(f"--cc-limit-per-domain {args.cc_limit_per_domain}: use 1 or more")
+        stages.append("commoncrawl-index")
+        options["commoncrawl-index"] = {
+            "index_files": args.cc_index,
+            "warc_prefix": args.cc_warc_prefix,
+            "limit_per_domain": args.cc_limit_per_domain,
+        }
+    return stages, options
+
+
 def _options(ctx, trigger: str):
     from webometrics.stages.pipeline import PipelineOptions
 
     args = ctx.args
     stages = tuple(x.strip() for x in args.stages.split(",") if x.strip())
+    cc_stages, cc_options = _commoncrawl(args)
+    if cc_stages:  # after the crawl (or first, without one)
+        at = stages.index("crawl") + 1 if "crawl" in stages else 0
+        stages = (*stages[:at], *(x for x in cc_stages if x not in stages), *stages[at:])
     crawl = {"direction": args.direction}
     if args.proxy:
         crawl["proxy"] = args.proxy
@@ -91,7 +157,7 @@ def _options(ctx, trigger: str):
         universities_file=args.universities,
         stages=stages,
         trigger=trigger,
-        stage_options={"crawl": crawl},
+        stage_options={"crawl": crawl, **cc_options},
         http_cache=not args.no_http_cache,
     )
 

@@ -1,5 +1,12 @@
 """The whole pipeline as one recorded run: crawl -> extract -> dedup -> cluster -> analyse.
 
+Two optional stages take a Common Crawl release into the same run, after the crawl:
+``commoncrawl-graph`` (the citing domains of a web graph release,
+:mod:`webometrics.stages.citing_graph`) and ``commoncrawl-index`` (the pages of every
+stored citing domain, the graph's included, fetched from the URL index's WARC records,
+:mod:`webometrics.stages.citing_index`), so the graph's citing domains are extracted,
+clustered and categorised like crawled ones.
+
 Each stage is ``webometrics.stages.<name>.run(engine, settings, **options) -> dict``. A
 :class:`~store.models.PipelineRun` row records every stage's status, seconds and
 statistics (or its error) as the run goes, so a killed or failed run still shows how far
@@ -27,14 +34,50 @@ from webometrics.runlock import RunLock
 log = logging.getLogger(__name__)
 
 STAGES: tuple[str, ...] = ("crawl", "extract", "dedup", "cluster", "analyse")
+#: stages a run may add, in this order after the crawl (they need files to read)
+COMMONCRAWL_STAGES: tuple[str, ...] = ("commoncrawl-graph", "commoncrawl-index")
+ALL_STAGES: tuple[str, ...] = ("crawl", *COMMONCRAWL_STAGES, *STAGES[1:])
 
 StageFunc = Callable[..., Mapping[str, Any]]
 
 
+def _commoncrawl_graph(
+    engine: Engine,
+    settings: Settings,
+    *,
+    vertices: Sequence[str],
+    edges: Sequence[str],
+    ranks: str | None = None,
+    **options: Any,
+) -> Mapping[str, Any]:
+    """The ``commoncrawl-graph`` stage: :func:`webometrics.stages.citing_graph.run`."""
+    from webometrics.stages.citing_graph import GraphOptions, run
+
+    return run(engine, vertices, edges, ranks, GraphOptions(**options))
+
+
+def _commoncrawl_index(engine: Engine, settings: Settings, **options: Any) -> Mapping[str, Any]:
+    """The ``commoncrawl-index`` stage: :func:`webometrics.stages.citing_index.run` over
+    every stored citing domain (the web graph's included)."""
+    from webometrics.stages.citing_index import IndexOptions, run
+
+    opts = dict(options)
+    opts["index_files"] = tuple(opts.get("index_files", ()))
+    return run(engine, settings, IndexOptions(**opts))
+
+
+def _check_stage(name: str) -> None:
+    if name not in ALL_STAGES:
+        raise StageError(f"unknown stage {name!r}; the stages are {', '.join(ALL_STAGES)}")
+
+
 def stage_function(name: str) -> StageFunc:
     """The ``run`` function of stage ``name``."""
-    if name not in STAGES:
-        raise StageError(f"unknown stage {name!r}; the stages are {', '.join(STAGES)}")
+    _check_stage(name)
+    if name == "commoncrawl-graph":
+        return _commoncrawl_graph
+    if name == "commoncrawl-index":
+        return _commoncrawl_index
     module = importlib.import_module(f"webometrics.stages.{name}")
     # a stage may run as several units of work (cluster: one clustering per university and
     # direction); its `run_each` then serves the pipeline
@@ -108,8 +151,7 @@ def run_pipeline(
         A stage failed.
     """
     for name in options.stages:
-        if name not in STAGES:
-            raise StageError(f"unknown stage {name!r}; the stages are {', '.join(STAGES)}")
+        _check_stage(name)
     with RunLock(engine):
         with session_scope(engine) as s:
             row = PipelineRun(
