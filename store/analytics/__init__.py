@@ -3,9 +3,11 @@ change between runs, clusters, link-network edges.
 
 Convention (for the report, the dashboard and notebooks): every function takes an
 ``Engine`` and keyword filters, runs parameterised queries on the analyst views of
-migration 0002 (so SQL users and Python see the same numbers) and returns a **list of
-frozen dataclasses**; :func:`to_frame` turns any such list into a ``pandas.DataFrame``
-with one column per field. ``run_id=None`` means the latest crawl run that has
+migration 0002 (so SQL users and Python see the same numbers), or the aggregates the
+analyse stage keeps while they are fresh (:mod:`store.aggregates`: the same rows, read in
+milliseconds at the paper's scale), and returns a **list of frozen dataclasses**;
+:func:`to_frame` turns any such list into a ``pandas.DataFrame`` with one column per
+field. ``run_id=None`` means the latest crawl run that has
 environment data (:func:`latest_run_id`).
 
 One module per family of questions, all re-exported here (``from store import analytics``
@@ -15,7 +17,8 @@ then ``analytics.table2(...)``):
 :mod:`store.analytics.views`              the analyst views as table clauses
 :mod:`store.analytics.runs`               which run a query reads; per-run view rows
 :mod:`store.analytics.tables`             Tables 2-3 and the Web Impact Factors
-:mod:`store.analytics.environment`        environment rows, category and country shares
+:mod:`store.analytics.environment`        environment rows, category and country shares,
+                                          the Network page's domains
 :mod:`store.analytics.changes`            change between two runs
 :mod:`store.analytics.clusters`           final clusters and their members
 :mod:`store.analytics.categories`         domain categories and overrides
@@ -87,9 +90,13 @@ from store.analytics.environment import (
     CategoryShareRow,
     CountryShareRow,
     EnvironmentRow,
+    EnvironmentSummaryRow,
+    NetworkDomainRow,
     category_shares,
     country_category_shares,
     environment,
+    environment_summary,
+    network_domains,
 )
 from store.analytics.examples import SQLExample, sql_examples
 from store.analytics.frames import row_fields, to_frame
@@ -132,6 +139,8 @@ __all__ = [
     "CountryShareRow",
     "DomainCategoryRow",
     "EnvironmentRow",
+    "EnvironmentSummaryRow",
+    "NetworkDomainRow",
     "RankCorrelationRow",
     "RankFactorRow",
     "RankFactorShareRow",
@@ -148,7 +157,9 @@ __all__ = [
     "domain_categories",
     "environment",
     "environment_changes",
+    "environment_summary",
     "latest_run_id",
+    "network_domains",
     "rank_correlations",
     "rank_factor_shares",
     "rank_factors",

@@ -22,7 +22,7 @@ def to_frame(rows: Sequence[Any], columns: Sequence[str] | None = None) -> pd.Da
     Examples
     --------
     >>> from store.analytics.environment import EnvironmentRow
-    >>> to_frame([EnvironmentRow(1, 2, "U", "X", "citing", "a.org", 3, 3, "en", None)],
+    >>> to_frame([EnvironmentRow(1, 2, "U", "X", "citing", "crawl", "a.org", 3, 3, "en", None)],
     ...          ["university", "domain", "pages"])
       university domain  pages
     0          U  a.org      3

@@ -5,6 +5,7 @@ requested run checked against them; and the reading of one run of a per-run view
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import fields
 from typing import TYPE_CHECKING, TypeVar
 
@@ -12,10 +13,11 @@ from sqlalchemy import Engine, select
 
 from core.choices import GRAPH_RUN_KIND
 from core.exceptions import ParameterError
+from store import aggregates
 from store.models import DIRECTIONS, Citation, CrawlRun, Environment, Link, Page, UniversityDomain
 
 if TYPE_CHECKING:
-    from sqlalchemy.sql.expression import TableClause
+    from sqlalchemy.sql.expression import FromClause
 
 
 def _check_direction(direction: str | None) -> None:
@@ -30,9 +32,17 @@ def run_ids(engine: Engine) -> list[int]:
     """The crawl runs that have environment data (links, verified citations or a web
     graph's citing domains), ascending.
 
-    The same runs as ``SELECT DISTINCT run_id FROM v_environment``, read from the tables
-    (the view also joins languages and categories, which costs seconds on large crawls).
+    The same runs as ``SELECT DISTINCT run_id FROM v_environment``: those of the fresh
+    aggregates (:mod:`store.aggregates`), else read from the tables (the view also joins
+    languages and categories, which costs seconds on large crawls).
     """
+    fresh = aggregates.fresh_run_ids(engine)
+    if fresh is not None:
+        return fresh
+    return _run_ids_of_tables(engine)
+
+
+def _run_ids_of_tables(engine: Engine) -> list[int]:
     outgoing = (
         select(Link.run_id)
         .join(Page, Page.id == Link.source_page_id)
@@ -79,7 +89,30 @@ def resolve_run(engine: Engine, run_id: int | None) -> int | None:
     ParameterError
         ``run_id`` has no environment data; the message lists the runs that have.
     """
-    ids = run_ids(engine)
+    return resolve_run_fresh(engine, run_id)[0]
+
+
+def resolve_run_fresh(engine: Engine, run_id: int | None) -> tuple[int | None, bool]:
+    """:func:`resolve_run` and whether the run's aggregates are fresh (one check).
+
+    Returns
+    -------
+    run : int or None
+    fresh : bool
+        ``True``: read the aggregates of :mod:`store.aggregates`; ``False``: the views.
+
+    Raises
+    ------
+    ParameterError
+        As :func:`resolve_run`.
+    """
+    fresh = aggregates.fresh_run_ids(engine)
+    ids = fresh if fresh is not None else _run_ids_of_tables(engine)
+    run = _checked_run(ids, run_id)
+    return run, fresh is not None and run in fresh
+
+
+def _checked_run(ids: list[int], run_id: int | None) -> int | None:
     if run_id is None:
         return ids[-1] if ids else None
     if run_id not in ids:
@@ -93,21 +126,24 @@ _Row = TypeVar("_Row")
 
 def _view_rows(
     engine: Engine,
-    view: TableClause,
+    view: FromClause,
     row_type: type[_Row],
     order: tuple[str, str, str],
     *,
     run_id: int | None,
     direction: str | None,
     university_id: int | None = None,
+    domains: Sequence[str] | None = None,
+    aggregate: FromClause | None = None,
 ) -> list[_Row]:
     """The rows of a per-run view for one run, as ``row_type`` dataclasses.
 
-    The run is ``run_id`` (default the latest); ``direction`` and ``university_id``, when
-    given, keep only those rows. Ordered by ``order[0]``, direction (outgoing first),
-    ``order[1]`` largest first, then ``order[2]``. No run: ``[]``. Every field of
+    The run is ``run_id`` (default the latest); ``direction``, ``university_id`` and
+    ``domains``, when given, keep only those rows. Ordered by ``order[0]``, direction
+    (outgoing first), ``order[1]`` largest first, then ``order[2]``. No run: ``[]``. Every field of
     ``row_type`` is the view's column of that name, made ``int`` or ``float`` where the
-    field is (the database may give ``Decimal``).
+    field is (the database may give ``Decimal``). ``aggregate``: the same columns from
+    the aggregates (:mod:`store.aggregates`), read instead while they are fresh.
     """
     casts = {
         "int": int,
@@ -116,15 +152,17 @@ def _view_rows(
     }
     convert = [(f.name, casts.get(str(f.type))) for f in fields(row_type)]  # type: ignore[arg-type]
     _check_direction(direction)
-    run = resolve_run(engine, run_id)
+    run, fresh = resolve_run_fresh(engine, run_id)
     if run is None:
         return []
-    v = view
+    v = aggregate if fresh and aggregate is not None else view
     stmt = select(v).where(v.c.run_id == run)
     if direction is not None:
         stmt = stmt.where(v.c.direction == direction)
     if university_id is not None:
         stmt = stmt.where(v.c.university_id == university_id)
+    if domains is not None:
+        stmt = stmt.where(v.c.domain.in_(list(domains)))
     first, largest, then = (v.c[name] for name in order)
     stmt = stmt.order_by(first, v.c.direction.desc(), largest.desc(), then)
     with engine.connect() as conn:

@@ -13,9 +13,16 @@ from typing import Any
 from sqlalchemy import Engine, distinct, func, select
 
 from core.choices import UNKNOWN
-from store.analytics.runs import resolve_run
+from store.aggregates import ALL_SOURCES, TABLE2_SOURCE
+from store.analytics.runs import resolve_run_fresh
 from store.analytics.views import V_ENVIRONMENT, V_TABLE2
-from store.models import DIRECTIONS, University, UniversityDomain
+from store.models import (
+    DIRECTIONS,
+    AggregateDomainCount,
+    AggregateState,
+    University,
+    UniversityDomain,
+)
 
 
 def _ratio(num: float | None, den: float | None) -> float | None:
@@ -79,12 +86,13 @@ def table2(engine: Engine, *, run_id: int | None = None) -> list[Table2Row]:
     -------
     list of Table2Row
     """
-    run = resolve_run(engine, run_id)
+    run, fresh = resolve_run_fresh(engine, run_id)
     facts = _university_facts(engine)
     got: dict[int, Any] = {}
     if run is not None:
+        v = TABLE2_SOURCE if fresh else V_TABLE2
         with engine.connect() as conn:
-            for r in conn.execute(select(V_TABLE2).where(V_TABLE2.c.run_id == run)).mappings():
+            for r in conn.execute(select(v).where(v.c.run_id == run)).mappings():
                 got[int(r["university_id"])] = r
     rows = []
     for uid in sorted(facts, key=lambda u: _uni_order(facts, u)):
@@ -146,23 +154,32 @@ def table3(
         One row per university x direction x language (zeros included), universities
         by rank, directions outgoing then citing, languages in the given order.
     """
-    run = resolve_run(engine, run_id)
+    run, fresh = resolve_run_fresh(engine, run_id)
     facts = _university_facts(engine)
     counts: dict[tuple[int, str, str], int] = defaultdict(int)
     seen_langs: set[str] = set()
     if run is not None:
+        dc = AggregateDomainCount.__table__
         stmt = (
-            select(
-                V_ENVIRONMENT.c.university_id,
-                V_ENVIRONMENT.c.direction,
-                V_ENVIRONMENT.c.language,
-                func.count(distinct(V_ENVIRONMENT.c.domain)),
-            )
-            .where(V_ENVIRONMENT.c.run_id == run)
-            .group_by(
-                V_ENVIRONMENT.c.university_id, V_ENVIRONMENT.c.direction, V_ENVIRONMENT.c.language
-            )
+            select(dc.c.university_id, dc.c.direction, dc.c.language, func.sum(dc.c.domains))
+            .where(dc.c.run_id == run, dc.c.source == ALL_SOURCES)
+            .group_by(dc.c.university_id, dc.c.direction, dc.c.language)
         )
+        if not fresh:
+            stmt = (
+                select(
+                    V_ENVIRONMENT.c.university_id,
+                    V_ENVIRONMENT.c.direction,
+                    V_ENVIRONMENT.c.language,
+                    func.count(distinct(V_ENVIRONMENT.c.domain)),
+                )
+                .where(V_ENVIRONMENT.c.run_id == run)
+                .group_by(
+                    V_ENVIRONMENT.c.university_id,
+                    V_ENVIRONMENT.c.direction,
+                    V_ENVIRONMENT.c.language,
+                )
+            )
         with engine.connect() as conn:
             for uid, direction, lang, n in conn.execute(stmt):
                 lang = lang or UNKNOWN
@@ -227,6 +244,8 @@ def web_impact_factors(engine: Engine, *, run_id: int | None = None) -> list[WIF
         stmt = select(func.count(func.distinct(v.c.domain))).where(
             v.c.run_id == run, v.c.direction == "citing"
         )
+        if resolve_run_fresh(engine, run)[1]:
+            stmt = select(AggregateState.citing_domains).where(AggregateState.run_id == run)
         with engine.connect() as conn:
             all_citing = int(conn.execute(stmt).scalar() or 0)
     return [

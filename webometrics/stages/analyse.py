@@ -42,7 +42,7 @@ from analyse.categories import (
 from analyse.themes import ThemeDocument, ThemeOptions, cluster_themes, readable_terms
 from core.exceptions import ParameterError
 from core.settings import Settings
-from store import analytics, queries
+from store import aggregates, analytics, queries
 from store import networks as network_tables
 from store.models import (
     DIRECTIONS,
@@ -331,6 +331,20 @@ def store_category_labels(engine: Engine, taxonomy: Taxonomy) -> int:
     )
 
 
+def store_aggregates(engine: Engine) -> dict[str, Any]:
+    """Rebuild the aggregates the dashboard and the report read (:mod:`store.aggregates`:
+    Tables 2-3, category and country shares, the Network page's domains, per crawl run)
+    from the views, after the categories are stored; readers fall back to the views
+    whenever the data changed since.
+
+    Returns
+    -------
+    dict
+        ``aggregate_runs``, ``aggregate_rows``, ``aggregate_seconds``.
+    """
+    return aggregates.refresh(engine)
+
+
 def store_networks(engine: Engine, *, progress: bool = True) -> dict[str, Any]:
     """Compute and store, for every crawl run with environment data and both directions,
     the co-link overlaps of the universities, the domains they share and the whole
@@ -458,6 +472,7 @@ def run(
     out["clusterings"] = len(todo)
     out["clusters"] = n_clusters
     out["cluster_categories"] = dict(sorted(cluster_cats.items()))
+    out.update(store_aggregates(engine))
     out.update(store_networks(engine, progress=progress))
     out["seconds"] = round(time.perf_counter() - started, 3)
     log.info(

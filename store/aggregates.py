@@ -1,0 +1,416 @@
+"""The aggregates the dashboard reads at the paper's scale (revision 0010), their
+refresh and their freshness.
+
+At a million pages the analyst views (``v_environment`` and the tables on it) group the
+links, the citations and the page languages again on every read (10-14 s per dashboard
+page on SQLite). The analyse stage calls :func:`refresh`, which saves the rows of
+``v_environment`` once (``agg_environment``) and derives from them what the pages read:
+distinct domains, links and pages per run x university x direction x source x category x
+language (``agg_domain_count``; source :data:`ALL_SOURCES` counts a domain found by two
+sources once), Table 2 per run x university (``agg_table2``), distinct domains per run x
+country x direction x category (``agg_country_count``) and per run x direction x domain
+the universities linked with it (``agg_network_domain``).
+
+Freshness: every refresh stores the database's :func:`fingerprint` (the newest id or
+timestamp of every input of ``v_environment``: crawl runs, links, citations and their
+verification, environment rows, pages and their extraction, documents, categories and
+overrides, and the universities with their domains), read from indexes in one query.
+:mod:`store.analytics` reads the aggregates only while the fingerprint is unchanged
+(:func:`fresh_run_ids`), the views otherwise: before the first ``webometrics analyse``,
+after a crawl, an extraction or an analyst's override, the numbers stay right and only
+the speed is lost until the next analyse.
+
+The ``*_SOURCE`` selectables have the columns of the views they stand in for
+(:mod:`store.analytics.views`), so a query reads either with the same code.
+
+Examples
+--------
+>>> from store import make_engine, schema
+>>> engine = make_engine("sqlite://")
+>>> schema.upgrade(engine)
+>>> refresh(engine)["aggregate_runs"]
+0
+>>> fresh_run_ids(engine) is None  # nothing built: the views are read
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from typing import Any
+
+from sqlalchemy import (
+    Connection,
+    Engine,
+    Float,
+    case,
+    cast,
+    delete,
+    func,
+    insert,
+    literal,
+    select,
+    text,
+)
+from sqlalchemy.sql.expression import Subquery
+
+from store.models import (
+    AggregateCountryCount,
+    AggregateDomainCount,
+    AggregateEnvironment,
+    AggregateNetworkDomain,
+    AggregateState,
+    AggregateTable2,
+    University,
+    UniversityDomain,
+    utcnow,
+)
+
+ALL_SOURCES = "all"  # agg_domain_count's rows over every source (a domain counted once)
+UNCATEGORISED = "uncategorised"  # as store.analytics.views.UNCATEGORISED
+UNKNOWN_CATEGORY = "unknown"
+
+_TABLES = (
+    AggregateNetworkDomain,
+    AggregateCountryCount,
+    AggregateTable2,
+    AggregateDomainCount,
+    AggregateEnvironment,
+    AggregateState,
+)
+
+# the newest row of every input of v_environment, each read from an index
+_FINGERPRINT = text(
+    """
+    SELECT (SELECT MAX(id) FROM crawl_run),
+           (SELECT MAX(id) FROM link),
+           (SELECT MAX(id) FROM citation),
+           (SELECT MAX(checked_at) FROM citation),
+           (SELECT MAX(id) FROM environment),
+           (SELECT MAX(id) FROM page),
+           (SELECT MAX(extracted_at) FROM page),
+           (SELECT MAX(id) FROM document),
+           (SELECT MAX(created_at) FROM document),
+           (SELECT COUNT(*) FROM document WHERE unit = 'domain'),
+           (SELECT MAX(updated_at) FROM domain_category),
+           (SELECT MAX(override_at) FROM domain_category),
+           (SELECT COUNT(*) FROM domain_category WHERE override_at IS NOT NULL),
+           (SELECT COUNT(*) FROM domain_category)
+    """
+)
+
+
+def fingerprint(conn: Connection) -> str:
+    """What the aggregates are computed from, in one string.
+
+    The newest id (rows added) and timestamp (rows changed: a citation verified, a page
+    extracted, a document rebuilt, a category assigned, an override set) of each input,
+    the number of domain documents and of overrides (one deleted or cleared), and a
+    digest of the universities' countries and domains.
+
+    Parameters
+    ----------
+    conn : Connection
+
+    Returns
+    -------
+    str
+        Equal for two calls exactly when none of these changed in between.
+    """
+    facts = [str(v) for v in conn.execute(_FINGERPRINT).one()]
+    unis = conn.execute(select(University.id, University.country).order_by(University.id)).all()
+    doms = conn.execute(
+        select(UniversityDomain.university_id, UniversityDomain.domain).order_by(
+            UniversityDomain.id
+        )
+    ).all()
+    digest = hashlib.sha256(repr((unis, doms)).encode()).hexdigest()[:16]
+    return ";".join([*facts, digest])
+
+
+def fresh_run_ids(engine: Engine) -> list[int] | None:
+    """The crawl runs with environment data, ascending, when the stored aggregates are
+    fresh (built and their fingerprint still the database's); ``None`` otherwise (the
+    caller reads the views)."""
+    with engine.connect() as conn:
+        rows = conn.execute(select(AggregateState.run_id, AggregateState.fingerprint)).all()
+        if not rows:
+            return None
+        now = fingerprint(conn)
+    if any(fp != now for _run, fp in rows):
+        return None
+    return sorted(int(run) for run, _fp in rows)
+
+
+def is_fresh(engine: Engine, run_id: int | None) -> bool:
+    """Whether ``run_id``'s aggregates are stored and fresh."""
+    ids = fresh_run_ids(engine) if run_id is not None else None
+    return ids is not None and run_id in ids
+
+
+def refresh(engine: Engine) -> dict[str, Any]:
+    """Rebuild every aggregate from the views, in one transaction (readers see the old
+    aggregates or the new ones, never half).
+
+    Parameters
+    ----------
+    engine : Engine
+
+    Returns
+    -------
+    dict
+        ``aggregate_runs`` (crawl runs with data), ``aggregate_rows`` (environment rows
+        saved), ``aggregate_seconds``.
+
+    Notes
+    -----
+    One pass over ``v_environment`` (its cost: the links, citations and page languages
+    grouped once), then groupings of the saved rows; ``ANALYZE`` of the new tables so the
+    planner knows their size.
+    """
+    started = time.perf_counter()
+    ae = AggregateEnvironment.__table__
+    with engine.begin() as conn:
+        stamp = fingerprint(conn)
+        for model in _TABLES:
+            conn.execute(delete(model))
+        cols = ("run_id", "university_id", "direction", "source", "domain", "links", "pages")
+        conn.execute(
+            text(
+                f"INSERT INTO agg_environment ({', '.join(cols)}, language, category) "
+                f"SELECT {', '.join(cols)}, COALESCE(language, :unknown), category "
+                "FROM v_environment"
+            ),
+            {"unknown": UNKNOWN_CATEGORY},
+        )
+        category = func.coalesce(ae.c.category, UNCATEGORISED)
+        keys = (ae.c.run_id, ae.c.university_id, ae.c.direction)
+        per_source = select(
+            *keys,
+            ae.c.source,
+            category,
+            ae.c.language,
+            func.count(func.distinct(ae.c.domain)),
+            func.sum(ae.c.links),
+            func.sum(ae.c.pages),
+        ).group_by(*keys, ae.c.source, category, ae.c.language)
+        every_source = select(
+            *keys,
+            literal(ALL_SOURCES),
+            category,
+            ae.c.language,
+            func.count(func.distinct(ae.c.domain)),
+            func.sum(ae.c.links),
+            func.sum(ae.c.pages),
+        ).group_by(*keys, category, ae.c.language)
+        dc = AggregateDomainCount.__table__
+        count_cols = ("run_id", "university_id", "direction", "source", "category", "language")
+        conn.execute(
+            insert(dc).from_select(
+                [*count_cols, "domains", "links", "pages"], per_source.union_all(every_source)
+            )
+        )
+        _insert_table2(conn)
+        country = (
+            select(
+                ae.c.run_id,
+                University.country,
+                ae.c.direction,
+                category,
+                func.count(func.distinct(ae.c.domain)),
+            )
+            .join(University, University.id == ae.c.university_id)
+            .group_by(ae.c.run_id, University.country, ae.c.direction, category)
+        )
+        conn.execute(
+            insert(AggregateCountryCount.__table__).from_select(
+                ["run_id", "country", "direction", "category", "domains"], country
+            )
+        )
+        network = select(
+            ae.c.run_id,
+            ae.c.direction,
+            ae.c.domain,
+            func.count(func.distinct(ae.c.university_id)),
+            func.sum(ae.c.links),
+            func.sum(ae.c.pages),
+            func.min(ae.c.language),
+            func.min(ae.c.category),
+        ).group_by(ae.c.run_id, ae.c.direction, ae.c.domain)
+        nd = AggregateNetworkDomain.__table__
+        conn.execute(
+            insert(nd).from_select(
+                [
+                    "run_id",
+                    "direction",
+                    "domain",
+                    "universities",
+                    "links",
+                    "pages",
+                    "language",
+                    "category",
+                ],
+                network,
+            )
+        )
+        totals = (
+            select(
+                nd.c.run_id,
+                func.sum(case((nd.c.direction == "outgoing", 1), else_=0)),
+                func.sum(case((nd.c.direction == "citing", 1), else_=0)),
+            )
+            .group_by(nd.c.run_id)
+            .order_by(nd.c.run_id)
+        )
+        built = utcnow()
+        states = [
+            {
+                "run_id": int(run),
+                "fingerprint": stamp,
+                "built_at": built,
+                "outgoing_domains": int(out or 0),
+                "citing_domains": int(cit or 0),
+            }
+            for run, out, cit in conn.execute(totals)
+        ]
+        if states:
+            conn.execute(insert(AggregateState.__table__), states)
+        n_rows = conn.execute(select(func.count()).select_from(ae)).scalar_one()
+        for model in _TABLES:
+            conn.execute(text(f"ANALYZE {model.__tablename__}"))
+    return {
+        "aggregate_runs": len(states),
+        "aggregate_rows": int(n_rows),
+        "aggregate_seconds": round(time.perf_counter() - started, 3),
+    }
+
+
+def _insert_table2(conn: Connection) -> None:
+    """Table 2 per run x university from the every-source domain counts (the counts of
+    ``v_university_table2``; site pages as it counts them)."""
+    dc = AggregateDomainCount.__table__
+    out = dc.c.direction == "outgoing"
+    cit = dc.c.direction == "citing"
+    t = (
+        select(
+            dc.c.run_id,
+            dc.c.university_id,
+            func.sum(case((out, dc.c.links), else_=0)).label("external_links"),
+            func.sum(case((out, dc.c.domains), else_=0)).label("external_domains"),
+            func.sum(case((cit, dc.c.pages), else_=0)).label("citing_pages"),
+            func.sum(case((cit, dc.c.domains), else_=0)).label("citing_domains"),
+        )
+        .where(dc.c.source == ALL_SOURCES)
+        .group_by(dc.c.run_id, dc.c.university_id)
+        .subquery("t")
+    )
+    site_pages = text(
+        "(SELECT COUNT(*) FROM page p WHERE p.university_id = t.university_id "
+        "AND p.role = 'university' AND p.first_run_id <= t.run_id "
+        "AND COALESCE(p.last_run_id, p.first_run_id) >= t.run_id)"
+    )
+    rows = select(
+        t.c.run_id,
+        t.c.university_id,
+        site_pages,
+        t.c.external_links,
+        t.c.external_domains,
+        t.c.citing_pages,
+        t.c.citing_domains,
+    ).select_from(t)
+    conn.execute(
+        insert(AggregateTable2.__table__).from_select(
+            [
+                "run_id",
+                "university_id",
+                "site_pages",
+                "external_links",
+                "external_domains",
+                "citing_pages",
+                "citing_domains",
+            ],
+            rows,
+        )
+    )
+
+
+# --- the aggregates as the views they stand in for ---------------------------------------
+
+
+def _with_university(t: Any, rest: list[Any], name: str, *, rank: bool = False) -> Subquery:
+    """``run_id``, ``university_id``, the university's name and country (and rank), then
+    ``rest``: the columns of a view on the university table."""
+    uni = [University.name.label("university"), University.country.label("country")]
+    if rank:
+        uni.append(University.rank.label("rank"))
+    return (
+        select(t.c.run_id, t.c.university_id, *uni, *rest)
+        .join(University, University.id == t.c.university_id)
+        .subquery(name)
+    )
+
+
+def _environment_source() -> Subquery:
+    ae = AggregateEnvironment.__table__
+    rest = ("direction", "source", "domain", "links", "pages", "language", "category")
+    return _with_university(ae, [ae.c[c] for c in rest], "agg_v_environment")
+
+
+def _table2_source() -> Subquery:
+    t = AggregateTable2.__table__
+    rest = ("site_pages", "external_links", "external_domains", "citing_pages", "citing_domains")
+    return _with_university(t, [t.c[c] for c in rest], "agg_v_university_table2", rank=True)
+
+
+def _shares(g: Subquery, partition: list[Any]) -> tuple[Any, Any]:
+    """``share`` and ``known_share`` of ``g.c.domains`` as the views compute them."""
+    total = func.sum(g.c.domains).over(partition_by=partition)
+    known = func.sum(case((g.c.category == UNKNOWN_CATEGORY, 0), else_=g.c.domains)).over(
+        partition_by=partition
+    )
+    share = cast(g.c.domains, Float) / cast(total, Float)
+    known_share = case(
+        (g.c.category == UNKNOWN_CATEGORY, None),
+        else_=cast(g.c.domains, Float) / cast(func.nullif(known, 0), Float),
+    )
+    return share.label("share"), known_share.label("known_share")
+
+
+def _share_source() -> Subquery:
+    dc = AggregateDomainCount.__table__
+    g = (
+        select(
+            dc.c.run_id,
+            dc.c.university_id,
+            dc.c.direction,
+            dc.c.category,
+            func.sum(dc.c.domains).label("domains"),
+        )
+        .where(dc.c.source == ALL_SOURCES)
+        .group_by(dc.c.run_id, dc.c.university_id, dc.c.direction, dc.c.category)
+        .subquery("g")
+    )
+    share, known_share = _shares(g, [g.c.run_id, g.c.university_id, g.c.direction])
+    rest = [g.c.direction, g.c.category, g.c.domains, share, known_share]
+    return _with_university(g, rest, "agg_v_category_share")
+
+
+def _country_share_source() -> Subquery:
+    g = AggregateCountryCount.__table__.alias("g")
+    share, known_share = _shares(g, [g.c.run_id, g.c.country, g.c.direction])  # type: ignore[arg-type]
+    return select(
+        g.c.run_id, g.c.country, g.c.direction, g.c.category, g.c.domains, share, known_share
+    ).subquery("agg_v_country_category_share")
+
+
+def _network_source() -> Subquery:
+    nd = AggregateNetworkDomain.__table__
+    return select(*nd.c).subquery("agg_v_network_domain")
+
+
+ENVIRONMENT_SOURCE = _environment_source()
+TABLE2_SOURCE = _table2_source()
+SHARE_SOURCE = _share_source()
+COUNTRY_SHARE_SOURCE = _country_share_source()
+NETWORK_DOMAIN_SOURCE = _network_source()

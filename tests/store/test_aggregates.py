@@ -1,0 +1,163 @@
+"""The aggregates the analyse stage keeps (store.aggregates, migration 0010) against the
+views they stand in for, on the stored world, on SQLite and PostgreSQL: every read of
+store.analytics gives the same rows from the aggregates as from the views; a change of
+the data (an override, a new link) makes them stale and the reads fall back to the views
+until the next refresh; the Network page's domains match a count of the environment rows.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from sqlalchemy import Engine, func, insert, select
+
+from store import aggregates, make_engine
+from store import analytics as A
+from store.analytics.runs import resolve_run_fresh
+from store.models import AggregateEnvironment, Link, Page
+from store.overrides import set_override
+from tests.stored_world import ENV, Facts
+
+DIRECTIONS = ("outgoing", "citing")
+
+
+def _reads(engine: Engine) -> dict[str, Any]:
+    """Every read of store.analytics that has an aggregate behind it, for every run."""
+    out: dict[str, Any] = {"run_ids": A.run_ids(engine)}
+    for run in out["run_ids"]:
+        out[f"table2 {run}"] = A.table2(engine, run_id=run)
+        out[f"table3 {run}"] = A.table3(engine, run_id=run)
+        out[f"table3 all {run}"] = A.table3(engine, run_id=run, languages=None)
+        out[f"table3 en {run}"] = A.table3(engine, run_id=run, languages=("en",))
+        out[f"wif {run}"] = A.web_impact_factors(engine, run_id=run)
+        out[f"shares {run}"] = A.category_shares(engine, run_id=run)
+        out[f"countries {run}"] = A.country_category_shares(engine, run_id=run)
+        out[f"environment {run}"] = A.environment(engine, run_id=run)
+        out[f"summary {run}"] = A.environment_summary(engine, run_id=run)
+        for d in DIRECTIONS:
+            out[f"shares {run} {d}"] = A.category_shares(engine, run_id=run, direction=d)
+            out[f"countries {run} {d}"] = A.country_category_shares(engine, run_id=run, direction=d)
+            out[f"environment {run} {d} some"] = A.environment(
+                engine, run_id=run, direction=d, domains=["vk.com", "mit.edu", "wikipedia.org"]
+            )
+            out[f"network {run} {d}"] = A.network_domains(engine, run_id=run, direction=d)
+            out[f"network {run} {d} 2"] = A.network_domains(
+                engine, run_id=run, direction=d, min_universities=2, limit=3
+            )
+            out[f"network {run} {d} cats"] = A.network_domains(
+                engine, run_id=run, direction=d, categories=["universities", "uncategorised"]
+            )
+    return out
+
+
+def _fresh(engine: Engine) -> bool:
+    return resolve_run_fresh(engine, None)[1]
+
+
+def test_aggregates_give_the_views_rows_and_fall_back_when_stale(filled: Facts) -> None:
+    engine = make_engine(filled.url)
+    try:
+        assert aggregates.fresh_run_ids(engine) is None  # never built: the views
+        from_views = _reads(engine)
+        assert from_views["run_ids"] == sorted(filled.run_ids.values())
+        assert from_views[f"table2 {filled.run_ids[1]}"][0].external_links > 0
+
+        built = aggregates.refresh(engine)
+        assert built["aggregate_runs"] == len(from_views["run_ids"])
+        assert aggregates.fresh_run_ids(engine) == from_views["run_ids"]
+        assert _fresh(engine)
+        from_aggregates = _reads(engine)
+        for key, rows in from_views.items():
+            assert from_aggregates[key] == rows, key
+
+        # an analyst's override: stale, the reads are the views' (with the override)
+        set_override(engine, "mit.edu", "media", note="test")
+        assert aggregates.fresh_run_ids(engine) is None
+        overridden = _reads(engine)
+        run1 = filled.run_ids[1]
+        assert overridden[f"shares {run1}"] != from_aggregates[f"shares {run1}"]
+        aggregates.refresh(engine)
+        assert _fresh(engine)
+        assert _reads(engine) == overridden
+
+        # a new link of run 1 from spbu.ru to a new domain: stale until the next refresh
+        with engine.begin() as conn:
+            page_id = (
+                conn.execute(
+                    select(Page.id).where(
+                        Page.university_id == filled.university_ids["spbu.ru"],
+                        Page.role == "university",
+                    )
+                )
+                .scalars()
+                .first()
+            )
+            conn.execute(
+                insert(Link).values(
+                    run_id=run1,
+                    source_page_id=page_id,
+                    target_url="https://new-domain.org/x",
+                    target_host="new-domain.org",
+                    target_domain="new-domain.org",
+                    nofollow=False,
+                    external=True,
+                )
+            )
+        assert not _fresh(engine)
+        relinked = _reads(engine)
+        spbu = filled.university_ids["spbu.ru"]
+        before = next(r for r in overridden[f"table2 {run1}"] if r.university_id == spbu)
+        after = next(r for r in relinked[f"table2 {run1}"] if r.university_id == spbu)
+        assert after.external_domains == before.external_domains + 1
+        aggregates.refresh(engine)
+        assert _reads(engine) == relinked
+    finally:
+        engine.dispose()
+
+
+def test_network_domains_count_the_environment_rows(filled: Facts) -> None:
+    """Universities per domain and the summed weights, from the environment rows (the
+    count the Network page did in pandas), before and after a refresh."""
+    engine = make_engine(filled.url)
+    try:
+        for refreshed in (False, True):
+            if refreshed:
+                aggregates.refresh(engine)
+            for run in A.run_ids(engine):
+                for d in DIRECTIONS:
+                    rows = A.environment(engine, run_id=run, direction=d)
+                    unis: dict[str, set[int]] = defaultdict(set)
+                    weight: dict[str, int] = defaultdict(int)
+                    for r in rows:
+                        unis[r.domain].add(r.university_id)
+                        weight[r.domain] += r.links if d == "outgoing" else r.pages
+                    got = A.network_domains(engine, run_id=run, direction=d)
+                    assert {g.domain: (g.universities, g.weight) for g in got} == {
+                        dom: (len(u), weight[dom]) for dom, u in unis.items()
+                    }
+                    keys = [(-g.universities, -g.weight, g.domain) for g in got]
+                    assert keys == sorted(keys)
+                    (summary,) = A.environment_summary(engine, run_id=run, direction=d)
+                    assert summary.edges == len(rows)
+                    assert summary.domains == len(unis)
+                    assert summary.universities == len({r.university_id for r in rows})
+                    assert summary.max_universities == max(len(u) for u in unis.values())
+            # the stored world's run 1: spbu.ru and ox.ac.uk link to mit.edu and arxiv.org
+            run1 = sorted(A.run_ids(engine))[0]
+            shared = {
+                g.domain
+                for g in A.network_domains(
+                    engine, run_id=run1, direction="outgoing", min_universities=3
+                )
+            }
+            expect = {
+                dom
+                for dom in {d for u in ENV[1].values() for d in u.get("outgoing", {})}
+                if sum(dom in u.get("outgoing", {}) for u in ENV[1].values()) >= 3
+            }
+            assert shared == expect
+        with engine.connect() as conn:
+            assert conn.execute(select(func.count()).select_from(AggregateEnvironment)).scalar()
+    finally:
+        engine.dispose()
