@@ -1,24 +1,34 @@
-"""Category agreement on the test web: the share of external sites whose assigned category
-(analyse/taxonomy.toml, analyse/categories.py) matches the category in the testbed
-manifest.
+"""Category accuracy on the test web: the category the analyse stage assigns
+(analyse/taxonomy.toml, analyse/categories.py) against the category the testbed manifest
+records for each external site, per domain and per cluster, *unknown* counted apart.
 
-Two sources of the assigned categories:
+A domain with nothing fetched and nothing in its name is :data:`core.choices.UNKNOWN`
+(migration 0008): it is neither right nor wrong, reported apart (how many, of which kinds
+of site), and every accuracy is over the domains with evidence.
 
-* default: the test web itself. Every external site of the manifest (generated, citing,
-  WebKB corpus and dead sites) is categorised exactly as the analyse stage does it, from
-  up to ``[analyse] pages_per_domain`` of its served pages (each body through
-  ``extract.extract_page``, as the crawler stores them) and its host names; dead sites
-  (linked, never served) have their name only.
-* ``--db-url URL``: the ``domain_category`` rows of a crawled and analysed database (the
-  demo database after ``make demo``), compared with the same manifest (assigned category,
-  not an analyst's override).
+Sources:
 
-Besides the overall agreement, it reports agreement by kind of site, per category
-(recall), the confusion matrix, and two ablations: names only (no page text) and texts
-only (the domain name hidden), which show what each kind of evidence contributes.
+* the test web itself (always, unless ``--no-testbed``): every external site of the
+  manifest (generated, citing, WebKB corpus and dead sites) categorised exactly as the
+  analyse stage does it, from up to ``[analyse] pages_per_domain`` of its served pages
+  (each body through ``extract.extract_page``) and its host names; dead sites (linked,
+  never served) have their name only. Two ablations: names only (no page text) and texts
+  only (the domain name hidden).
+* a crawled and analysed database (``--db-url URL``, or ``--build [DIR]``, which runs the
+  pipeline of ``make demo`` (scripts/demo.sh) on the test web into DIR, a new temporary
+  folder by default, and keeps it):
 
-Run: ``.venv/bin/python bench/categories.py [--db-url URL] [--max-sites N]``; writes
-``bench/results/categories.json`` and ``.md``.
+  - per domain: the assigned category of ``domain_category`` (not an analyst's
+    override) of fetched domains (a page with text or title was read), of domains
+    categorised from their name only, and the unknown ones apart;
+  - per cluster: every final cluster of the latest clustering per university x
+    direction (``v_latest_cluster``) against the majority manifest category of its
+    member domains, with purity (share of members whose manifest category is the
+    cluster's), unknown clusters apart, and accuracy by the stored ``category_support``.
+
+Run: ``nice .venv/bin/python bench/categories.py --build`` (about 4 minutes on 2 cores;
+``--db-url URL [--manifest DIR]`` for an existing database, e.g. the demo's after
+``make demo``); writes ``bench/results/categories.json`` and ``.md``.
 """
 
 from __future__ import annotations
@@ -36,6 +46,7 @@ sys.path.insert(0, str(REPO))
 
 from analyse.categories import Assignment, Taxonomy, categorize_domain, load_taxonomy  # noqa: E402
 from bench.common import RESULTS, write_results  # noqa: E402
+from core.choices import UNKNOWN  # noqa: E402
 
 KINDS = ("generated", "citing", "corpus", "dead")
 
@@ -81,32 +92,42 @@ def _kind(domain: str, site: dict[str, Any]) -> str:
 def _score(
     truth: dict[str, str], got: dict[str, str], kinds: dict[str, str], tax: Taxonomy
 ) -> dict[str, Any]:
+    """Agreement of ``got`` with the manifest's ``truth``, *unknown* counted apart: a site
+    assigned :data:`core.choices.UNKNOWN` (no evidence) is neither right nor wrong, and
+    ``accuracy`` is over the sites with evidence."""
     want = {d: tax.resolve(c) for d, c in truth.items()}
-    hits = [d for d in want if got.get(d) == want[d]]
-    by_kind: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    by_cat: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    by_kind: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    by_cat: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     confusion: dict[str, Counter[str]] = defaultdict(Counter)
     for d, w in want.items():
-        ok = int(got.get(d) == w)
-        by_kind[kinds[d]][0] += ok
-        by_kind[kinds[d]][1] += 1
-        by_cat[w][0] += ok
-        by_cat[w][1] += 1
-        confusion[w][got.get(d, "-")] += 1
+        g = got.get(d, "-")
+        for row in (by_kind[kinds[d]], by_cat[w]):
+            row[0] += int(g == w)
+            row[1] += int(g == UNKNOWN)
+            row[2] += 1
+        confusion[w][g] += 1
+    agree = sum(a for a, _u, _n in by_kind.values())
+    unknown = sum(u for _a, u, _n in by_kind.values())
     return {
         "sites": len(want),
-        "agree": len(hits),
-        "agreement": round(len(hits) / len(want), 4) if want else None,
+        "unknown": unknown,
+        "with_evidence": len(want) - unknown,
+        "agree": agree,
+        "accuracy": _share(agree, len(want) - unknown),
         "by_kind": {
-            k: {"agree": a, "sites": n, "agreement": round(a / n, 4)}
-            for k, (a, n) in sorted(by_kind.items())
+            k: {"sites": n, "unknown": u, "agree": a, "accuracy": _share(a, n - u)}
+            for k, (a, u, n) in sorted(by_kind.items())
         },
         "by_category": {
-            c: {"agree": a, "sites": n, "recall": round(a / n, 4)}
-            for c, (a, n) in sorted(by_cat.items())
+            c: {"sites": n, "unknown": u, "agree": a, "recall": _share(a, n - u)}
+            for c, (a, u, n) in sorted(by_cat.items())
         },
         "confusion": {c: dict(v) for c, v in sorted(confusion.items())},
     }
+
+
+def _share(part: float, whole: float) -> float | None:
+    return round(part / whole, 4) if whole else None
 
 
 def from_testbed(args: argparse.Namespace, tax: Taxonomy) -> dict[str, Any]:
@@ -193,77 +214,300 @@ def from_testbed(args: argparse.Namespace, tax: Taxonomy) -> dict[str, Any]:
     }
 
 
-def from_database(args: argparse.Namespace, tax: Taxonomy) -> dict[str, Any]:
-    from sqlalchemy import select
+def build_database(folder: Path, config: str | None) -> str:
+    """Run the pipeline as ``make demo`` does (scripts/demo.sh) on the test web into an
+    SQLite file in ``folder``: db upgrade, universities import, crawl (both directions,
+    through the test web served on 127.0.0.1), extract, dedup, cluster, analyse. Each
+    step is the console script in its own process; its output goes to ``pipeline.log``.
+    Returns the database URL."""
+    import os
+    import subprocess
 
     from core.settings import load_settings
-    from store import open_database
-    from store.models import DomainCategory
     from testbed.build import BuildOptions, shared_build
+    from testbed.server import TestbedServer
+
+    testbed = shared_build(BuildOptions.from_settings(load_settings(config)))
+    folder.mkdir(parents=True, exist_ok=True)
+    db = folder / "webometrics.db"
+    for leftover in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
+        leftover.unlink(missing_ok=True)
+    url = f"sqlite:///{db}"
+    env = {
+        **os.environ,
+        "WEBOMETRICS_DB_URL": url,
+        # the local test web is ours: no politeness delays (as scripts/demo.sh)
+        "WEBOMETRICS_CRAWL__DOWNLOAD_DELAY": "0",
+        "WEBOMETRICS_CRAWL__AUTOTHROTTLE": "false",
+    }
+    cli = [sys.executable, "-m", "webometrics", *(["--config", config] if config else [])]
+    universities = str(testbed / "universities.toml")
+    with TestbedServer(testbed) as server, (folder / "pipeline.log").open("w") as log:
+        steps = [
+            ["db", "upgrade"],
+            ["universities", "import", universities],
+            [
+                *("crawl", "--universities", universities, "--direction", "both"),
+                *("--proxy", server.proxy_url, "--testbed", str(testbed), "--no-progress"),
+            ],
+            ["extract"],
+            ["dedup"],
+            ["cluster"],
+            ["analyse"],
+        ]
+        for step in steps:
+            t0 = time.perf_counter()
+            print(f"== webometrics {' '.join(step[:2])}", file=sys.stderr, flush=True)
+            log.write(f"\n== webometrics {' '.join(step)}\n")
+            log.flush()
+            done = subprocess.run(
+                [*cli, *step], env=env, cwd=folder, stdout=log, stderr=subprocess.STDOUT
+            )
+            if done.returncode:
+                raise SystemExit(
+                    f"webometrics {step[0]} failed (exit {done.returncode}); "
+                    f"see {folder / 'pipeline.log'}"
+                )
+            print(f"   {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+    return url
+
+
+def _manifest_truth(manifest: Any) -> tuple[dict[str, str], dict[str, str]]:
+    """domain -> manifest category and domain -> kind of every external site of the test
+    web, the studied universities' own domains included (kind ``studied``)."""
+    truth: dict[str, str] = {}
+    kinds: dict[str, str] = {}
+    for u in manifest.universities:
+        for d in u["domains"]:
+            truth[d], kinds[d] = "universities", "studied"
+    for d, s in manifest.data["sites"].items():
+        if s.get("kind") in KINDS and s.get("category"):
+            truth[d], kinds[d] = s["category"], _kind(d, s)
+    return truth, kinds
+
+
+def domains_from_database(
+    conn: Any, truth: dict[str, str], kinds: dict[str, str], tax: Taxonomy
+) -> dict[str, Any]:
+    """Per domain: the assigned category of ``domain_category`` (not an analyst's
+    override) against the manifest, split into fetched domains (a page with text or title
+    was read), domains categorised from their name only, and unknown domains (apart)."""
+    import json
+
+    from sqlalchemy import select
+
+    from store.models import DomainCategory
+
+    rows = conn.execute(
+        select(DomainCategory.domain, DomainCategory.category, DomainCategory.evidence)
+    ).all()
+    got: dict[str, str] = {}
+    fetched: set[str] = set()
+    for domain, category, evidence in rows:
+        ev = json.loads(evidence) if isinstance(evidence, str) else (evidence or {})
+        got[domain] = category or "-"
+        if ev.get("pages") or ev.get("titles"):
+            fetched.add(domain)
+    stored = {d for d in truth if d in got}
+    unknown = {d for d in stored if got[d] == UNKNOWN}
+    named = stored - fetched - unknown
+    unknown_kinds = Counter(kinds[d] for d in unknown)
+    unknown_cats = Counter(tax.resolve(truth[d]) for d in unknown)
+
+    def part(domains: set[str]) -> dict[str, Any]:
+        return _score({d: truth[d] for d in domains}, got, kinds, tax)
+
+    return {
+        "manifest_sites": len(truth),
+        "categorised_in_database": len(stored),
+        "not_in_manifest": len(set(got) - set(truth)),
+        "fetched": len(stored & fetched),
+        "names_only": len(named),
+        "unknown": len(unknown),
+        "unknown_fetched": len(unknown & fetched),
+        "unknown_by_kind": dict(unknown_kinds.most_common()),
+        "unknown_by_manifest_category": dict(unknown_cats.most_common()),
+        "results": {
+            "fetched domains": part(stored & fetched - unknown),
+            "names only (not fetched)": part(named),
+            "every domain with evidence": part(stored - unknown),
+        },
+    }
+
+
+SUPPORT_BINS = ((0.0, 0.5), (0.5, 0.75), (0.75, 1.0), (1.0, 1.01))
+
+
+def clusters_from_database(
+    conn: Any, truth: dict[str, str], kinds: dict[str, str], tax: Taxonomy
+) -> dict[str, Any]:
+    """Per cluster: every final cluster of the latest clustering per university x direction
+    (``v_latest_cluster``), its assigned category against the manifest categories of its
+    member domains (majority; ties: right when the cluster's category is one of the tied)
+    and purity (share of the members with a manifest category whose category is the
+    cluster's); unknown clusters apart; accuracy by the stored ``category_support``."""
+    from sqlalchemy import text
+
+    clusters = (
+        conn.execute(
+            text(
+                "SELECT cluster_id, university, direction, unit, algorithm, size,"
+                " assigned_category, category_support, category_voters FROM v_latest_cluster"
+            )
+        )
+        .mappings()
+        .all()
+    )
+    members: dict[int, set[str]] = defaultdict(set)
+    for cid, dom in conn.execute(
+        text(
+            "SELECT m.cluster_id, d.domain FROM cluster_member m"
+            " JOIN document d ON d.id = m.document_id"
+            " JOIN v_latest_cluster c ON c.cluster_id = m.cluster_id"
+        )
+    ):
+        members[cid].add(dom)
+    rows: list[dict[str, Any]] = []
+    for c in clusters:
+        doms = members[c["cluster_id"]]
+        cats = Counter(tax.resolve(truth[d]) for d in doms if d in truth)
+        top = max(cats.values(), default=0)
+        majority = sorted(k for k, v in cats.items() if v == top) if top else []
+        cat = c["assigned_category"]
+        labelled = sum(cats.values())
+        rows.append(
+            {
+                "cluster_id": c["cluster_id"],
+                "university": c["university"] or "all",
+                "direction": c["direction"] or "both",
+                "domains": len(doms),
+                "labelled": labelled,
+                "category": cat,
+                "support": c["category_support"],
+                "voters": c["category_voters"],
+                "majority": majority,
+                "tie": len(majority) > 1,
+                "right": bool(majority) and cat in majority,
+                "agreeing_members": cats.get(cat, 0),
+                "purity": _share(cats.get(cat, 0), labelled),
+                "dead_members": sum(1 for d in doms if kinds.get(d, "").startswith("dead")),
+            }
+        )
+    known = [r for r in rows if r["category"] != UNKNOWN and r["labelled"]]
+    unknown = [r for r in rows if r["category"] == UNKNOWN]
+
+    def summary(rs: list[dict[str, Any]]) -> dict[str, Any]:
+        members_n = sum(r["labelled"] for r in rs)
+        return {
+            "clusters": len(rs),
+            "right": sum(r["right"] for r in rs),
+            "accuracy": _share(sum(r["right"] for r in rs), len(rs)),
+            "ties": sum(r["tie"] for r in rs),
+            "domains": sum(r["domains"] for r in rs),
+            "domain_weighted_accuracy": _share(
+                sum(r["labelled"] for r in rs if r["right"]), members_n
+            ),
+            "mean_purity": _share(sum(r["purity"] or 0 for r in rs), len(rs)),
+            "pooled_purity": _share(sum(r["agreeing_members"] for r in rs), members_n),
+        }
+
+    by_support: dict[str, Any] = {}
+    for lo, hi in SUPPORT_BINS:
+        name = "1" if lo == 1.0 else f"[{lo:g}, {hi:g})"
+        by_support[name] = summary(
+            [r for r in known if r["support"] is not None and lo <= r["support"] < hi]
+        )
+    by_support["no voters"] = summary([r for r in known if r["support"] is None])
+    halves = {
+        "support >= 0.5": summary(
+            [r for r in known if r["support"] is not None and r["support"] >= 0.5]
+        ),
+        "support < 0.5": summary(
+            [r for r in known if r["support"] is not None and r["support"] < 0.5]
+        ),
+    }
+    by_direction = {
+        d: summary([r for r in known if r["direction"] == d])
+        for d in sorted({r["direction"] for r in known})
+    }
+    by_category = {
+        c: summary([r for r in known if r["category"] == c])
+        for c in sorted({r["category"] for r in known})
+    }
+    return {
+        "clusterings": len({(r["university"], r["direction"]) for r in rows}),
+        "clusters": len(rows),
+        "unknown_clusters": len(unknown),
+        "unknown_cluster_domains": sum(r["domains"] for r in unknown),
+        "unknown_cluster_dead_members": sum(r["dead_members"] for r in unknown),
+        "without_manifest_members": sum(
+            1 for r in rows if r["category"] != UNKNOWN and not r["labelled"]
+        ),
+        "known": summary(known),
+        "support_halves": halves,
+        "by_support": by_support,
+        "by_direction": by_direction,
+        "by_category": by_category,
+        "wrong_largest": sorted((r for r in known if not r["right"]), key=lambda r: -r["domains"])[
+            :15
+        ],
+    }
+
+
+def from_database(url: str, manifest_folder: Path, tax: Taxonomy) -> dict[str, Any]:
+    from store import open_database
     from testbed.manifest import load_manifest
 
-    settings = load_settings(args.config)
-    manifest = load_manifest(args.manifest or shared_build(BuildOptions.from_settings(settings)))
-    engine = open_database(args.db_url, read_only=True)
-    with engine.connect() as conn:
-        got = dict(
-            conn.execute(select(DomainCategory.domain, DomainCategory.category)).tuples().all()
-        )
-    engine.dispose()
-    sites = {
-        d: s
-        for d, s in manifest.data["sites"].items()
-        if s.get("kind") in KINDS and s.get("category")
-    }
-    stored = {d: s for d, s in sites.items() if got.get(d)}
-    truth = {d: s["category"] for d, s in stored.items()}
-    kinds = {d: _kind(d, s) for d, s in stored.items()}
-    return {
-        "source": "database",
-        "database": args.db_url,
-        "manifest_sites": len(sites),
-        "categorised_in_database": len(stored),
-        "results": {"full": _score(truth, {d: got[d] for d in stored}, kinds, tax)},
-    }
+    truth, kinds = _manifest_truth(load_manifest(manifest_folder))
+    engine = open_database(url, read_only=True)
+    try:
+        with engine.connect() as conn:
+            domains = domains_from_database(conn, truth, kinds, tax)
+            clusters = clusters_from_database(conn, truth, kinds, tax)
+    finally:
+        engine.dispose()
+    return {"database": url, "domains": domains, "clusters": clusters}
 
 
-def _markdown(report: dict[str, Any], tax: Taxonomy) -> str:
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.1f} %"
+
+
+def _markdown_testbed(report: dict[str, Any], tax: Taxonomy) -> list[str]:
     res = report["results"]
     lines = [
-        "# Category agreement on the test web",
+        "## Per domain, categorised from the test web itself",
         "",
-        f"Source: {report['source']}"
-        + (
-            f" (seed {report.get('seed')}, up to {report.get('pages_per_domain')} pages per site, "
-            f"{report.get('pages_read')} pages read)"
-            if report["source"] == "testbed"
-            else ""
-        ),
-        f"Machine: {report['machine']}; taxonomy: `{report['taxonomy']}`.",
+        f"Seed {report['seed']}, up to {report['pages_per_domain']} pages per site, "
+        f"{report['pages_read']} pages read through `extract.extract_page`. A site with no "
+        "evidence (nothing served, nothing in its name) is *unknown*: counted apart, never "
+        "wrong; accuracy is over the sites with evidence.",
         "",
-        "| evidence | sites | agree | agreement |",
-        "|---|--:|--:|--:|",
+        "| evidence | sites | unknown | with evidence | agree | accuracy |",
+        "|---|--:|--:|--:|--:|--:|",
     ]
     for name, r in res.items():
-        pct = 100 * (r["agreement"] or 0)
-        lines.append(f"| {name.replace('_', ' ')} | {r['sites']} | {r['agree']} | {pct:.1f} % |")
+        lines.append(
+            f"| {name.replace('_', ' ')} | {r['sites']} | {r['unknown']} | "
+            f"{r['with_evidence']} | {r['agree']} | {_pct(r['accuracy'])} |"
+        )
     lines += [
         "",
         "Served sites have pages (generated, citing and WebKB corpus sites); dead sites are",
         "linked but never served, so only their names speak (the testbed chose the category",
         "of a dead site either by a rule on its name or by a seeded hash).",
     ]
-    full = res.get("full, all sites") or res["full"]
-    served = res.get("full, served sites") or full
+    full = res["full, all sites"]
+    served = res["full, served sites"]
     lines += [
         "",
         "By kind of site (full evidence):",
         "",
-        "| kind | sites | agreement |",
-        "|---|--:|--:|",
+        "| kind | sites | unknown | accuracy |",
+        "|---|--:|--:|--:|",
     ]
     for k, v in full["by_kind"].items():
-        lines.append(f"| {k} | {v['sites']} | {100 * v['agreement']:.1f} % |")
+        lines.append(f"| {k} | {v['sites']} | {v['unknown']} | {_pct(v['accuracy'])} |")
     lines += [
         "",
         "By manifest category (recall, full evidence, served sites):",
@@ -272,39 +516,190 @@ def _markdown(report: dict[str, Any], tax: Taxonomy) -> str:
         "|---|--:|--:|",
     ]
     for c, v in served["by_category"].items():
-        lines.append(f"| {c} | {v['sites']} | {100 * v['recall']:.1f} % |")
-    cats = list(tax.keys())
+        lines.append(f"| {c} | {v['sites']} | {_pct(v['recall'])} |")
+    lines += _confusion(served["confusion"], tax, "Confusion on served sites")
+    s = report["seconds"]
     lines += [
         "",
-        "Confusion on served sites (rows: manifest, columns: assigned):",
+        f"Time: extraction {s['extract']} s, categorisation {s['categorise']} s "
+        f"({report['domains_per_second']} domains/s).",
+    ]
+    return lines
+
+
+def _confusion(confusion: dict[str, dict[str, int]], tax: Taxonomy, title: str) -> list[str]:
+    cats = [*tax.keys(), UNKNOWN]
+    return [
+        "",
+        f"{title} (rows: manifest, columns: assigned):",
         "",
         "| manifest \\ assigned | " + " | ".join(c.split("_")[0] for c in cats) + " |",
         "|---|" + "--:|" * len(cats),
+        *(
+            f"| {c} | " + " | ".join(str(row.get(k, 0)) for k in cats) + " |"
+            for c, row in confusion.items()
+        ),
     ]
-    for c, row in served["confusion"].items():
-        lines.append(f"| {c} | " + " | ".join(str(row.get(k, 0)) for k in cats) + " |")
-    if "seconds" in report:
-        s = report["seconds"]
-        lines += [
-            "",
-            f"Time: extraction {s['extract']} s, categorisation {s['categorise']} s "
-            f"({report['domains_per_second']} domains/s).",
-        ]
+
+
+def _cluster_head(first: str) -> list[str]:
+    cols = ("n", "right", "ties", "accuracy", "domain-weighted", "mean purity", "pooled purity")
+    return [f"| {first} | " + " | ".join(cols) + " |", "|---|" + "--:|" * len(cols)]
+
+
+def _markdown_database(db: dict[str, Any], tax: Taxonomy) -> list[str]:
+    d = db["domains"]
+    lines = [
+        "## Per domain, as the pipeline stored them",
+        "",
+        f"Database: {db['source']}. The assigned category of `domain_category` (not an "
+        f"analyst's override) of the {d['categorised_in_database']} categorised domains that "
+        f"are sites of the test web ({d['manifest_sites']} in the manifest, studied "
+        "universities' own domains included): fetched (a page with text or title was read), "
+        "named only (not fetched, the name speaks) and unknown (no evidence, apart).",
+        "",
+        "| domains | sites | agree | accuracy |",
+        "|---|--:|--:|--:|",
+    ]
+    for name, r in d["results"].items():
+        lines.append(f"| {name} | {r['sites']} | {r['agree']} | {_pct(r['accuracy'])} |")
+    kinds = ", ".join(f"{k} {n}" for k, n in d["unknown_by_kind"].items())
+    lines += [
+        "",
+        f"Unknown: {d['unknown']} domains ({kinds}); {d['unknown_fetched']} of them fetched. "
+        "Their manifest categories: "
+        + ", ".join(f"{k} {n}" for k, n in d["unknown_by_manifest_category"].items())
+        + ". None is counted as other_organisations.",
+        "",
+        "By kind of site (accuracy over the domains with evidence):",
+        "",
+        "| kind | fetched | accuracy | names only | accuracy | unknown |",
+        "|---|--:|--:|--:|--:|--:|",
+    ]
+    fetched = d["results"]["fetched domains"]
+    named = d["results"]["names only (not fetched)"]
+    empty: dict[str, Any] = {"sites": 0, "accuracy": None}
+    for kind in sorted({*fetched["by_kind"], *named["by_kind"], *d["unknown_by_kind"]}):
+        f = fetched["by_kind"].get(kind, empty)
+        n = named["by_kind"].get(kind, empty)
+        lines.append(
+            f"| {kind} | {f['sites']} | {_pct(f['accuracy'])} | {n['sites']} | "
+            f"{_pct(n['accuracy'])} | {d['unknown_by_kind'].get(kind, 0)} |"
+        )
+    lines += _confusion(fetched["confusion"], tax, "Confusion on fetched domains")
+    c = db["clusters"]
+    k = c["known"]
+    lines += [
+        "",
+        "## Per cluster",
+        "",
+        f"The final clusters (level -1) of the latest clustering per university x direction "
+        f"(`v_latest_cluster`): {c['clusters']} clusters in {c['clusterings']} clusterings. "
+        "A cluster is right when its assigned category is the majority manifest category of "
+        "its member domains (ties: one of the tied); purity is the share of its members "
+        "whose manifest category is the cluster's. Unknown clusters (no member with "
+        f"evidence, no theme keyword) apart: {c['unknown_clusters']} clusters, "
+        f"{c['unknown_cluster_domains']} domains ({c['unknown_cluster_dead_members']} of "
+        "them dead sites).",
+        "",
+        *_cluster_head("clusters"),
+    ]
+
+    def row(name: str, r: dict[str, Any]) -> str:
+        return (
+            f"| {name} | {r['clusters']} | {r['right']} | {r['ties']} | {_pct(r['accuracy'])} | "
+            f"{_pct(r['domain_weighted_accuracy'])} | {_pct(r['mean_purity'])} | "
+            f"{_pct(r['pooled_purity'])} |"
+        )
+
+    lines.append(row("every known cluster", k))
+    for name, r in c["by_direction"].items():
+        lines.append(row(name, r))
+    for name, r in c["support_halves"].items():
+        lines.append(row(name, r))
+    lines += [
+        "",
+        "By stored `category_support` (share of the voting members that agree with the "
+        "cluster's category):",
+        "",
+        *_cluster_head("support"),
+        *(row(name, r) for name, r in c["by_support"].items()),
+        "",
+        "By assigned category:",
+        "",
+        *_cluster_head("category"),
+        *(row(name, r) for name, r in c["by_category"].items()),
+    ]
+    return lines
+
+
+def _markdown(report: dict[str, Any], tax: Taxonomy) -> str:
+    lines = [
+        "# Category accuracy on the test web",
+        "",
+        f"Machine: {report['machine']}; taxonomy: `{report['taxonomy']}`; run {report['date']}.",
+        "",
+        f"Repeat: `{report['command']}`.",
+        "",
+    ]
+    if "database" in report:
+        lines += [*_markdown_database(report["database"], tax), ""]
+    if "testbed" in report:
+        lines += _markdown_testbed(report["testbed"], tax)
     return "\n".join(lines) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--db-url", help="compare a crawled and analysed database instead")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--db-url", help="also score a crawled and analysed database")
+    src.add_argument(
+        "--build",
+        nargs="?",
+        const="",
+        metavar="DIR",
+        help="run the pipeline on the test web into DIR (default: a new temporary folder) "
+        "and score its database",
+    )
     p.add_argument("--manifest", help="testbed folder with manifest.json (with --db-url)")
     p.add_argument("--config", help="settings file")
     p.add_argument("--max-sites", type=int, default=0, help="only the first N sites (0: all)")
+    p.add_argument(
+        "--no-testbed", action="store_true", help="skip the per-domain scoring of the test web"
+    )
     p.add_argument("--out", default=str(RESULTS), help="results folder")
     args = p.parse_args(argv)
-    from core.settings import load_settings
+    import tempfile
 
-    tax = load_taxonomy(load_settings(args.config).analyse.taxonomy)
-    report = from_database(args, tax) if args.db_url else from_testbed(args, tax)
+    from bench.common import run_date
+    from core.settings import load_settings
+    from testbed.build import BuildOptions, shared_build
+
+    settings = load_settings(args.config)
+    tax = load_taxonomy(settings.analyse.taxonomy)
+    report: dict[str, Any] = {
+        "command": "nice .venv/bin/python bench/categories.py "
+        + " ".join(a for a in (argv if argv is not None else sys.argv[1:])),
+        "date": run_date(),
+    }
+    report["command"] = report["command"].strip()
+    url = args.db_url
+    if args.build is not None:
+        folder = Path(args.build or tempfile.mkdtemp(prefix="webometrics-categories-"))
+        t0 = time.perf_counter()
+        url = build_database(folder, args.config)
+        report["build_seconds"] = round(time.perf_counter() - t0, 1)
+        print(f"database: {url}", file=sys.stderr)
+    if url:
+        manifest = Path(args.manifest or shared_build(BuildOptions.from_settings(settings)))
+        report["database"] = from_database(url, manifest, tax)
+        report["database"]["source"] = (
+            "built by --build (the pipeline of `make demo` on the test web)"
+            if args.build is not None
+            else url
+        )
+    if not args.no_testbed:
+        report["testbed"] = from_testbed(args, tax)
     report["taxonomy"] = (
         str(Path(tax.source).relative_to(REPO)) if tax.source.startswith(str(REPO)) else tax.source
     )
