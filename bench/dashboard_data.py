@@ -4,9 +4,17 @@
 three countries, ``n_domains`` external registered domains and ``n_pages`` pages (the
 universities' own pages, the external pages they link to and the citing pages that link
 to them), with links, verified citations, the environment rows of two crawl runs, a domain
-document per external domain, domain categories, a clustering per university and
-direction with four levels of cluster rows, and a near-duplicate run over page documents;
-SQLAlchemy Core bulk inserts, seeded.
+document per external domain with evidence, domain categories, a clustering per university
+and direction with four levels of cluster rows, and a near-duplicate run over page
+documents; SQLAlchemy Core bulk inserts, seeded.
+
+At the schema of revision 0008 and later: the citations come from every source (a
+backlink export, a crawl, Common Crawl captures: :data:`CITATION_SOURCES`), a share of
+the domains has no evidence (:data:`UNKNOWN_SHARE`: no fetched text, no language, no
+domain document, category ``unknown``), and an older Common Crawl web-graph run
+(:data:`GRAPH_RUN`) gives a share of the domains as citing domains
+(:data:`GRAPH_SHARE`: ``environment`` and ``citing_node`` rows), which ``v_environment``
+shows under the graph run and under both crawl runs.
 """
 
 from __future__ import annotations
@@ -37,6 +45,15 @@ CATEGORIES = [
     "news_portals",
     "other_organisations",
 ]
+CITATION_SOURCES = (
+    ("majestic", 0.5),
+    ("crawl", 0.3),
+    ("commoncrawl-index:CC-MAIN-2015-14", 0.2),
+)
+UNKNOWN_SHARE = 0.15  # domains without evidence: never fetched or no text
+GRAPH_SHARE = 0.3  # domains a web graph finds citing some university
+GRAPH_RUN = 1  # the Common Crawl graph run, older than the crawl runs
+CRAWL_RUNS = (2, 3)
 WORDS = [
     *("research", "university", "science", "journal", "news", "media", "forum", "blog"),
     *("search", "library", "student", "conference", "physics", "biology", "history"),
@@ -103,30 +120,48 @@ def generate(engine: Engine, *, n_pages: int, n_domains: int, seed: int = 1) -> 
             m.UniversityDomain,
             [{"university_id": i + 1, "domain": u[3]} for i, u in enumerate(UNIVERSITIES)],
         )
-        runs = [1, 2]
+        runs = list(CRAWL_RUNS)
         put(
             conn,
             m.CrawlRun,
             [
                 {
-                    "id": r,
-                    "kind": "both",
-                    "started_at": t0 + dt.timedelta(days=30 * (r - 1)),
-                    "finished_at": t0 + dt.timedelta(days=30 * (r - 1), hours=4),
+                    "id": GRAPH_RUN,
+                    "kind": "commoncrawl-graph",
+                    "started_at": t0 - dt.timedelta(days=10),
+                    "finished_at": t0 - dt.timedelta(days=10, hours=-1),
                     "status": "finished",
-                    "settings": {"depth": 3},
-                    "stats": {"pages": n_pages // 2, "links": n_pages},
-                    "pipeline_run_id": 1 if r == 1 else None,
-                }
-                for r in runs
+                    "settings": {"release": "cc-main-2015-feb-mar-apr"},
+                    "stats": {"domains": int(n_domains * GRAPH_SHARE)},
+                },
+                *(
+                    {
+                        "id": r,
+                        "kind": "both",
+                        "started_at": t0 + dt.timedelta(days=30 * i),
+                        "finished_at": t0 + dt.timedelta(days=30 * i, hours=4),
+                        "status": "finished",
+                        "settings": {"depth": 3},
+                        "stats": {"pages": n_pages // 2, "links": n_pages},
+                        "pipeline_run_id": 1 if i == 0 else None,
+                    }
+                    for i, r in enumerate(runs)
+                ),
             ],
         )
         domains = [
             f"site{i:05d}.{rng.choice(['com', 'org', 'ru', 'edu', 'net'])}"
             for i in range(n_domains)
         ]
-        lang = {d: ("ru" if d.endswith(".ru") or rng.random() < 0.3 else "en") for d in domains}
-        category = {d: rng.choice(CATEGORIES) for d in domains}
+        lang: dict[str, str | None] = {
+            d: None
+            if rng.random() < UNKNOWN_SHARE
+            else ("ru" if d.endswith(".ru") or rng.random() < 0.3 else "en")
+            for d in domains
+        }
+        category = {d: rng.choice(CATEGORIES) if lang[d] else "unknown" for d in domains}
+        source_names = [name for name, _ in CITATION_SOURCES]
+        source_weights = [w for _, w in CITATION_SOURCES]
         n_uni_pages = max(len(UNIVERSITIES), n_pages // 20)
         per_uni = n_uni_pages // len(UNIVERSITIES)
         n_external = n_pages - per_uni * len(UNIVERSITIES)
@@ -161,11 +196,11 @@ def generate(engine: Engine, *, n_pages: int, n_domains: int, seed: int = 1) -> 
                     "host": d,
                     "registered_domain": d,
                     "role": role,
-                    "http_status": 200,
+                    "http_status": 200 if lang[d] else None,
                     "language": lang[d],
-                    "title": f"{rng.choice(WORDS)} {rng.choice(WORDS)} {k}",
-                    "text": "text",
-                    "extraction_status": "ok",
+                    "title": f"{rng.choice(WORDS)} {rng.choice(WORDS)} {k}" if lang[d] else None,
+                    "text": "text" if lang[d] else None,
+                    "extraction_status": "ok" if lang[d] else "failed",
                     "first_run_id": 1,
                     "last_run_id": 2,
                 }
@@ -178,7 +213,7 @@ def generate(engine: Engine, *, n_pages: int, n_domains: int, seed: int = 1) -> 
         for pid, d, role in ext_pages:
             uid = rng.randrange(len(UNIVERSITIES)) + 1
             for run in runs:
-                if run == 2 and rng.random() < 0.2:
+                if run == runs[1] and rng.random() < 0.2:
                     continue  # some environment disappears in the second run
                 key = (run, uid, d, "outgoing" if role == "external" else "citing")
                 if role == "external":
@@ -203,8 +238,9 @@ def generate(engine: Engine, *, n_pages: int, n_domains: int, seed: int = 1) -> 
                             "citing_url": f"https://{d}/citing/{pid}",
                             "citing_domain": d,
                             "page_id": pid,
-                            "source": "majestic",
+                            "source": rng.choices(source_names, source_weights)[0],
                             "status": "verified",
+                            "checked_at": t0,
                         }
                     )
                 env.setdefault(key, []).append(pid)
@@ -225,6 +261,46 @@ def generate(engine: Engine, *, n_pages: int, n_domains: int, seed: int = 1) -> 
                 for (run, uid, d, direction), pids in env.items()
             ],
         )
+        # the web graph's citing domains: environment rows of the graph run and their nodes
+        graph: dict[tuple[int, str], int] = {}
+        for d in rng.sample(domains, int(n_domains * GRAPH_SHARE)):
+            for uid in rng.sample(range(1, len(UNIVERSITIES) + 1), rng.randint(1, 3)):
+                graph[(uid, d)] = rng.randint(1, 50)
+        put(
+            conn,
+            m.Environment,
+            [
+                {
+                    "run_id": GRAPH_RUN,
+                    "university_id": uid,
+                    "domain": d,
+                    "direction": "citing",
+                    "link_count": n,
+                    "page_count": 0,
+                }
+                for (uid, d), n in graph.items()
+            ],
+        )
+        put(
+            conn,
+            m.CitingNode,
+            [
+                {
+                    "run_id": GRAPH_RUN,
+                    "university_id": uid,
+                    "source": "commoncrawl-graph:cc-main-2015-feb-mar-apr",
+                    "level": "domain",
+                    "node": d,
+                    "domain": d,
+                    "links": n,
+                    "num_hosts": 1 + n // 5,
+                    "harmonic_centrality": round(rng.random() * 1e7, 1),
+                    "pagerank": rng.random() * 1e-4,
+                }
+                for (uid, d), n in graph.items()
+            ],
+        )
+        evidence = [d for d in domains if lang[d]]
         docs = [
             {
                 "id": i + 1,
@@ -236,12 +312,13 @@ def generate(engine: Engine, *, n_pages: int, n_domains: int, seed: int = 1) -> 
                 "text_length": 1000,
                 "n_shingles": 100,
             }
-            for i, d in enumerate(domains)
+            for i, d in enumerate(evidence)
         ]
-        doc_id = {d: i + 1 for i, d in enumerate(domains)}
+        doc_id = {d: i + 1 for i, d in enumerate(evidence)}
+        with_text = [(pid, d, role) for pid, d, role in ext_pages if lang[d]]
         page_docs = [
             {
-                "id": n_domains + i + 1,
+                "id": len(evidence) + i + 1,
                 "unit": "page",
                 "key": f"https://{d}/external/{pid}"
                 if role == "external"
@@ -251,9 +328,10 @@ def generate(engine: Engine, *, n_pages: int, n_domains: int, seed: int = 1) -> 
                 "language": lang[d],
                 "text_length": 500,
             }
-            for i, (pid, d, role) in enumerate(ext_pages[: n_external // 5])
+            for i, (pid, d, role) in enumerate(with_text[: n_external // 5])
         ]
         put(conn, m.Document, docs + page_docs)
+        overridden = {d: rng.choice(CATEGORIES) for d in domains if rng.random() < 0.01}
         put(
             conn,
             m.DomainCategory,
@@ -261,20 +339,27 @@ def generate(engine: Engine, *, n_pages: int, n_domains: int, seed: int = 1) -> 
                 {
                     "domain": d,
                     "category": category[d],
-                    "score": round(rng.random(), 3),
-                    "evidence": {"pattern": d.rsplit(".", 1)[-1]},
-                    "override_category": rng.choice(CATEGORIES) if rng.random() < 0.01 else None,
+                    "score": round(rng.random(), 3) if lang[d] else 0.0,
+                    "evidence": {"pattern": d.rsplit(".", 1)[-1]} if lang[d] else {},
+                    "override_category": overridden.get(d),
+                    "override_at": t0 if d in overridden else None,
+                    "updated_at": t0,
                 }
                 for d in domains
             ],
         )
-        # one clustering per university and direction of run 1
+        # one clustering per university and direction of the first crawl run, over the
+        # domains with a document
         cluster_id = 0
         clusterings, clusters, members = [], [], []
         for uid in range(1, len(UNIVERSITIES) + 1):
             for direction in ("outgoing", "citing"):
                 doms = sorted(
-                    {d for (run, u, d, dr) in env if run == 1 and u == uid and dr == direction}
+                    {
+                        d
+                        for (run, u, d, dr) in env
+                        if run == runs[0] and u == uid and dr == direction and d in doc_id
+                    }
                 )
                 rng.shuffle(doms)
                 cid = len(clusterings) + 1
@@ -302,7 +387,11 @@ def generate(engine: Engine, *, n_pages: int, n_domains: int, seed: int = 1) -> 
                         "linkage": "single",
                         "unit": "domain",
                         "parameters": {"threshold": 0.3, "r0": 8, "r_min": 2, "step": 2},
-                        "filter": {"university_id": uid, "direction": direction, "run_id": 1},
+                        "filter": {
+                            "university_id": uid,
+                            "direction": direction,
+                            "run_id": runs[0],
+                        },
                         "n_documents": len(doms),
                         "n_excluded_duplicates": 0,
                         "n_clusters": n_final,
@@ -323,6 +412,7 @@ def generate(engine: Engine, *, n_pages: int, n_domains: int, seed: int = 1) -> 
                     for lab, ds in groups.items():
                         cluster_id += 1
                         cats = [category[d] for d in ds]
+                        agree = max(set(cats), key=cats.count)
                         clusters.append(
                             {
                                 "id": cluster_id,
@@ -334,8 +424,10 @@ def generate(engine: Engine, *, n_pages: int, n_domains: int, seed: int = 1) -> 
                                 "top_shingles": rng.sample(WORDS, 3),
                                 "top_domains": ds[:5],
                                 "titles": [f"{rng.choice(WORDS)} title"],
-                                "category": max(set(cats), key=cats.count),
+                                "category": agree,
                                 "category_score": 0.5,
+                                "category_support": round(cats.count(agree) / len(cats), 3),
+                                "category_voters": len(cats),
                                 "category_evidence": {},
                             }
                         )
