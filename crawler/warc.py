@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from core.exceptions import ConfigError, StageError
 from crawler.items import PageItem
 
 if TYPE_CHECKING:
@@ -39,6 +40,82 @@ def _parse_date(value: str | None) -> dt.datetime | None:
     return None
 
 
+class NotAnArchiveError(ConfigError):
+    """A file given as WARC/ARC is empty or does not start like a WARC or ARC file.
+
+    Raised before anything is stored (exit code 2).
+    """
+
+
+class DamagedArchiveError(StageError):
+    """A WARC/ARC file ends inside a record or gzip member, or holds an unreadable record.
+
+    The records before the damage are read (and stored by :func:`import_warc`); the
+    damaged record and what follows are not.
+
+    Attributes
+    ----------
+    path : Path
+        The file.
+    offset : int
+        Byte offset in the file where the damage was found (the start of the damaged
+        record or gzip member, or the end of the file when it is cut).
+    reason : str
+        What is wrong.
+    note : str
+        What was kept and what to do, appended to the message.
+    """
+
+    def __init__(self, path: str | Path, offset: int, reason: str, *, note: str = "") -> None:
+        self.path, self.offset, self.reason = Path(path), offset, reason
+        super().__init__(f"{path}: byte {offset}: {reason}" + (f"; {note}" if note else ""))
+
+
+def sniff(path: str | Path) -> str:
+    """The format of a WARC/ARC file from its first line: ``"warc"``, ``"warc-0"`` (a
+    pre-1.0 WARC such as ClueWeb09's WARC/0.18) or ``"arc"``.
+
+    Raises
+    ------
+    NotAnArchiveError
+        The file is empty, is a damaged gzip file, or starts with anything else.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "notes.warc"
+    >>> _ = f.write_bytes(b"hello\\n")
+    >>> sniff(f)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    crawler.warc.NotAnArchiveError: ...notes.warc: not a WARC or ARC file: it starts with ...
+    """
+    try:
+        with _open_maybe_gzip(path) as fh:
+            line = fh.readline(4096)
+            while line in (b"\r\n", b"\n"):
+                line = fh.readline(4096)
+    except (OSError, EOFError, zlib.error) as exc:  # gzip.BadGzipFile is an OSError
+        raise NotAnArchiveError(
+            f"{path}: not a WARC or ARC file: its gzip compression is broken at the start "
+            f"({exc}); nothing was imported"
+        ) from None
+    if not line:
+        raise NotAnArchiveError(
+            f"{path}: the file is empty (0 records); nothing was imported: check the "
+            "download or the file name"
+        )
+    if m := re.match(rb"^WARC/(\d+)\.\d+\r?\n$", line):
+        return "warc-0" if m.group(1) == b"0" else "warc"
+    if _ARC_LINE.match(line):
+        return "arc"
+    raise NotAnArchiveError(
+        f"{path}: not a WARC or ARC file: it starts with {line[:40]!r} (a WARC file "
+        "starts with a `WARC/1.x` line, an ARC file with a `filedesc://` line; both may be "
+        "gzip-compressed); nothing was imported"
+    )
+
+
 def iter_records(path: str | Path) -> Iterator[dict[str, Any]]:
     """The http(s) ``response``/``resource`` records of a WARC or ARC file.
 
@@ -46,31 +123,66 @@ def iter_records(path: str | Path) -> Iterator[dict[str, Any]]:
     payload), ``date`` and ``offset`` (of the record in the file; None where records
     cannot be seeked to).
 
-    Files warcio rejects are read again leniently (:func:`_lenient_records`): gzip files
-    compressed as one member, and old WARC 0.18 files (ClueWeb09) whose Content-Length
-    values are wrong.
+    WARC 1.x files are read strictly with warcio: a record shorter than its
+    Content-Length, a gzip member cut before its end, a gzip stream that does not
+    decompress, or a record warcio cannot parse raise :class:`DamagedArchiveError` after
+    the records before it were yielded. ARC files and pre-1.0 WARC files that warcio
+    rejects are read again leniently (:func:`_lenient_records`): gzip files compressed
+    as one member, and old WARC 0.18 files (ClueWeb09) whose Content-Length values are
+    wrong; there a cut gzip stream is found (an uncompressed file cut inside its last
+    record is not: lengths are not trusted).
+
+    Raises
+    ------
+    NotAnArchiveError
+        The file is empty or not a WARC/ARC file (nothing is yielded).
+    DamagedArchiveError
+        The file is cut or damaged after the records yielded so far.
     """
     from warcio.exceptions import ArchiveLoadFailed
 
+    fmt = sniff(path)
     done = 0
     try:
         with open(path, "rb") as fh:
-            for rec in _records(fh):
+            for rec in _records(fh, path=path):
                 done += 1
                 yield rec
-    except ArchiveLoadFailed:
-        with _open_maybe_gzip(path) as fh:
-            for i, rec in enumerate(_lenient_records(fh)):
-                if i >= done:
+        return
+    except ArchiveLoadFailed as exc:
+        if fmt == "warc":
+            reason = str(exc).strip() or "a bad record header"
+            raise DamagedArchiveError(path, getattr(exc, "offset", 0), reason) from None
+    # an ARC or pre-1.0 WARC file warcio rejects: read it again leniently
+    n = 0
+    with open(path, "rb") as raw:
+        fh = _open_maybe_gzip(raw)
+        try:
+            for rec in _lenient_records(fh):
+                n += 1
+                if n > done:
                     yield rec
+        except (EOFError, zlib.error, OSError) as exc:
+            if fh is raw:
+                raise
+            raise DamagedArchiveError(
+                path, raw.tell(), f"the gzip stream ends or breaks inside a record ({exc})"
+            ) from None
 
 
-def _open_maybe_gzip(path: str | Path) -> Any:
+def _open_maybe_gzip(path_or_file: Any) -> Any:
+    """A gzip reader over a file (path or open binary file) when it starts with the gzip
+    magic bytes, else the plain file."""
     import gzip
 
-    with open(path, "rb") as fh:
-        magic = fh.read(2)
-    return gzip.open(path, "rb") if magic == b"\x1f\x8b" else open(path, "rb")
+    if isinstance(path_or_file, (str, Path)):
+        with open(path_or_file, "rb") as fh:
+            magic = fh.read(2)
+        return gzip.open(path_or_file, "rb") if magic == b"\x1f\x8b" else open(path_or_file, "rb")
+    pos = path_or_file.tell()
+    magic = path_or_file.read(2)
+    path_or_file.seek(pos)
+    return gzip.GzipFile(fileobj=path_or_file, mode="rb") if magic == b"\x1f\x8b" else path_or_file
 
 
 _WARC_LINE = re.compile(rb"^WARC/\d+\.\d+\r?\n$")
@@ -203,40 +315,138 @@ def _decode_body(body: bytes, headers: list[tuple[str, str]]) -> bytes:
     return body
 
 
-def _records(fh: Any) -> Iterator[dict[str, Any]]:
+def _checked_iterator(fh: Any) -> Any:
+    """warcio's :class:`ArchiveIterator` over ``fh`` that raises instead of writing to
+    standard error: :class:`ArchiveLoadFailed` (with ``offset``) for a gzip stream that
+    stops decompressing part way, and notes a last gzip member cut before its end
+    (``truncated_member``). Its warnings about a bad Content-Length (a record not
+    followed by a blank line) are not printed: what follows is read as a bad record."""
     from warcio.archiveiterator import ArchiveIterator
+    from warcio.bufferedreaders import DecompressingBufferedReader
+    from warcio.exceptions import ArchiveLoadFailed
 
-    records = ArchiveIterator(fh, arc2warc=True)
-    for record in records:
-        if record.rec_type not in ("response", "resource"):
-            continue
-        url = (record.rec_headers.get_header("WARC-Target-URI") or "").strip("<> ")
-        if not url.lower().startswith(("http://", "https://")):
-            continue
-        if record.rec_type == "response":
-            if record.http_headers is None:
-                continue
+    class Reader(DecompressingBufferedReader):  # type: ignore[misc]
+        def _decompress(self, data: bytes) -> bytes:
+            if self.decompressor and data and self.num_block_read:
+                try:
+                    return self.decompressor.decompress(data)  # type: ignore[no-any-return]
+                except zlib.error as exc:
+                    raise ArchiveLoadFailed(f"gzip data do not decompress ({exc})") from None
+            return super()._decompress(data)  # type: ignore[no-any-return]
+
+    class CheckedIterator(ArchiveIterator):  # type: ignore[misc]
+        truncated_member: int | None = None
+
+        def __init__(self, fileobj: Any) -> None:
+            super().__init__(fileobj, arc2warc=True)
+            self.reader = Reader(self.fh, block_size=self.reader.block_size)
+
+        def _consume_blanklines(self) -> Any:
+            with contextlib.redirect_stderr(io.StringIO()):
+                return super()._consume_blanklines()
+
+        def _next_record(self, next_line: Any) -> Any:
             try:
-                status = int(record.http_headers.get_statuscode())
-            except (TypeError, ValueError):
-                continue
-            headers = list(record.http_headers.headers)
-        else:
-            status = 200
-            ctype = record.rec_headers.get_header("Content-Type")
-            headers = [("Content-Type", ctype)] if ctype else []
+                return super()._next_record(next_line)
+            except ArchiveLoadFailed as exc:
+                exc.offset = self.offset
+                raise
+            except EOFError:  # warcio's end of the archive, or of a cut header
+                if next_line or self.fh.tell() - self.reader.rem_length() > self.offset:
+                    exc = ArchiveLoadFailed("the file ends inside the header of the record there")
+                    exc.offset = self.offset
+                    raise exc from None
+                raise
+            except Exception:  # warcio trips over a broken header (no URI, ...)
+                exc = ArchiveLoadFailed("the header of the record there is cut or broken")
+                exc.offset = self.offset
+                raise exc from None
+
+        def close(self) -> None:
+            dec = self.reader.decompressor if self.reader else None
+            if dec is not None and not dec.eof:
+                self.truncated_member = self.offset
+            super().close()
+
+    return CheckedIterator(fh)
+
+
+def _records(fh: Any, *, path: str | Path | None = None) -> Iterator[dict[str, Any]]:
+    """The http(s) response/resource records warcio reads in ``fh``.
+
+    With ``path``, damage is checked: a record shorter than its Content-Length or a last
+    gzip member cut before its end raises :class:`DamagedArchiveError` (naming ``path``)
+    instead of yielding a short record or ending quietly.
+    """
+    from warcio.exceptions import ArchiveLoadFailed
+
+    records = _checked_iterator(fh)
+    try:
+        for record in records:
+            rec = _record(record, records)
+            if path is not None:
+                record.raw_stream.read()  # the rest of the block, whatever was kept of it
+                short = getattr(record.raw_stream, "limit", None)
+                if short is None or short > 0:
+                    url = record.rec_headers.get_header("WARC-Target-URI")
+                    what = (
+                        "has no Content-Length: its header is cut or broken"
+                        if short is None
+                        else f"ends {short} bytes before its Content-Length: the file is cut"
+                    )
+                    raise DamagedArchiveError(
+                        path,
+                        records.get_record_offset(),
+                        f"the {record.rec_type or 'untyped'} record there"
+                        + (f" ({url})" if url else "")
+                        + f" {what}",
+                    )
+            if rec is not None:
+                yield rec
+    except ArchiveLoadFailed as exc:
+        if not hasattr(exc, "offset"):
+            exc.offset = records.offset
+        raise
+    if path is not None and records.truncated_member is not None:
+        raise DamagedArchiveError(
+            path,
+            records.truncated_member,
+            f"the file ends (at byte {Path(path).stat().st_size}) inside the gzip member "
+            "that starts at or before this byte, before its end-of-stream marker: the file "
+            "is cut",
+        )
+
+
+def _record(record: Any, records: Any) -> dict[str, Any] | None:
+    if record.rec_type not in ("response", "resource"):
+        return None
+    url = (record.rec_headers.get_header("WARC-Target-URI") or "").strip("<> ")
+    if not url.lower().startswith(("http://", "https://")):
+        return None
+    if record.rec_type == "response":
+        if record.http_headers is None:
+            return None
         try:
-            body = record.content_stream().read()
-        except Exception:  # a damaged compressed payload: keep the raw bytes
-            body = record.raw_stream.read()
-        yield {
-            "url": url,
-            "status": status,
-            "headers": headers,
-            "body": body,
-            "date": _parse_date(record.rec_headers.get_header("WARC-Date")),
-            "offset": records.get_record_offset(),
-        }
+            status = int(record.http_headers.get_statuscode())
+        except (TypeError, ValueError):
+            return None
+        headers = list(record.http_headers.headers)
+    else:
+        status = 200
+        ctype = record.rec_headers.get_header("Content-Type")
+        headers = [("Content-Type", ctype)] if ctype else []
+    try:
+        body = record.content_stream().read()
+    except Exception:  # a damaged compressed payload: keep the raw bytes
+        body = record.raw_stream.read()
+    return {
+        "url": url,
+        "status": status,
+        "headers": headers,
+        "body": body,
+        "date": _parse_date(record.rec_headers.get_header("WARC-Date")),
+        "offset": records.get_record_offset(),
+    }
 
 
 def read_record(data: bytes) -> dict[str, Any] | None:
@@ -302,7 +512,12 @@ def import_warc(
     batch_size: int = 200,
     progress: bool = False,
 ) -> dict[str, Any]:
-    """Load WARC/ARC files as pages of a new ``import-warc`` crawl run.
+    """Load WARC/ARC files as pages of an ``import-warc`` crawl run.
+
+    Every file is checked to be a WARC/ARC file (:func:`sniff`) before a run is made.
+    The run is new, or the newest ``import-warc`` run of the same files when that one
+    failed or was interrupted: a re-run after repairing a file resumes it, and since
+    pages are upserted by URL and links are unique per run, nothing is stored twice.
 
     Parameters
     ----------
@@ -317,19 +532,24 @@ def import_warc(
     Returns
     -------
     dict
-        ``run_id``, ``records`` read, ``pages`` stored, ``links``, per-file counts and the
-        run's statistics.
+        ``run_id``, ``resumed`` (bool), ``records`` read, ``pages`` stored, ``links``,
+        per-file counts and the run's statistics.
 
     Raises
     ------
     ConfigError
-        A file is missing or is not a WARC/ARC file.
+        A file is missing.
+    NotAnArchiveError
+        A file is empty or not a WARC/ARC file; no run is made, nothing is stored.
+    DamagedArchiveError
+        A file is cut or holds a bad record. The records before it (and the files before
+        it) are stored, the files after it are not read; the run is marked ``failed``
+        with the file, byte offset and reason as its error (and ``stats["import"]
+        ["damaged"]``).
     """
     from sqlalchemy import select
     from tqdm import tqdm
-    from warcio.exceptions import ArchiveLoadFailed
 
-    from core.exceptions import ConfigError
     from crawler.spiders.base import Universities
     from crawler.storage import failure_recorded, finalize_run, store_batch, update_run
     from store.models import CrawlRun, University
@@ -339,6 +559,9 @@ def import_warc(
     for f in files:
         if not f.is_file():
             raise ConfigError(f"{f}: WARC/ARC file not found")
+    for f in files:
+        sniff(f)
+    names = [str(f.resolve()) for f in files]
     with session_scope(engine) as s:
         unis = Universities(
             [
@@ -346,12 +569,26 @@ def import_warc(
                 for u in s.scalars(select(University))
             ]
         )
-        run = CrawlRun(kind="import-warc", settings={"files": [str(f) for f in files]})
-        s.add(run)
+        run = _unfinished_import(s, names)
+        resumed = run is not None
+        if run is None:
+            run = CrawlRun(kind="import-warc", settings={"files": names})
+            s.add(run)
+        else:
+            run.status, run.error, run.finished_at = "running", None, None
         s.flush()
         run_id = run.id
-    totals: dict[str, Any] = {"run_id": run_id, "records": 0, "pages": 0, "links": 0, "files": {}}
+    totals: dict[str, Any] = {
+        "run_id": run_id, "resumed": resumed, "records": 0, "pages": 0, "links": 0, "files": {}
+    }  # fmt: skip
+    damage: DamagedArchiveError | None = None
     bar = tqdm(desc="import warc", unit="record", disable=not progress)
+
+    def store(batch: list[PageItem]) -> None:
+        res = store_batch(engine, run_id, batch)
+        totals["pages"] += res.pages
+        totals["links"] += res.links
+
     try:
         with failure_recorded(engine, run_id):
             for f in files:
@@ -363,22 +600,58 @@ def import_warc(
                         n += 1
                         bar.update()
                         if len(batch) >= batch_size:
-                            res = store_batch(engine, run_id, batch)
-                            totals["pages"] += res.pages
-                            totals["links"] += res.links
+                            store(batch)
                             batch = []
-                except ArchiveLoadFailed as exc:
-                    raise ConfigError(f"{f}: not a readable WARC or ARC file: {exc}") from exc
+                except DamagedArchiveError as exc:
+                    damage = exc
                 if batch:
-                    res = store_batch(engine, run_id, batch)
-                    totals["pages"] += res.pages
-                    totals["links"] += res.links
+                    store(batch)  # the records before the damage are kept
                 totals["records"] += n
                 totals["files"][str(f)] = n
+                if damage is not None:
+                    break
     finally:
         bar.close()
     stats = finalize_run(engine, run_id)
     stats["import"] = {k: v for k, v in totals.items() if k != "run_id"}
+    if damage is not None:
+        skipped = files[len(totals["files"]) :]
+        note = (
+            f"{totals['records']} record(s) before it are stored in crawl run {run_id}, "
+            "marked failed"
+            + (f"; not read: {', '.join(str(f) for f in skipped)}" if skipped else "")
+            + ". Replace the file with a complete copy and run the same command again: the "
+            "run is resumed and the stored records are updated, not duplicated"
+        )
+        err = DamagedArchiveError(damage.path, damage.offset, damage.reason, note=note)
+        stats["import"]["damaged"] = {
+            "file": str(damage.path), "offset": damage.offset, "reason": damage.reason
+        }  # fmt: skip
+        update_run(
+            engine,
+            run_id,
+            status="failed",
+            finished_at=dt.datetime.now(dt.UTC),
+            stats=stats,
+            error=str(err),
+        )
+        raise err
     update_run(engine, run_id, status="finished", finished_at=dt.datetime.now(dt.UTC), stats=stats)
     totals["stats"] = stats
     return totals
+
+
+def _unfinished_import(session: Any, names: list[str]) -> Any:
+    """The newest ``import-warc`` run of exactly these files when it failed or was
+    interrupted (to resume), else None."""
+    from sqlalchemy import select
+
+    from store.models import CrawlRun
+
+    runs = session.scalars(
+        select(CrawlRun).where(CrawlRun.kind == "import-warc").order_by(CrawlRun.id.desc())
+    )
+    for run in runs:
+        if (run.settings or {}).get("files") == names:
+            return run if run.status in ("failed", "interrupted") else None
+    return None

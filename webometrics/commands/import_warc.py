@@ -20,6 +20,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Store every http(s) response/resource record as a page of a new crawl "
         "run (kind import-warc), with the links of university pages; main text is "
         "extracted by `webometrics extract`.",
+        epilog="Every file is checked first: an empty file or one that is not WARC/ARC "
+        "(gzip or not) stops the import before anything is stored (exit 2). A file cut "
+        "inside a record or gzip member, or holding an unreadable record, stops it at that "
+        "record (exit 1): the records before it stay stored, the run is marked failed with "
+        "the file, byte offset and reason. Running the same command again (same files) "
+        "resumes that run: pages are updated by URL, nothing is stored twice. "
+        "Exit codes: 0 ok, 1 a file is cut or damaged, 2 a file is missing, empty or not "
+        "WARC/ARC.",
     )
     w.add_argument("files", nargs="+", metavar="FILE")
     w.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -36,7 +44,8 @@ def _warc(ctx) -> int:
         progress=not ctx.args.no_progress and not ctx.args.quiet,
     )
     print(
-        f"crawl run {result['run_id']}: {result['records']} records from "
+        f"crawl run {result['run_id']}{' (resumed)' if result['resumed'] else ''}: "
+        f"{result['records']} records from "
         f"{len(result['files'])} file(s), {result['pages']} pages stored "
         f"({result['stats']['pages_recorded']} distinct URLs), {result['links']} links"
     )
