@@ -424,7 +424,8 @@ def run(
     dict
         ``domains``, ``domains_new``, ``domains_overridden``, ``clusterings``,
         ``clusters``, ``domain_categories`` and ``cluster_categories`` (counts per
-        category), ``taxonomy``, ``seconds``.
+        category), ``taxonomy``, the aggregates' ``aggregate_runs``, ``aggregate_rows``
+        and ``aggregate_seconds`` (:func:`store_aggregates`), ``seconds``.
 
     Raises
     ------
