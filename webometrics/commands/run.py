@@ -164,11 +164,19 @@ def _options(ctx, trigger: str):
 
 def _once(ctx, trigger: str) -> int:
     from core.universities import parse_universities
-    from store.universities import import_universities
+    from store.universities import ReimportRefusedError, import_universities
     from webometrics.stages.pipeline import run_pipeline
 
     engine = ctx.engine()
-    import_universities(engine, parse_universities(ctx.args.universities))
+    try:
+        import_universities(engine, parse_universities(ctx.args.universities))
+    except ReimportRefusedError as exc:
+        raise ReimportRefusedError(
+            exc.changes,
+            exc.reason,
+            "Nothing was crawled. Reconcile them first with `webometrics universities import "
+            f"--merge {ctx.args.universities}` (or --replace), then run again.",
+        ) from None
     run_id = run_pipeline(engine, ctx.settings, _options(ctx, trigger))
     print(f"pipeline run {run_id} finished")
     return run_id
