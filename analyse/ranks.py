@@ -9,7 +9,9 @@ that association on plain values, one *factor* against one *rank* over the unive
 
 - Spearman's ρ (:func:`scipy.stats.spearmanr`: Pearson's r of the average ranks, so ties
   are allowed) and Kendall's τ-b (:func:`scipy.stats.kendalltau`, tie-corrected), each
-  with its p-value;
+  with its two-sided p-value (Spearman's exact over all n! pairings up to
+  :data:`MAX_EXACT` universities, :func:`scipy.stats.permutation_test`; Kendall's exact
+  for small n without ties, as scipy computes it);
 - a bootstrap 95 % interval (:func:`scipy.stats.bootstrap`, percentile method, paired
   resampling of the universities, a fixed seed, so the same data give the same interval);
 - ``n``, the universities that have both values, and a plain note: undefined (n < 3, or
@@ -78,6 +80,9 @@ STATISTICS: tuple[str, ...] = ("spearman", "kendall")
 MIN_CONCLUSIVE = 5
 #: below this many universities ρ and τ are not computed
 MIN_DEFINED = 3
+#: up to this many universities Spearman's p-value is exact (all n! pairings), beyond it
+#: scipy's t approximation
+MAX_EXACT = 8
 #: what the sign of a coefficient means, for tables and captions
 SIGN_NOTE = (
     "rank 1 is the best: a negative ρ or τ means a higher factor goes with a better (smaller) rank"
@@ -102,7 +107,8 @@ class Correlation:
     estimate : float
         ρ or τ; NaN when undefined (see ``note``).
     p_value : float
-        Two-sided p-value of scipy; NaN when undefined. Read it with ``low``, ``high``, ``n``.
+        Two-sided p-value (exact for few universities, see the module); NaN when undefined.
+        Read it with ``low``, ``high`` and ``n``.
     low, high : float
         The bootstrap interval (``confidence``); NaN when undefined.
     confidence : float
@@ -245,6 +251,24 @@ def _interval(
     return float(low), float(high), left_out
 
 
+def _exact_spearman_p(x: np.ndarray, y: np.ndarray) -> float:
+    """Two-sided p-value of Spearman's ρ over all n! pairings of ``x`` with ``y``
+    (:func:`scipy.stats.permutation_test`); the t approximation of
+    :func:`scipy.stats.spearmanr` gives p = 0 for a perfect ρ even with 4 universities."""
+    from scipy.stats import permutation_test
+
+    # one sample: only x is permuted, so n! pairings (two samples would permute both)
+    res = permutation_test(
+        (x,),
+        lambda a, axis=-1: spearman_rho(a, y, axis=axis),
+        permutation_type="pairings",
+        n_resamples=math.inf,
+        vectorized=True,
+        alternative="two-sided",
+    )
+    return float(res.pvalue)
+
+
 def correlate(
     values: Sequence[float | None],
     ranks: Sequence[float | None],
@@ -341,12 +365,14 @@ def correlate(
             continue
         test = spearmanr(x, y) if statistic == "spearman" else kendalltau(x, y)
         estimate, p_value = float(test.statistic), float(test.pvalue)
+        if statistic == "spearman" and n <= MAX_EXACT:
+            p_value = _exact_spearman_p(x, y)
         low, high, left_out = _interval(x, y, statistic, confidence, n_resamples, seed)
         notes = []
         if n < MIN_CONCLUSIVE:
             notes.append(
                 f"n = {n} is too small to conclude (fewer than {MIN_CONCLUSIVE} universities): "
-                "read the interval, not the estimate"
+                "with so few the bootstrap interval is unreliable too"
             )
         elif not (math.isnan(low) or math.isnan(high)) and low <= 0 <= high:
             notes.append(f"the {round(100 * confidence)} % interval includes 0")

@@ -73,7 +73,7 @@ n = int(corr["n"].max()) if not corr.empty else 0
 if n < 5:
     st.warning(
         f"{n} universities with a rank: too few to conclude anything. The coefficients are "
-        "shown with their 95 % interval; read the interval, not the estimate."
+        "shown with their 95 % interval for completeness; with so few, neither is reliable."
     )
 table = corr[
     ["target", "factor", "statistic", "estimate", "n", "low", "high", "p_value", "reading", "note"]

@@ -156,3 +156,19 @@ def test_correlate_factors_keeps_the_order_and_the_headline_first() -> None:
         ("n_clusters", "kendall"),
     ]
     assert math.isnan(rows[2].estimate) and "the same (3)" in rows[2].note
+
+
+def test_spearman_p_value_is_exact_over_every_pairing_for_few_universities() -> None:
+    # a perfect ρ with 4 universities: 2 of the 4! pairings are as extreme (scipy's t
+    # approximation would say p = 0)
+    rho, tau = correlate([0.4, 0.3, 0.2, 0.1], [1, 2, 3, 4], n_resamples=99)
+    assert rho.p_value == pytest.approx(2 / 24)
+    assert tau.p_value == pytest.approx(stats.kendalltau([0.4, 0.3, 0.2, 0.1], [1, 2, 3, 4]).pvalue)
+    # with ties, against a count over itertools.permutations
+    from itertools import permutations
+
+    x, y = [1.0, 2.0, 2.0, 4.0, 3.0], [4.0, 3.0, 1.0, 2.0, 5.0]
+    observed = abs(stats.spearmanr(x, y).statistic)
+    extreme = [abs(stats.spearmanr(p, y).statistic) >= observed - 1e-12 for p in permutations(x)]
+    rho, _ = correlate(x, y, n_resamples=99)
+    assert rho.p_value == pytest.approx(sum(extreme) / len(extreme))
