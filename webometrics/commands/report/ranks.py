@@ -12,6 +12,7 @@ university labelled, one panel per direction.
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -150,7 +151,7 @@ def _scatter(path: Path, factors: Sequence[Any], corr: Sequence[Any], run_id: in
         if rho is not None and tau is not None:
             lines.append(f"{_fmt('ρ', rho)}   {_fmt('τ', tau)}   n = {rho.n}")
             if rho.note:
-                lines.append(rho.note.split(";")[0])
+                lines.append(textwrap.fill(rho.note.split(";")[0], width=80))
         ax.set_title("\n".join(lines), fontsize=9)
         lo, hi = min(xs), max(xs)
         pad = max(2.0, 0.1 * (hi - lo))
