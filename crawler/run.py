@@ -91,6 +91,9 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as exc:
         print(f"crawler.run: cannot read job file {argv[0]}: {exc}", file=sys.stderr)
         return 2
+    # the job file holds the database URL with its password masked; the real one comes
+    # in the environment from the parent (webometrics.stages.crawl.job.child_environment)
+    job["db_url"] = os.environ.get("WEBOMETRICS_DB_URL") or job["db_url"]
     reason = run_job(job)
     if reason == "finished":
         return 0

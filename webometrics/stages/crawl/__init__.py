@@ -211,7 +211,7 @@ def run(
             )
             if farm is not None:
                 _publish(farm, settings, run_id, phase, job_file)
-            outcome = _run_children(job_file, phase, progress, opts.processes)
+            outcome = _run_children(job_file, phase, progress, opts.processes, db_url=db_url)
             phase_stats = outcome.get("stats") or {}
             scrapy_stats[phase] = _merge_scrapy_stats(scrapy_stats.get(phase, {}), phase_stats)
             code = outcome["returncode"]

@@ -15,7 +15,8 @@ from sqlalchemy import Engine
 
 from core.exceptions import ConfigError, ParameterError, StageError
 from core.settings import Settings
-from webometrics.stages.crawl.job import FRONTIER_FILE, CrawlOptions, _absolute_url
+from store.session import redact
+from webometrics.stages.crawl.job import FRONTIER_FILE, CrawlOptions, _absolute_url, write_private
 from webometrics.stages.crawl.processes import _run_children
 
 log = logging.getLogger(__name__)
@@ -150,17 +151,18 @@ def work(
             run_id = int(active["run_id"])
             phase = active["phase"]
             job = dict(active["job"])
+            db_url = _absolute_url(engine)
             job.update(
-                db_url=_absolute_url(engine),
+                db_url=redact(db_url),
                 frontier=str(Path(tmp) / FRONTIER_FILE),
                 log_file=str(Path(tmp) / f"{phase}.log"),
             )
             job_file = Path(tmp) / f"{phase}.json"
-            job_file.write_text(json.dumps(job), encoding="utf-8")
+            write_private(job_file, json.dumps(job))
             log.info(
                 "joined crawl run %d, %s phase, with %d processes", run_id, phase, opts.processes
             )
-            outcome = _run_children(job_file, phase, progress, opts.processes)
+            outcome = _run_children(job_file, phase, progress, opts.processes, db_url=db_url)
             if outcome["returncode"] != 0:
                 raise StageError(
                     f"crawl run {run_id}: a {phase} crawler process failed (exit "

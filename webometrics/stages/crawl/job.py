@@ -2,6 +2,10 @@
 directory (``state.json``: the run it belongs to and the phases done, so that a crawl
 started again resumes), opening or resuming its :class:`~store.models.CrawlRun`, and the
 job file each phase's crawler process reads.
+
+No secret is written: the job file holds the database URL with its password masked;
+the crawler processes get the real URL in their environment (:data:`DB_URL_ENV`, see
+:func:`child_environment`). The job folder is the owner's only (0700, files 0600).
 """
 
 from __future__ import annotations
@@ -21,6 +25,43 @@ from core.settings import Settings
 
 STATE_FILE = "state.json"
 FRONTIER_FILE = "frontier.sqlite"
+#: the environment variable that carries the real database URL to a crawler process
+DB_URL_ENV = "WEBOMETRICS_DB_URL"
+
+
+def child_environment(db_url: str) -> dict[str, str]:
+    """The environment of a crawler process: this one's, with the database URL (password
+    included) in :data:`DB_URL_ENV`; the job file holds it masked."""
+    return {**os.environ, DB_URL_ENV: db_url, "PYTHONUNBUFFERED": "1"}
+
+
+def private_opener(path: str, flags: int) -> int:
+    """``open(..., opener=private_opener)``: a new file is created readable by its owner
+    only (0600)."""
+    return os.open(path, flags, 0o600)
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` (0600) through a temporary file and a rename."""
+    tmp = path.with_name(path.name + ".tmp")
+    with contextlib.suppress(FileNotFoundError):
+        tmp.unlink()
+    with open(tmp, "w", encoding="utf-8", opener=private_opener) as fh:
+        fh.write(text)
+    os.replace(tmp, path)
+
+
+def make_private(jobdir: Path) -> None:
+    """The job folder and everything in it readable by the owner only (folders 0700,
+    files 0600), also when it was made by an older version or under another umask."""
+    jobdir.mkdir(parents=True, exist_ok=True)
+    jobdir.chmod(0o700)
+    for root, dirs, files in os.walk(jobdir):
+        for name in dirs:
+            os.chmod(os.path.join(root, name), 0o700)
+        for name in files:
+            with contextlib.suppress(FileNotFoundError):
+                os.chmod(os.path.join(root, name), 0o600)
 
 
 @dataclass
@@ -92,9 +133,7 @@ def _read_state(jobdir: Path) -> dict[str, Any]:
 
 
 def _write_state(jobdir: Path, state: dict[str, Any]) -> None:
-    tmp = jobdir / (STATE_FILE + ".tmp")
-    tmp.write_text(json.dumps(state, indent=1), encoding="utf-8")
-    os.replace(tmp, jobdir / STATE_FILE)
+    write_private(jobdir / STATE_FILE, json.dumps(state, indent=1))
 
 
 def _open_run(
@@ -104,6 +143,7 @@ def _open_run(
     from store.models import CrawlRun
     from store.session import session_scope
 
+    make_private(jobdir)
     state = _read_state(jobdir)
     if state.get("run_id"):
         with session_scope(engine) as s:
@@ -151,10 +191,14 @@ def _phase_job(
     db_url: str,
     candidates: list[Any] | None = None,
 ) -> Path:
+    """Write the job file of one phase (``<phase>.json``, the database URL masked: the
+    crawler process takes the real one from :func:`child_environment`)."""
+    from store.session import redact
+
     job: dict[str, Any] = {
         "direction": phase,
         "run_id": run_id,
-        "db_url": db_url,
+        "db_url": redact(db_url),
         "crawl": settings.crawl.model_dump(),
         "extract": {
             "extract": settings.extract.model_dump(mode="json"),
@@ -178,6 +222,9 @@ def _phase_job(
         job["candidates"] = [
             {"url": c.url, "uni": c.university_id, "source": c.source} for c in candidates
         ]
+    make_private(jobdir)
+    for name in (FRONTIER_FILE, f"{phase}.log"):  # made by the crawler process: 0600 too
+        os.close(os.open(jobdir / name, os.O_CREAT | os.O_WRONLY, 0o600))
     path = jobdir / f"{phase}.json"
-    path.write_text(json.dumps(job), encoding="utf-8")
+    write_private(path, json.dumps(job))
     return path

@@ -15,7 +15,9 @@ from pathlib import Path
 from typing import Any
 
 
-def _run_children(job_file: Path, phase: str, progress: bool, processes: int = 1) -> dict[str, Any]:
+def _run_children(
+    job_file: Path, phase: str, progress: bool, processes: int = 1, *, db_url: str | None = None
+) -> dict[str, Any]:
     """Run one phase's crawler process(es), showing their progress; return the outcome.
 
     Each process prints JSON progress records; they are appended to
@@ -23,7 +25,8 @@ def _run_children(job_file: Path, phase: str, progress: bool, processes: int = 1
     error goes to ``<phase>.stderr`` (``<phase>.<n>.stderr`` for several processes) in
     the job folder. The outcome holds the summed Scrapy statistics of the processes'
     last records (``stats``), the first failing ``returncode`` (else 0) and the failing
-    processes' standard error (``stderr``).
+    processes' standard error (``stderr``). ``db_url`` (password included) reaches the
+    processes in their environment, never in a file; those files are the owner's only.
     """
     import queue
     import threading
@@ -31,8 +34,9 @@ def _run_children(job_file: Path, phase: str, progress: bool, processes: int = 1
     from tqdm import tqdm
 
     cmd = [sys.executable, "-m", "crawler.run", str(job_file)]
-    env = dict(os.environ)
-    env["PYTHONUNBUFFERED"] = "1"
+    from webometrics.stages.crawl.job import child_environment, private_opener
+
+    env = child_environment(db_url) if db_url else {**os.environ, "PYTHONUNBUFFERED": "1"}
     desc = f"crawl {phase}" + (f" ({processes} processes)" if processes > 1 else "")
     bar = tqdm(desc=desc, unit="page", disable=not progress, dynamic_ncols=True)
     err_paths = [
@@ -48,10 +52,11 @@ def _run_children(job_file: Path, phase: str, progress: bool, processes: int = 1
             lines.put((n, line))
         lines.put((n, None))
 
-    with open(job_file.with_suffix(".progress.jsonl"), "a", encoding="utf-8") as records:
+    progress_file = job_file.with_suffix(".progress.jsonl")
+    with open(progress_file, "a", encoding="utf-8", opener=private_opener) as records:
         try:
             for n in range(processes):
-                with open(err_paths[n], "w", encoding="utf-8") as err:
+                with open(err_paths[n], "w", encoding="utf-8", opener=private_opener) as err:
                     proc = subprocess.Popen(
                         cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=env
                     )

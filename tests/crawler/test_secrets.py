@@ -1,0 +1,139 @@
+"""No secret on disk: a crawl, a pipeline run and a report against a PostgreSQL database
+whose URL carries a password leave that password in no file (job folder, logs, report),
+in no console output and in no stored run row; the job folder is the owner's only.
+
+The session's PostgreSQL server trusts every connection, so this module starts its own
+that asks TCP clients for a password (scram-sha-256) and connects as a role with one.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from tests.conftest import PostgresServer
+
+from .conftest import html, migrated_engine, write_universities
+
+REPO = Path(__file__).resolve().parents[2]
+PASSWORD = "Zx9-secret-Pw-4711"
+A = "http://www.alpha-university.edu"
+
+
+class PasswordPostgres(PostgresServer):
+    """A throw-away server on 127.0.0.1 that asks TCP clients other than the superuser
+    for a password."""
+
+    def start(self) -> None:
+        super().start()
+        (self.data / "pg_hba.conf").write_text(
+            "local all all trust\n"
+            f"host all {self.user} 127.0.0.1/32 trust\n"
+            "host all all 127.0.0.1/32 scram-sha-256\n",
+            encoding="utf-8",
+        )
+        self._run("pg_ctl", "-D", str(self.data), "reload")
+
+    def role_database(self, role: str, password: str) -> str:
+        """A role with a password and a database it owns; the URL with the password."""
+        import psycopg
+
+        super_url = self.create_database()
+        name = super_url.rsplit("/", 1)[1]
+        dsn = f"host=127.0.0.1 port={self.port} user={self.user} dbname=postgres"
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(f"CREATE ROLE {role} LOGIN PASSWORD '{password}'")
+            conn.execute(f'ALTER DATABASE "{name}" OWNER TO {role}')
+        own = f"host=127.0.0.1 port={self.port} user={self.user} dbname={name}"
+        with psycopg.connect(own, autocommit=True) as conn:
+            conn.execute(f"ALTER SCHEMA public OWNER TO {role}")
+        return f"postgresql+psycopg://{role}:{password}@127.0.0.1:{self.port}/{name}"
+
+
+@pytest.fixture(scope="module")
+def password_db() -> Iterator[str]:
+    server = PasswordPostgres()
+    try:
+        server.start()
+        yield server.role_database("crawler", PASSWORD)
+    finally:
+        server.stop()
+
+
+def _cli(*args: str, cwd: Path, db: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WEBOMETRICS_")}
+    env.update(
+        WEBOMETRICS_CRAWL__DOWNLOAD_DELAY="0",
+        WEBOMETRICS_CRAWL__AUTOTHROTTLE="false",
+        WEBOMETRICS_CRAWL__RETRY_TIMES="1",
+        WEBOMETRICS_CRAWL__FLUSH_SECONDS="0.5",
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "webometrics", "--db", db, *args],
+        cwd=cwd, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+
+
+def test_password_is_nowhere_on_disk(password_db: str, tmp_path: Path, local_web) -> None:
+    import psycopg
+
+    wrong = password_db.replace(PASSWORD, "wrong").replace("postgresql+psycopg", "postgresql")
+    with pytest.raises(psycopg.OperationalError, match="password authentication failed"):
+        psycopg.connect(wrong).close()  # the server really checks the password
+    migrated_engine(password_db).dispose()
+    pages = {
+        f"{A}/": html("Alpha", "/a.html", "http://ext.example.org/"),
+        f"{A}/a.html": html("Alpha page a"),
+        "http://ext.example.org/": html("External"),
+    }
+    unis = write_universities(
+        tmp_path / "u.toml",
+        {"name": "Alpha University", "domains": ["alpha-university.edu"], "home": [f"{A}/"]},
+    )
+    outputs = []
+    with local_web(pages) as web:
+        for args in (
+            ("crawl", "--universities", str(unis), "--direction", "outgoing", "--jobdir", "job"),
+            ("crawl", "--universities", str(unis), "--direction", "outgoing", "--jobdir", "job"),
+            ("run", "--universities", str(unis), "--stages", "crawl,extract", "--direction",
+             "outgoing"),
+        ):  # fmt: skip
+            out = _cli(*args, "--proxy", web.proxy_url, cwd=tmp_path, db=password_db)
+            assert out.returncode == 0, out.stderr
+            outputs.append(out.stdout + out.stderr)
+        assert f"{A}/a.html" in web.fetched()
+    report = _cli("report", "--out", "report", cwd=tmp_path, db=password_db)
+    outputs.append(report.stdout + report.stderr)
+    job = tmp_path / "job"
+    assert (job / "outgoing.json").is_file() and (job / "outgoing.log").is_file()
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert any(p.suffix == ".json" for p in written)
+    for path in written:
+        assert PASSWORD.encode() not in path.read_bytes(), path
+    for out in outputs:
+        assert PASSWORD not in out
+    assert '"db_url": "postgresql+psycopg://crawler:***@127.0.0.1' in (
+        (job / "outgoing.json").read_text(encoding="utf-8")
+    )
+    # the job folder is the owner's only
+    for path in [job, *job.rglob("*")]:
+        mode = stat.S_IMODE(path.stat().st_mode)
+        assert mode == (0o700 if path.is_dir() else 0o600), (path, oct(mode))
+    # stored run parameters and errors
+    engine = migrated_engine(password_db)
+    with engine.connect() as conn:
+        for table in ("crawl_run", "pipeline_run"):
+            rows = conn.execute(text(f"SELECT CAST(t.* AS text) FROM {table} AS t")).scalars()
+            rows = list(rows)
+            assert rows, table
+            assert not any(PASSWORD in row for row in rows), table
+        runs = conn.execute(text("SELECT status FROM crawl_run ORDER BY id")).scalars().all()
+    assert runs and set(runs) == {"finished"}
+    engine.dispose()
