@@ -48,7 +48,7 @@ def _line_of(text: str, needle: str, nth_table: int) -> int | None:
     for number, line in enumerate(text.splitlines(), start=1):
         if line.strip().startswith("[[university]]"):
             table += 1
-        elif table == nth_table and needle in line:
+        elif table == nth_table and line.strip().startswith(needle):
             return number
     return None
 

@@ -276,3 +276,25 @@ def test_the_example_query_agrees_with_the_reader(filled_ro: Facts) -> None:
             assert float(g["academic_percent"]) == pytest.approx(100 * r.share_academic, abs=0.05)
     finally:
         engine.dispose()
+
+
+@pytest.mark.parametrize(
+    "lines, message",
+    [
+        (["impact_rank = 0", "rank = 3"], ":6: impact_rank must be a positive integer"),
+        (["impact_rank = 5", "rank = -3"], ":7: rank must be a positive integer"),
+        (['impact_rank = "12"', "rank = 3"], ":6: impact_rank must be a positive integer"),
+    ],
+)
+def test_impact_rank_errors_name_their_line(tmp_path, lines, message) -> None:
+    from core.exceptions import UniversitiesFileError
+
+    path = tmp_path / "u.toml"
+    path.write_text(
+        '[[university]]\nname = "A"\ncountry = "X"\ndomains = ["a.edu"]\n\n'
+        + "\n".join(lines)
+        + "\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(UniversitiesFileError, match=message):
+        parse_universities(path)
