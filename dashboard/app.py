@@ -35,4 +35,5 @@ with st.sidebar:
     st.caption(f"database: `{redact(url)}`")
     if st.button("Reload data", help="forget cached query results", key="reload"):
         data.reload()
+widgets.demo_banner(url)
 page.run()

@@ -85,6 +85,17 @@ def crawl_runs(url: str) -> pd.DataFrame:
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def testbed_runs(url: str) -> list[int]:
+    """The crawl runs that crawled the local test web (``--testbed``: the demo's data)."""
+    runs = crawl_runs(url)
+    return [
+        int(run_id)
+        for run_id, stored in zip(runs["id"], runs["settings"], strict=True)
+        if isinstance(stored, dict) and stored.get("testbed")
+    ]
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
 def pipeline_runs(url: str) -> pd.DataFrame:
     """Every whole-pipeline run, newest first."""
     return _frame_of(queries.PipelineRunRow, queries.list_pipeline_runs(read_engine(url)))
@@ -194,6 +205,33 @@ def domain_pages(
     """Up to ``per_domain`` pages of each domain with one of ``roles``."""
     rows = queries.domain_pages(read_engine(url), domains, per_domain=per_domain, roles=roles)
     return _frame_of(queries.DomainPageRow, rows)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def reached_pages(
+    url: str,
+    domains: tuple[str, ...],
+    per_domain: int = 20,
+    roles: tuple[str, ...] = ("external", "citing"),
+) -> pd.DataFrame:
+    """Like :func:`domain_pages`, the pages a visitor reaches: the hops of a redirect
+    (HTTP 3xx, no text) are left out when the domain has other pages (the page stores no
+    redirect target, so the page reached is the domain's own stored page)."""
+    rows = queries.domain_pages(read_engine(url), domains, per_domain=per_domain * 4, roles=roles)
+    pages = _frame_of(queries.DomainPageRow, rows)
+    hop = pages["http_status"].between(300, 399)
+    has_other = pages.assign(other=~hop).groupby("domain")["other"].transform("any")
+    kept = pages[~hop | ~has_other]
+    return kept.groupby("domain", sort=False).head(per_domain).reset_index(drop=True)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def cluster_support(url: str, clustering_id: int) -> pd.DataFrame:
+    """``cluster_id``, ``category_support`` and ``category_voters`` of a clustering's final
+    clusters (``v_cluster``)."""
+    rows = analytics.clusters(read_engine(url), clustering_id=clustering_id)
+    df = _frame_of(analytics.ClusterViewRow, rows)
+    return df[["cluster_id", "category_support", "category_voters"]]
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
@@ -328,6 +366,13 @@ def category_labels(url: str) -> dict[str, str]:
     return networks.category_labels(read_engine(url), "en")
 
 
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def category_colors(url: str) -> dict[str, str]:
+    """``{key: "#rrggbb"}``: each category's fixed colour from the taxonomy, as the analyse
+    stage stored it (empty before its first run)."""
+    return networks.category_colors(read_engine(url))
+
+
 # --- the analyst's override: the one write -----------------------------------------------
 
 
@@ -359,7 +404,9 @@ def write_override(url: str, domain: str, category: str | None, note: str | None
         return f"override of {domain} cleared" if cleared else f"{domain} had no override"
     row = ov.set_override(engine, domain, category, note=note, taxonomy=taxonomy)
     reload()
-    return f"{row.domain} is now {row.override_category} (assigned: {row.category or '–'})"
+    labels = category_labels(url)
+    now, before = (labels.get(c, c) if c else "–" for c in (row.override_category, row.category))
+    return f"{row.domain} is now {now} (assigned: {before})"
 
 
 # --- the groups against the rank: the paper's finding (v_rank_factors) -------------------

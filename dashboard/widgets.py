@@ -1,5 +1,7 @@
-"""Rendering pieces the pages share: a table with its CSV download, the run picker, the
-database URL of the session.
+"""Rendering pieces the pages share: a table with its CSV download (blank cells, not
+"None"), the run picker, the database URL of the session, the demo banner, the
+categories' readable labels and their one palette, the dendrogram levels of either
+clustering method.
 
 The database URL is read once per script run from the settings (``WEBOMETRICS_DB_URL``
 set by ``webometrics dashboard``) and passed to every cached query as a parameter.
@@ -9,9 +11,10 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+import altair as alt
 import pandas as pd
 import streamlit as st
 
@@ -48,14 +51,24 @@ def table(
     column_config: dict[str, Any] | None = None,
     height: int | str = "auto",
 ) -> None:
-    """Show ``df`` and a button that downloads it as ``<name>.csv``."""
+    """Show ``df`` (missing texts as blank cells) and a button that downloads it as
+    ``<name>.csv``."""
     st.dataframe(
-        df,
+        blank_missing(df),
         hide_index=True,
         column_config=column_config,
         height=height,
     )
     download(df, name, key=key)
+
+
+def blank_missing(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with the missing values of its text columns as empty strings, so a cell
+    reads blank instead of "None" (numeric columns keep their type)."""
+    text = [c for c in df.columns if df[c].dtype == object]
+    if not text or df.empty:
+        return df
+    return df.assign(**{c: df[c].where(df[c].notna(), "") for c in text})
 
 
 def download(df: pd.DataFrame, name: str, *, key: str) -> None:
@@ -118,3 +131,131 @@ def category_filter(
 def link_config(*columns: str) -> dict[str, Any]:
     """Column configuration that renders URL columns as links opening the page."""
     return {c: st.column_config.LinkColumn(c, display_text=None) for c in columns}
+
+
+def demo_banner(url: str) -> None:
+    """One line above every page when the data come from the local test web (a crawl run
+    made with ``--testbed``, as ``make demo`` does)."""
+    if data.testbed_runs(url):
+        st.info(
+            "Demo data: the local test web (`webometrics testbed`), not a measurement. "
+            "Four US universities (WebKB, 1997) only, so one country; the external sites' "
+            "texts are drawn from news and web corpora (BBC, Lenta.ru, tgcontest, …).",
+            icon=":material/science:",
+        )
+
+
+def no_data(what: str) -> None:
+    """The message of a section the chosen filters leave empty."""
+    st.info(f"No {what} for these filters.")
+
+
+# --- categories: readable labels, one colour each ------------------------------------------
+
+UNCATEGORISED_LABEL = "Uncategorised (run `webometrics analyse`)"
+UNKNOWN_GREY = "#b0b0b0"
+FALLBACK = ["#17becf", "#bcbd22", "#7f7f7f", "#aec7e8", "#ffbb78"]  # categories not in the taxonomy
+
+
+def category_colors(url: str) -> dict[str, str]:
+    """``{category: "#rrggbb"}``: the one palette of every chart, as the analyse stage
+    stored it from the taxonomy (``unknown`` grey), plus ``uncategorised``."""
+    colors = dict(data.category_colors(url))
+    colors.setdefault("unknown", UNKNOWN_GREY)
+    colors.setdefault("uncategorised", "#dddddd")
+    return colors
+
+
+def category_namer(url: str) -> Callable[[Any], str]:
+    """A function from a category key to the taxonomy's English label (blank for none)."""
+    labels = data.category_labels(url)
+
+    def name(key: Any) -> str:
+        if key is None or (not isinstance(key, str) and pd.isna(key)):
+            return ""
+        if key == "uncategorised":
+            return labels.get(key, UNCATEGORISED_LABEL)
+        return labels.get(key, key)
+
+    return name
+
+
+def readable_categories(df: pd.DataFrame, url: str, *columns: str) -> pd.DataFrame:
+    """``df`` with the category keys of ``columns`` (default ``category``) as labels."""
+    name = category_namer(url)
+    return df.assign(**{c: df[c].map(name) for c in columns or ("category",) if c in df})
+
+
+def category_color(
+    url: str, present: Iterable[str], *, field: str = "category label", **legend: Any
+) -> alt.Color:
+    """An Altair colour channel on the readable label column ``field``: each category in
+    its fixed colour, the legend in the taxonomy's order (only ``present`` ones)."""
+    colors = category_colors(url)
+    name = category_namer(url)
+    keys = [k for k in category_options(url, present) if k in set(present)]
+    extra = iter(FALLBACK * 4)
+    rng = [colors.get(k) or next(extra) for k in keys]
+    return alt.Color(
+        f"{field}:N",
+        title="category",
+        scale=alt.Scale(domain=[name(k) for k in keys], range=rng),
+        sort=[name(k) for k in keys],
+        legend=alt.Legend(**legend) if legend else alt.Legend(),
+    )
+
+
+# --- dendrogram levels: Leiden resolutions (activity) or rows per band r (the paper) -------
+
+LEVELS_CAPTIONS = {
+    "leiden": (
+        "The activity clustering's levels: one Leiden partition of the same k-NN graph per "
+        "resolution γ (Traag et al. 2019); a higher resolution gives more, smaller "
+        "clusters. The clusters above are the last level's; quality = the partition's "
+        "quality (the clustering's quality function)."
+    ),
+    "paper": (
+        "How clusters merge as r (rows per band) falls: each level admits less similar "
+        "pairs; s-curve = (1/b)^(1/r), the similarity near which a level's candidate "
+        "probability rises."
+    ),
+    "other": "The levels this clustering stored.",
+}
+# the x axis of the levels chart: column, title, sort
+LEVELS_AXES = {
+    "leiden": ("resolution", "Leiden resolution γ (falling: coarser)", "descending"),
+    "paper": ("r", "rows per band r (falling)", "descending"),
+}
+
+
+def clustering_levels(stored: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+    """A clustering's stored levels, ``level`` first (numbered in order when the levels
+    do not carry it)."""
+    levels = pd.DataFrame(list(stored))
+    if levels.empty:
+        return levels
+    if "level" not in levels.columns:
+        levels.insert(0, "level", range(len(levels)))
+    return levels[["level", *[c for c in levels.columns if c != "level"]]]
+
+
+def levels_kind(levels: pd.DataFrame) -> str:
+    """``leiden`` (levels by resolution), ``paper`` (by rows per band r) or ``other``."""
+    if "resolution" in levels.columns:
+        return "leiden"
+    if "r" in levels.columns:
+        return "paper"
+    return "other"
+
+
+def level_name(level: int, n_clusters: int, row: pd.Series | None, kind: str) -> str:
+    """``final (5 clusters)``, ``level 0 · resolution 2 (71 clusters)``, ``level 2 · r=8
+    (4 clusters)``."""
+    if level < 0:
+        return f"final ({n_clusters} clusters)"
+    what = ""
+    if row is not None and kind == "leiden" and pd.notna(row.get("resolution")):
+        what = f" · resolution {float(row['resolution']):g}"
+    elif row is not None and kind == "paper" and pd.notna(row.get("r")):
+        what = f" · r={int(row['r'])}"
+    return f"level {level}{what} ({n_clusters} clusters)"

@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 
 # the stored worlds (databases filled with known rows) of the store, analyse, report and
-# dashboard tests, and their fixtures
-pytest_plugins = ["tests.stored_world"]
+# dashboard tests, and the pipeline-made world (the real stages on the local test web)
+pytest_plugins = ["tests.stored_world", "tests.pipeline_world"]
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -97,34 +97,53 @@ m[3].metric("seconds", f"{chosen['seconds']:.2f}" if pd.notna(chosen["seconds"])
 
 final = data.clusters(url, cid, -1)
 final["category"] = final["category"].fillna("uncategorised")
+final = final.merge(data.cluster_support(url, cid), left_on="id", right_on="cluster_id", how="left")
 chosen_categories = widgets.category_filter(url, "uni-category", set(final["category"]))
 shown = final[final["category"].isin(chosen_categories)]
+category_name = widgets.category_namer(url)
 
 st.subheader("Clusters")
 table = pd.DataFrame(
     {
         "label": shown["label"],
         "size": shown["size"],
-        "category": shown["category"],
+        "category": shown["category"].map(category_name),
+        "support": shown["category_support"],
+        "voters": shown["category_voters"].astype("Int64"),
         "theme": shown["theme_terms"].map(", ".join),
         "member domains": shown["top_domains"].map(lambda d: ", ".join(d[:TOP_DOMAINS])),
     }
 )
-widgets.table(table, f"clusters {cid} {direction}", key="clusters")
-if not table.empty:
-    chart_rows = table.head(40).assign(
-        cluster=lambda t: t["label"].astype(str) + ": " + t["theme"].str.slice(0, 40)
+if table["support"].notna().any():
+    st.caption(
+        "support = the share of the members with evidence (fetched text, a known domain or "
+        "pattern) whose own category agrees with the cluster's; voters = how many members "
+        "had evidence."
     )
+    table = table.assign(support=table["support"].round(2))
+else:  # clusterings analysed before the support was stored
+    table = table.drop(columns=["support", "voters"])
+if table.empty:
+    widgets.no_data("clusters")
+else:
+    widgets.table(table, f"clusters {cid} {direction}", key="clusters")
+    chart_rows = shown.head(40).assign(
+        cluster=lambda t: (
+            t["label"].astype(str) + ": " + t["theme_terms"].map(lambda terms: ", ".join(terms[:4]))
+        ),
+        **{"category label": lambda t: t["category"].map(category_name)},
+        theme=lambda t: t["theme_terms"].map(", ".join),
+    )[["cluster", "size", "category", "category label", "theme"]]
     chart = (
         alt.Chart(chart_rows)
         .mark_bar()
         .encode(
             x=alt.X("size:Q", title="documents"),
-            y=alt.Y("cluster:N", sort="-x", title=None),
-            color=alt.Color("category:N", title="category"),
-            tooltip=["label", "size", "category", "theme", "member domains"],
+            y=alt.Y("cluster:N", sort="-x", title=None, axis=alt.Axis(labelLimit=320)),
+            color=widgets.category_color(url, set(chart_rows["category"]), orient="bottom"),
+            tooltip=["cluster", "size", "category label", "theme"],
         )
-        .properties(height=max(120, 22 * len(chart_rows)))
+        .properties(height=alt.Step(26))
     )
     st.altair_chart(chart, width="stretch")
 
@@ -135,7 +154,7 @@ by_size = members[members["unit"] == "domain"].sort_values(
 )
 domains = tuple(sorted(set(by_size.groupby("cluster_id").head(DOMAINS_WITH_PAGES)["domain"])))
 role = "external" if direction == "outgoing" else "citing"
-pages = data.domain_pages(url, domains, PAGES_PER_DOMAIN, (role,))
+pages = data.reached_pages(url, domains, PAGES_PER_DOMAIN, (role,))
 page_docs = data.document_pages(
     url, tuple(int(i) for i in members.loc[members["unit"] == "page", "document_id"])
 )
@@ -144,22 +163,30 @@ if len(shown) > MAX_EXPANDERS:
     st.caption(f"The {MAX_EXPANDERS} largest clusters expand to their domains and pages.")
 for _, cl in top.iterrows():
     theme = ", ".join(cl["theme_terms"][:6])
-    head = f"cluster {cl['label']} · {cl['size']} documents · {cl['category'] or '–'} · {theme}"
+    head = (
+        f"cluster {cl['label']} · {cl['size']} documents · "
+        f"{category_name(cl['category']) or '–'} · {theme}"
+    )
     with st.expander(head):
         docs = members[members["cluster_id"] == cl["id"]]
         widgets.table(
-            docs[
-                [
-                    "domain",
-                    "key",
-                    "unit",
-                    "language",
-                    "n_pages",
-                    "category",
-                    "assigned_category",
-                    "overridden",
-                ]
-            ],
+            widgets.readable_categories(
+                docs[
+                    [
+                        "domain",
+                        "key",
+                        "unit",
+                        "language",
+                        "n_pages",
+                        "category",
+                        "assigned_category",
+                        "overridden",
+                    ]
+                ],
+                url,
+                "category",
+                "assigned_category",
+            ),
             f"cluster {cl['label']} domains",
             key=f"cl-{cl['id']}-docs",
         )
@@ -219,42 +246,50 @@ if done_before := st.session_state.pop("override-done", None):
 overridden = data.overrides(url)
 if not overridden.empty:
     with st.expander(f"Domains with an override ({len(overridden)})"):
-        widgets.table(overridden, "category overrides", key="overrides")
+        widgets.table(
+            widgets.readable_categories(overridden, url, "category", "override_category"),
+            "category overrides",
+            key="overrides",
+        )
 
 st.subheader("Dendrogram levels")
-st.caption(
-    "How clusters merge as r (rows per band) falls: each level admits less similar pairs; "
-    "s-curve = (1/b)^(1/r), the similarity near which a level's candidate probability rises."
-)
-levels = pd.DataFrame(list(chosen["levels"]))
+levels = widgets.clustering_levels(chosen["levels"])
+kind = widgets.levels_kind(levels)
+st.caption(widgets.LEVELS_CAPTIONS[kind])
 if levels.empty:
     st.info("This clustering stored no levels.")
 else:
-    levels.insert(0, "level", range(len(levels)))
     widgets.table(levels, f"clustering {cid} levels", key="levels")
-    if {"r", "n_clusters"} <= set(levels.columns):
+    if kind in widgets.LEVELS_AXES:
+        column, title, order = widgets.LEVELS_AXES[kind]
         line = (
             alt.Chart(levels)
             .mark_line(point=True)
             .encode(
-                x=alt.X("r:Q", sort="descending", title="rows per band r (falling)"),
+                x=alt.X(f"{column}:Q", sort=order, title=title),
                 y=alt.Y("n_clusters:Q", title="clusters"),
                 tooltip=list(levels.columns),
             )
         )
         st.altair_chart(line, width="stretch")
 stored = data.cluster_levels(url, cid)
-level_names = {lvl: ("final" if lvl < 0 else f"level {lvl}") + f" ({n})" for lvl, n in stored}
+by_level = levels.set_index("level") if not levels.empty else pd.DataFrame()
+level_names = {
+    lvl: widgets.level_name(lvl, n, by_level.loc[lvl] if lvl in by_level.index else None, kind)
+    for lvl, n in stored
+}
 if stored:
     level = st.selectbox(
         "Cluster rows of level",
         list(level_names),
         format_func=level_names.__getitem__,
         key="level",
+        help="final: the clusters above; a level: the clusters of that step of the dendrogram",
     )
     at_level = data.clusters(url, cid, int(level))
     widgets.table(
         at_level[["label", "size", "category", "top_domains", "theme_terms"]].assign(
+            category=lambda t: t["category"].map(widgets.category_namer(url)),
             top_domains=lambda t: t["top_domains"].map(", ".join),
             theme_terms=lambda t: t["theme_terms"].map(", ".join),
         ),

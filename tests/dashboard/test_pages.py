@@ -147,7 +147,8 @@ def test_university_clusters(page, dashboard_db) -> None:
         "arxiv.org, elibrary.ru, mit.edu",
         "lenta.ru, vk.com",
     ]
-    assert list(clusters["category"]) == ["scientific_communities", "media"]
+    # the taxonomy's readable labels, not its keys
+    assert list(clusters["category"]) == ["Scientific communities", "Media"]
     assert [m.value for m in at.metric][:2] == ["5", "2"]
     # each cluster expands to its domains and their pages, as links
     assert [e.label.split(" · ")[0] for e in at.expander][:2] == ["cluster 0", "cluster 1"]
@@ -433,11 +434,14 @@ def test_category_override_writes_through_store(fresh_dashboard_db, monkeypatch)
     at.text_input(key="override-note").input("their news feed")
     at.button(key="override-set").click()
     rerun(at)
-    assert "vk.com is now news_portals (assigned: social_networks)" in at.success[0].value
+    assert (
+        "vk.com is now News portals (assigned: Social networks, blogs and forums)"
+        in at.success[0].value
+    )
     # the cluster's domain table shows it, and the list of overrides has it
     docs = frames(at)[3]  # clusters, science docs, science pages, social docs
     vk = docs.set_index("domain").loc["vk.com"]
-    assert (vk["category"], bool(vk["overridden"])) == ("news_portals", True)
+    assert (vk["category"], bool(vk["overridden"])) == ("News portals", True)
     listed = next(df for df in frames(at) if "override_note" in df.columns)
     assert sorted(listed["domain"]) == ["lenta.ru", "vk.com"]
     engine = make_engine(facts.url)
