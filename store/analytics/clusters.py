@@ -9,7 +9,7 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, func, select
 
 from store.analytics.runs import _check_direction
 from store.analytics.views import V_CLUSTER, V_CLUSTER_MEMBER
@@ -118,25 +118,55 @@ class ClusterMemberRow:
     category: str | None
 
 
-def cluster_members(engine: Engine, cluster_ids: Sequence[int]) -> list[ClusterMemberRow]:
-    """The members of the given final clusters, by cluster then domain and key."""
+def cluster_members(
+    engine: Engine, cluster_ids: Sequence[int], *, per_cluster: int | None = None
+) -> list[ClusterMemberRow]:
+    """The members of the given final clusters, by cluster then domain and key.
+
+    Parameters
+    ----------
+    engine : Engine
+    cluster_ids : sequence of int
+        Final clusters (``v_cluster.cluster_id``).
+    per_cluster : int, optional
+        At most this many members of each cluster: those with most pages, then by domain
+        and key (a page showing a cluster of 25,000 domains lists its largest ones).
+
+    Returns
+    -------
+    list of ClusterMemberRow
+    """
     if not cluster_ids:
         return []
     v = V_CLUSTER_MEMBER
-    stmt = (
-        select(
-            v.c.cluster_id,
-            v.c.document_id,
-            v.c.unit,
-            v.c.key,
-            v.c.domain,
-            v.c.language,
-            v.c.n_pages,
-            v.c.category,
-        )
-        .where(v.c.cluster_id.in_([int(c) for c in cluster_ids]))
-        .order_by(v.c.cluster_id, v.c.domain, v.c.key)
+    cols = (
+        v.c.cluster_id,
+        v.c.document_id,
+        v.c.unit,
+        v.c.key,
+        v.c.domain,
+        v.c.language,
+        v.c.n_pages,
+        v.c.category,
     )
+    wanted = v.c.cluster_id.in_([int(c) for c in cluster_ids])
+    if per_cluster is None:
+        stmt = select(*cols).where(wanted).order_by(v.c.cluster_id, v.c.domain, v.c.key)
+    else:
+        rank = (
+            func.row_number()
+            .over(
+                partition_by=v.c.cluster_id,
+                order_by=(v.c.n_pages.desc(), v.c.domain, v.c.key),
+            )
+            .label("n")
+        )
+        ranked = select(*cols, rank).where(wanted).subquery()
+        stmt = (
+            select(*(ranked.c[c.name] for c in cols))
+            .where(ranked.c.n <= per_cluster)
+            .order_by(ranked.c.cluster_id, ranked.c.domain, ranked.c.key)
+        )
     with engine.connect() as conn:
         return [
             ClusterMemberRow(int(c), int(d), u, k, dom, lang, int(n or 0), cat)

@@ -161,3 +161,25 @@ def test_network_domains_count_the_environment_rows(filled: Facts) -> None:
             assert conn.execute(select(func.count()).select_from(AggregateEnvironment)).scalar()
     finally:
         engine.dispose()
+
+
+def test_cluster_members_per_cluster_keeps_the_largest(filled: Facts) -> None:
+    """``per_cluster`` keeps each cluster's members with most pages (then by domain and
+    key): the first rows of the whole list in that order."""
+    engine = make_engine(filled.url)
+    try:
+        ids = list(filled.cluster_ids.values())
+        every = A.cluster_members(engine, ids)
+        assert len({m.cluster_id for m in every}) > 1
+        for n in (1, 2):
+            got = A.cluster_members(engine, ids, per_cluster=n)
+            want = []
+            for cid in sorted({m.cluster_id for m in every}):
+                mine = sorted(
+                    (m for m in every if m.cluster_id == cid),
+                    key=lambda m: (-m.n_pages, m.domain, m.key),
+                )
+                want += sorted(mine[:n], key=lambda m: (m.domain, m.key))
+            assert got == want
+    finally:
+        engine.dispose()
