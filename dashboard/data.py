@@ -20,6 +20,7 @@ import pandas as pd
 import streamlit as st
 from sqlalchemy import Engine
 
+from core.choices import UNKNOWN
 from core.settings import Settings, load_settings
 from store import analytics, networks, open_database, queries
 
@@ -314,6 +315,44 @@ def country_shares(url: str, run_id: int, direction: str) -> pd.DataFrame:
     """Category shares per country, overrides applied."""
     rows = analytics.country_category_shares(read_engine(url), run_id=run_id, direction=direction)
     return _frame_of(analytics.CountryShareRow, rows)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def shares(
+    url: str, run_id: int, direction: str, sources: tuple[str, ...] | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Category shares per university and per country (the columns of
+    :class:`store.analytics.CategoryShareRow` and ``CountryShareRow``): as stored for every
+    source (``None``), else counted over the distinct domains of the environment rows of
+    ``sources`` (``known_share`` over the domains that are not unknown)."""
+    if sources is None:
+        return category_shares(url, run_id, direction), country_shares(url, run_id, direction)
+    env = environment(url, run_id, direction)
+    env = env[env["source"].isin(sources)].assign(
+        category=lambda t: t["category"].fillna("uncategorised")
+    )
+    by_uni = ["run_id", "university_id", "university", "country", "direction"]
+    per_uni = _shares(env.drop_duplicates(["university_id", "domain"]), by_uni)
+    per_country = _shares(
+        env.drop_duplicates(["country", "domain"]), ["run_id", "country", "direction"]
+    )
+    return (
+        per_uni.reindex(columns=list(category_shares(url, run_id, direction).columns)),
+        per_country.reindex(columns=list(country_shares(url, run_id, direction).columns)),
+    )
+
+
+def _shares(rows: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    """Domains, share and known share of each category within each group of ``by``."""
+    counts = rows.groupby([*by, "category"]).size().rename("domains").reset_index()
+    if counts.empty:
+        return counts.assign(share=[], known_share=[])
+    known = counts["domains"].where(counts["category"] != UNKNOWN)
+    groups = [counts[c] for c in by]
+    return counts.assign(
+        share=(counts["domains"] / counts.groupby(groups)["domains"].transform("sum")).round(6),
+        known_share=(known / known.groupby(groups).transform("sum")).round(6),
+    ).sort_values([*by, "share"], ascending=[True] * len(by) + [False], ignore_index=True)
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)

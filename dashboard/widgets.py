@@ -18,6 +18,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from core.choices import ENVIRONMENT_SOURCES
 from core.exceptions import WebometricsError
 from dashboard import data
 
@@ -118,14 +119,33 @@ def category_options(url: str, present: Iterable[str] = ()) -> list[str]:
 
 
 def category_filter(
-    url: str, key: str, present: Iterable[str] = (), *, label: str = "Category"
+    url: str,
+    key: str,
+    present: Iterable[str] = (),
+    *,
+    label: str = "Category",
+    exclude: Iterable[str] = (),
 ) -> list[str]:
-    """A multiselect of the categories (all chosen by default)."""
-    options = category_options(url, present)
-    labels = data.category_labels(url)
-    return st.multiselect(
-        label, options, default=options, key=key, format_func=lambda c: labels.get(c, c)
+    """A multiselect of the categories (all chosen by default), by their readable labels;
+    ``exclude``: categories not offered (e.g. ``unknown`` where a toggle shows it)."""
+    left_out = set(exclude)
+    options = [c for c in category_options(url, present) if c not in left_out]
+    return st.multiselect(label, options, default=options, key=key, format_func=category_namer(url))
+
+
+def source_filter(key: str, container: Any = st) -> tuple[str, ...] | None:
+    """A multiselect of the environment's sources (crawl, backlink export, Common Crawl
+    web graph), all chosen by default; ``None`` when every source is chosen (no filter)."""
+    chosen = container.multiselect(
+        "Source",
+        list(ENVIRONMENT_SOURCES),
+        default=list(ENVIRONMENT_SOURCES),
+        key=key,
+        help="crawl: the universities' own pages and citations a crawl verified; backlinks: "
+        "citations of a Majestic/Ahrefs export; commoncrawl: a Common Crawl web graph's "
+        "citing domains",
     )
+    return None if set(chosen) == set(ENVIRONMENT_SOURCES) else tuple(chosen)
 
 
 def link_config(*columns: str) -> dict[str, Any]:

@@ -344,28 +344,28 @@ def test_countries(page, dashboard_db) -> None:
     rerun(at)
     per_uni, per_country = frames(at)[:2]
     spbu = per_uni.set_index("university").loc["Saint Petersburg State University"]
-    # lenta.ru counts as media: the analyst's override
-    assert spbu["scientific_communities"] == pytest.approx(0.4)
-    assert spbu["media"] == pytest.approx(0.2)
-    assert spbu["news_portals"] == 0.0
+    # lenta.ru counts as media: the analyst's override; columns by the taxonomy's labels
+    assert spbu["Scientific communities"] == pytest.approx(0.4)
+    assert spbu["Media"] == pytest.approx(0.2)
+    assert spbu["News portals"] == 0.0
     russia = per_country.set_index("country").loc["Russia"]
-    assert russia["universities"] == pytest.approx(round(2 / 7, 4))
+    assert russia["Universities"] == pytest.approx(round(2 / 7, 4))
     uk = per_country.set_index("country").loc["United Kingdom"]
-    assert uk["media"] == pytest.approx(0.25)
+    assert uk["Media"] == pytest.approx(0.25)
     # the direction filter: citing
     at.radio(key="countries-direction").set_value("citing")
     rerun(at)
     per_uni = frames(at)[0].set_index("university")
     ox = ENV[1]["ox.ac.uk"]["citing"]
     share = sum(effective_category(d) == "universities" for d in ox) / len(ox)
-    assert per_uni.loc["University of Oxford", "universities"] == pytest.approx(share, abs=1e-4)
+    assert per_uni.loc["University of Oxford", "Universities"] == pytest.approx(share, abs=1e-4)
     # the category and country filters
     at.multiselect(key="countries-country").set_value(["Russia"])
     at.multiselect(key="countries-category").set_value(["universities"])
     rerun(at)
     per_uni, per_country = frames(at)[:2]
     assert list(per_country["country"]) == ["Russia"]
-    assert list(per_uni.columns) == ["country", "university", "universities"]
+    assert list(per_uni.columns) == ["country", "university", "Universities"]
 
 
 def _network(direction: str) -> tuple[int, int, int]:

@@ -198,3 +198,43 @@ def test_university_shows_r_levels_of_the_papers_method(pipeline_page) -> None:
     assert "rows per band" in captions and "resolution" not in captions
     picker = at.selectbox(key="level")
     assert any(n.startswith("level 0 · r=") for n in picker.options), picker.options
+
+
+def test_countries_leave_unknown_out_unless_asked(pipeline_page, pipeline_db) -> None:
+    from store import analytics as A
+
+    engine = pipeline_db.engine
+    try:
+        stored = A.to_frame(A.category_shares(engine, run_id=1, direction="outgoing"))
+    finally:
+        engine.dispose()
+    unknown = "Unknown (not fetched or no text)"
+    assert (stored["category"] == "unknown").any()  # the crawl leaves domains unfetched
+    at = pipeline_page("views/countries.py")
+    per_uni = _frames(at)[0].set_index("university")
+    assert unknown not in per_uni.columns
+    shares = per_uni.drop(columns="country")
+    assert shares.sum(axis=1).round(3).eq(1.0).all()  # over the domains with evidence
+    known = stored[stored["category"] == "universities"].set_index("university")["known_share"]
+    assert per_uni["Universities"].to_dict() == pytest.approx(known.round(4).to_dict())
+    at.toggle(key="countries-unknown").set_value(True).run()
+    assert not at.exception, at.exception
+    per_uni = _frames(at)[0].set_index("university")
+    share = stored[stored["category"] == "unknown"].set_index("university")["share"]
+    assert per_uni[unknown].to_dict() == pytest.approx(share.round(4).to_dict())
+    assert per_uni.drop(columns="country").sum(axis=1).round(3).eq(1.0).all()
+
+
+def test_countries_source_filter(pipeline_page) -> None:
+    at = pipeline_page("views/countries.py")
+    at.radio(key="countries-direction").set_value("citing").run()
+    every = _frames(at)[-2]  # the domain counts behind the shares, per university
+    at.multiselect(key="countries-source").set_value(["backlinks"]).run()
+    assert not at.exception, at.exception
+    backlinks = _frames(at)[-2]
+    assert 0 < backlinks["domains"].sum() <= every["domains"].sum()
+    # the test web has no Common Crawl graph: nothing left, and said so
+    at.multiselect(key="countries-source").set_value(["commoncrawl"]).run()
+    assert not at.exception, at.exception
+    assert any("for these filters" in i.value for i in at.info)
+    assert not any("webometrics analyse" in i.value for i in at.info)
