@@ -76,3 +76,35 @@ def test_rank_page_shows_the_factors_and_correlations_of_the_run(
     assert sorted(factors["university"]) == sorted(
         UNI_BY_DOMAIN[u][0] for u in ENV[1] if "citing" in ENV[1][u]
     )
+
+
+def test_rank_page_on_what_the_pipeline_stores(pipeline_db, monkeypatch) -> None:
+    """Every run and direction of the pipeline-made database: no exception, the factors
+    are the reader's, the headline correlation and the small-n warning shown."""
+    from store import analytics as A
+
+    monkeypatch.setenv("WEBOMETRICS_DB_URL", pipeline_db.url)
+    monkeypatch.delenv("WEBOMETRICS_CONFIG", raising=False)
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.run()
+    at.switch_page("views/ranks.py").run()
+    assert not at.exception, at.exception
+    engine = pipeline_db.engine
+    try:
+        runs = A.run_ids(engine)
+        assert runs
+        for run in runs:
+            at.selectbox(key="ranks-run").set_value(run).run()
+            for direction in ("outgoing", "citing"):
+                at.radio(key="ranks-direction").set_value(direction).run()
+                assert not at.exception, at.exception
+                want = A.rank_factors(engine, run_id=run, direction=direction)
+                factors, corr = (df.value for df in at.dataframe)
+                assert list(factors["university"]) == [r.university for r in want]
+                assert list(factors["n_clusters"]) == [r.n_clusters for r in want]
+                assert list(factors["unknown"]) == [r.unknown for r in want]
+                assert set(corr["factor"]) >= {"share_academic", "n_clusters"}
+                assert "too few to conclude" in at.warning[0].value  # four universities
+                assert "n = 4" in at.caption[-2].value
+    finally:
+        engine.dispose()

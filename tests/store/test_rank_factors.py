@@ -278,6 +278,63 @@ def test_the_example_query_agrees_with_the_reader(filled_ro: Facts) -> None:
         engine.dispose()
 
 
+def test_rank_factors_on_what_the_pipeline_stores(pipeline_db) -> None:
+    """On the pipeline-made database (the local test web crawled, clustered and analysed):
+    every row of ``v_rank_factors`` is what ``v_environment`` and ``v_cluster`` say, counted
+    in Python; unknown domains are counted apart and out of the shares; every university
+    clustered from a run has its clusters in that run's row."""
+    engine = pipeline_db.engine
+    try:
+        with engine.connect() as conn:
+            env = conn.execute(
+                text(
+                    "SELECT DISTINCT run_id, university_id, direction, domain, "
+                    "COALESCE(category, 'uncategorised') AS category FROM v_environment"
+                )
+            ).all()
+            clusters = conn.execute(
+                text(
+                    "SELECT run_id, university_id, direction, clustering_id, created_at, size "
+                    "FROM v_cluster WHERE run_id IS NOT NULL AND university_id IS NOT NULL"
+                )
+            ).all()
+        cats: dict[tuple[int, int, str], Counter[str]] = {}
+        for run, uni, direction, _domain, category in env:
+            cats.setdefault((run, uni, direction), Counter())[category] += 1
+        latest: dict[tuple[int, int, str], tuple[str, int]] = {}
+        for run, uni, direction, cid, created, _size in clusters:
+            key = (run, uni, direction)
+            latest[key] = max(latest.get(key, (str(created), cid)), (str(created), cid))
+        rows = [r for run in A.run_ids(engine) for r in A.rank_factors(engine, run_id=run)]
+        assert {(r.run_id, r.university_id, r.direction) for r in rows} == set(cats)
+        assert sum(r.unknown for r in rows) > 0  # the test web has dead links
+        for r in rows:
+            key = (r.run_id, r.university_id, r.direction)
+            c = cats[key]
+            evidence = sum(n for k, n in c.items() if k not in NO_EVIDENCE)
+            assert (r.domains, r.unknown, r.evidence_domains) == (
+                sum(c.values()),
+                c["unknown"],
+                evidence,
+            ), key
+            academic = c["universities"] + c["scientific_communities"]
+            assert r.share_academic == pytest.approx(academic / evidence), key
+            assert key in latest, f"{key}: a university clustered from the run has no clusters"
+            sizes = [s for run, u, d, cid, _c, s in clusters if cid == latest[key][1]]
+            assert r.clustering_id == latest[key][1]
+            assert (r.n_clusters, r.clustered_size, r.singletons) == (
+                sum(s >= 2 for s in sizes),
+                sum(s for s in sizes if s >= 2),
+                sum(s < 2 for s in sizes),
+            ), key
+        # the correlations of the run: one per direction x factor x statistic, never raising
+        corr = A.rank_correlations(engine, n_resamples=199)
+        assert len(corr) == 2 * len(FACTORS) * 2
+        assert all(r.note or r.n >= 5 for r in corr)
+    finally:
+        engine.dispose()
+
+
 @pytest.mark.parametrize(
     "lines, message",
     [
