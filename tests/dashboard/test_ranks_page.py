@@ -17,15 +17,20 @@ from tests.stored_world import ENV, UNI_BY_DOMAIN, Facts, effective_category
 APP = Path(dashboard.__file__).resolve().parent / "app.py"
 
 
-@pytest.fixture
-def ranks_page(dashboard_db: Facts, monkeypatch) -> AppTest:
-    monkeypatch.setenv("WEBOMETRICS_DB_URL", dashboard_db.url)
+def open_ranks_page(url: str, monkeypatch: pytest.MonkeyPatch) -> AppTest:
+    """The app on the database at ``url``, switched to the Rank vs groups page."""
+    monkeypatch.setenv("WEBOMETRICS_DB_URL", url)
     monkeypatch.delenv("WEBOMETRICS_CONFIG", raising=False)
     at = AppTest.from_file(str(APP), default_timeout=60)
     at.run()
     at.switch_page("views/ranks.py").run()
     assert not at.exception, at.exception
     return at
+
+
+@pytest.fixture
+def ranks_page(dashboard_db: Facts, monkeypatch) -> AppTest:
+    return open_ranks_page(dashboard_db.url, monkeypatch)
 
 
 def academic(run: int, udom: str, direction: str) -> float:
@@ -83,12 +88,7 @@ def test_rank_page_on_what_the_pipeline_stores(pipeline_db, monkeypatch) -> None
     are the reader's, the headline correlation and the small-n warning shown."""
     from store import analytics as A
 
-    monkeypatch.setenv("WEBOMETRICS_DB_URL", pipeline_db.url)
-    monkeypatch.delenv("WEBOMETRICS_CONFIG", raising=False)
-    at = AppTest.from_file(str(APP), default_timeout=60)
-    at.run()
-    at.switch_page("views/ranks.py").run()
-    assert not at.exception, at.exception
+    at = open_ranks_page(pipeline_db.url, monkeypatch)
     engine = pipeline_db.engine
     try:
         runs = A.run_ids(engine)
