@@ -334,11 +334,11 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     drop_views()
-    with op.batch_alter_table("cluster") as batch:
-        batch.drop_column("category_voters")
-        batch.drop_column("category_support")
-    with op.batch_alter_table("category_label") as batch:
-        batch.drop_column("color")
+    # in place on both dialects (SQLite >= 3.35): a batch copy of cluster would drop the old
+    # table, and with foreign keys on that cascades to every cluster_member row
+    op.execute("ALTER TABLE cluster DROP COLUMN category_voters")
+    op.execute("ALTER TABLE cluster DROP COLUMN category_support")
+    op.execute("ALTER TABLE category_label DROP COLUMN color")
     old = _sibling("0002_analyst_views.py")
     old.create_views()
     _sibling("0004_domain_language_view.py").upgrade()

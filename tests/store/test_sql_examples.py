@@ -150,3 +150,28 @@ def downgrade() -> None:
         assert set(inspect(engine).get_table_names()) <= {"alembic_version"}
     finally:
         engine.dispose()
+
+
+def test_0008_down_and_up_keeps_every_row(filled: Facts) -> None:
+    """0008 adds columns to ``cluster`` and ``category_label``; going down drops them in
+    place (a table copy of ``cluster`` would cascade to every ``cluster_member`` row) and
+    up again restores the views and the analysis."""
+    engine = make_engine(filled.url)
+    tables = ("cluster", "cluster_member", "category_label", "citation", "environment")
+
+    def counts() -> dict[str, int]:
+        with engine.connect() as conn:
+            return {t: conn.execute(text(f"SELECT COUNT(*) FROM {t}")).scalar_one() for t in tables}
+
+    try:
+        analyse.run(engine, Settings(), progress=False)
+        before = counts()
+        assert before["cluster_member"] > 0 and before["category_label"] > 0
+        schema.downgrade(engine, "0007")
+        assert counts() == before
+        assert "v_latest_cluster" not in inspect(engine).get_view_names()
+        schema.upgrade(engine)
+        assert counts() == before
+        assert set(inspect(engine).get_view_names()) >= VIEWS | {"v_latest_cluster"}
+    finally:
+        engine.dispose()
