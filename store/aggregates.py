@@ -52,6 +52,7 @@ from sqlalchemy import (
     literal,
     select,
     text,
+    update,
 )
 from sqlalchemy.sql.expression import Subquery
 
@@ -62,6 +63,7 @@ from store.models import (
     AggregateNetworkDomain,
     AggregateState,
     AggregateTable2,
+    DomainCategory,
     University,
     UniversityDomain,
     utcnow,
@@ -116,7 +118,8 @@ def fingerprint(conn: Connection) -> str:
     Returns
     -------
     str
-        Equal for two calls exactly when none of these changed in between.
+        Equal for two calls exactly when none of these changed in between; what
+        concerns the categories and overrides only follows a ``"|"``.
     """
     facts = [str(v) for v in conn.execute(_FINGERPRINT).one()]
     unis = conn.execute(select(University.id, University.country).order_by(University.id)).all()
@@ -126,7 +129,13 @@ def fingerprint(conn: Connection) -> str:
         )
     ).all()
     digest = hashlib.sha256(repr((unis, doms)).encode()).hexdigest()[:16]
-    return ";".join([*facts, digest])
+    # what changes a domain's category only comes last, after "|" (see sync_categories)
+    return ";".join([*facts[:-4], digest]) + "|" + ";".join(facts[-4:])
+
+
+def _data_part(stamp: str) -> str:
+    """The fingerprint without its categories part."""
+    return stamp.split("|", 1)[0]
 
 
 def fresh_run_ids(engine: Engine) -> list[int] | None:
@@ -333,6 +342,132 @@ def _insert_table2(conn: Connection) -> None:
             rows,
         )
     )
+
+
+def sync_categories(engine: Engine, *, max_domains: int = 1000) -> dict[str, Any]:
+    """Bring fresh aggregates up to date with changed domain categories (an analyst's
+    override set or cleared), without a whole :func:`refresh`.
+
+    When nothing but categories and overrides changed since the aggregates were built,
+    each domain whose saved category is no longer its category (override applied) is
+    moved from its old category to its new one in every aggregate, and the aggregates
+    are fresh again; otherwise nothing is written (the readers keep reading the views
+    until the next analyse).
+
+    Parameters
+    ----------
+    engine : Engine
+    max_domains : int
+        Give up (leave the aggregates stale) when more domains changed: a new
+        categorisation is the analyse stage's, which refreshes everything.
+
+    Returns
+    -------
+    dict
+        ``recounted`` (domains moved) and ``fresh`` (whether the aggregates are fresh now).
+    """
+    nd = AggregateNetworkDomain.__table__
+    with engine.begin() as conn:
+        stored = conn.execute(select(AggregateState.fingerprint)).scalars().all()
+        now = fingerprint(conn)
+        if not stored or any(_data_part(fp) != _data_part(now) for fp in stored):
+            return {"recounted": 0, "fresh": False}
+        if all(fp == now for fp in stored):
+            return {"recounted": 0, "fresh": True}
+        effective = func.coalesce(DomainCategory.override_category, DomainCategory.category)
+        changed = conn.execute(
+            select(nd.c.domain, effective)
+            .select_from(nd.outerjoin(DomainCategory, DomainCategory.domain == nd.c.domain))
+            .where(nd.c.category.is_distinct_from(effective))
+            .distinct()
+            .limit(max_domains + 1)
+        ).all()
+        if len(changed) > max_domains:
+            return {"recounted": 0, "fresh": False}
+        runs = conn.execute(select(AggregateState.run_id)).scalars().all()
+        for domain, category in changed:
+            _move_domain(conn, runs, domain, category)
+        conn.execute(update(AggregateState).values(fingerprint=now))
+    return {"recounted": len(changed), "fresh": True}
+
+
+def _move_domain(conn: Connection, runs: list[int], domain: str, category: str | None) -> None:
+    """Move one domain of every run to ``category`` in the saved aggregates."""
+    ae = AggregateEnvironment.__table__
+    where = (ae.c.run_id.in_(runs), ae.c.direction.in_(("outgoing", "citing")))
+    rows = conn.execute(
+        select(
+            ae.c.run_id,
+            ae.c.university_id,
+            University.country,
+            ae.c.direction,
+            ae.c.source,
+            ae.c.links,
+            ae.c.pages,
+            ae.c.language,
+            ae.c.category,
+        )
+        .join(University, University.id == ae.c.university_id)
+        .where(*where, ae.c.domain == domain)
+    ).all()
+    new = category or UNCATEGORISED
+    counts: dict[tuple[Any, ...], list[int]] = {}
+    countries: dict[tuple[Any, ...], int] = {}
+
+    def add(key: tuple[Any, ...], sign: int, links: int, pages: int) -> None:
+        got = counts.setdefault(key, [0, 0, 0])
+        got[0] += sign
+        got[1] += sign * links
+        got[2] += sign * pages
+
+    every: dict[tuple[Any, ...], tuple[str, str, int, int]] = {}
+    for run, uni, country, direction, source, links, pages, language, old in rows:
+        old = old or UNCATEGORISED
+        for cat, sign in ((old, -1), (new, 1)):
+            add((run, uni, direction, source, cat, language), sign, links, pages)
+            countries[(run, country, direction, cat)] = sign
+        # over every source the domain counts once, with its links and pages summed
+        _, _, n_links, n_pages = every.get((run, uni, direction), (old, language, 0, 0))
+        every[(run, uni, direction)] = (old, language, n_links + links, n_pages + pages)
+    for (run, uni, direction), (old, language, links, pages) in every.items():
+        for cat, sign in ((old, -1), (new, 1)):
+            add((run, uni, direction, ALL_SOURCES, cat, language), sign, links, pages)
+    dc = AggregateDomainCount.__table__
+    for (run, uni, direction, source, cat, language), (n, links, pages) in counts.items():
+        key = {
+            "run_id": run,
+            "university_id": uni,
+            "direction": direction,
+            "source": source,
+            "category": cat,
+            "language": language,
+        }
+        _add_or_insert(conn, dc, key, {"domains": n, "links": links, "pages": pages})
+    cc = AggregateCountryCount.__table__
+    for (run, country, direction, cat), sign in countries.items():
+        key = {"run_id": run, "country": country, "direction": direction, "category": cat}
+        _add_or_insert(conn, cc, key, {"domains": sign})
+    conn.execute(delete(dc).where(dc.c.domains <= 0))
+    conn.execute(delete(cc).where(cc.c.domains <= 0))
+    conn.execute(update(ae).where(*where, ae.c.domain == domain).values(category=category))
+    nd = AggregateNetworkDomain.__table__
+    conn.execute(
+        update(nd).where(nd.c.run_id.in_(runs), nd.c.domain == domain).values(category=category)
+    )
+
+
+def _add_or_insert(
+    conn: Connection, table: Any, key: dict[str, Any], deltas: dict[str, int]
+) -> None:
+    """Add ``deltas`` to the row of ``key``, or insert it (a category new to the key)."""
+    if not any(deltas.values()):
+        return
+    match = [table.c[k] == v for k, v in key.items()]
+    done = conn.execute(
+        update(table).where(*match).values({k: table.c[k] + v for k, v in deltas.items()})
+    )
+    if done.rowcount == 0:
+        conn.execute(insert(table).values({**key, **deltas}))
 
 
 # --- the aggregates as the views they stand in for ---------------------------------------

@@ -15,8 +15,8 @@ from sqlalchemy import Engine, func, insert, select
 from store import aggregates, make_engine
 from store import analytics as A
 from store.analytics.runs import resolve_run_fresh
-from store.models import AggregateEnvironment, Link, Page
-from store.overrides import set_override
+from store.models import AggregateEnvironment, CrawlRun, Link, Page
+from store.overrides import clear_override, set_override
 from tests.stored_world import ENV, Facts
 
 DIRECTIONS = ("outgoing", "citing")
@@ -181,5 +181,39 @@ def test_cluster_members_per_cluster_keeps_the_largest(filled: Facts) -> None:
                 )
                 want += sorted(mine[:n], key=lambda m: (m.domain, m.key))
             assert got == want
+    finally:
+        engine.dispose()
+
+
+def test_sync_categories_moves_overridden_domains(filled: Facts) -> None:
+    """After an override is set or cleared, sync_categories makes the aggregates fresh
+    again with the views' rows; after any other change it leaves them stale."""
+    engine = make_engine(filled.url)
+    try:
+        assert aggregates.sync_categories(engine) == {"recounted": 0, "fresh": False}
+        aggregates.refresh(engine)
+        assert aggregates.sync_categories(engine) == {"recounted": 0, "fresh": True}
+        steps = [
+            ("mit.edu", "media"),  # categorised, shared by universities and directions
+            ("cnn.com", "news_portals"),  # never categorised: uncategorised until now
+            ("lenta.ru", None),  # the stored world's own override, cleared
+            ("mit.edu", None),
+        ]
+        for domain, category in steps:
+            if category is None:
+                clear_override(engine, domain)
+            else:
+                set_override(engine, domain, category)
+            assert not _fresh(engine)
+            from_views = _reads(engine)
+            assert aggregates.sync_categories(engine) == {"recounted": 1, "fresh": True}
+            assert _fresh(engine)
+            assert _reads(engine) == from_views, (domain, category)
+
+        set_override(engine, "vk.com", "media")
+        with engine.begin() as conn:  # and a new crawl run: only a refresh will do
+            conn.execute(insert(CrawlRun).values(kind="outgoing", status="running"))
+        assert aggregates.sync_categories(engine) == {"recounted": 0, "fresh": False}
+        assert not _fresh(engine)
     finally:
         engine.dispose()
