@@ -13,6 +13,7 @@ Cached results live for :data:`TTL_SECONDS` or until the sidebar's *Reload data*
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -385,6 +386,24 @@ def overlaps(url: str, run_id: int, direction: str) -> pd.DataFrame:
     """Co-link overlap of every pair of universities (shared domains, Jaccard)."""
     rows = networks.colink_overlaps(read_engine(url), run_id, direction)
     return _frame_of(networks.OverlapRow, rows)
+
+
+def overlaps_of(edges: pd.DataFrame) -> pd.DataFrame:
+    """Co-link overlap of every pair of universities over ``edges`` (``university``,
+    ``domain``): the columns of :func:`overlaps`, most shared first (for the filters'
+    subset of the environment; :func:`overlaps` is the whole one, as analysed)."""
+    sets = edges.groupby("university")["domain"].agg(set).to_dict()
+    rows = []
+    for a, b in itertools.combinations(sorted(sets), 2):
+        shared, union = len(sets[a] & sets[b]), len(sets[a] | sets[b])
+        rows.append(
+            (a, b, shared, round(shared / union, 4) if union else 0.0,
+             len(sets[a]) - shared, len(sets[b]) - shared)
+        )  # fmt: skip
+    out = pd.DataFrame(rows, columns=["a", "b", "shared", "jaccard", "only_a", "only_b"])
+    return out.sort_values(
+        ["shared", "jaccard", "a", "b"], ascending=[False, False, True, True], ignore_index=True
+    )
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)

@@ -11,15 +11,7 @@ import streamlit as st
 
 from dashboard import data, widgets
 
-PALETTE = {
-    "universities": "#1f77b4",
-    "scientific_communities": "#2ca02c",
-    "search_engines": "#ff7f0e",
-    "social_networks": "#d62728",
-    "media": "#9467bd",
-    "news_portals": "#8c564b",
-    "other_organisations": "#7f7f7f",
-}
+DRAWN = 60  # domains drawn by default: readable labels; the slider goes up to the setting
 
 url = widgets.database_url()
 max_nodes = data.settings().dashboard.network_max_nodes
@@ -41,42 +33,66 @@ if env.empty:
     st.info(f"No {direction} environment in run {run_id}.")
     st.stop()
 weight = "links" if direction == "outgoing" else "pages"
+env = env.assign(category=env["category"].fillna("uncategorised"))
 
-n_unis = env.groupby("domain")["university"].nunique()
+f1, f2, f3 = st.columns([2, 1, 1])
+with f1:
+    categories = widgets.category_filter(url, "network-category", set(env["category"]))
+sources = widgets.source_filter("network-source", container=f2)
+narrowed = sources is not None or set(categories) < set(env["category"])
+sub = env[env["category"].isin(categories)]
+if sources is not None:
+    sub = sub[sub["source"].isin(sources)]
+# one edge per university and domain (a domain found by two sources counts once)
+sub = (
+    sub.groupby(["university", "country", "domain", "category", "language"], dropna=False)
+    .agg(links=("links", "sum"), pages=("pages", "sum"))
+    .reset_index()
+)
+if sub.empty:
+    widgets.no_data(f"{direction} domains in run {run_id}")
+    st.stop()
+n_unis = sub.groupby("domain")["university"].nunique()
 top_share = int(n_unis.max())
-f1, f2 = st.columns([1, 2])
-min_unis = f1.slider(
-    "Domains linked with at least this many universities",
+min_unis = f3.slider(
+    "Draw domains linked with at least this many universities",
     1,
     max(top_share, 2),
-    1,
+    2 if top_share >= 2 else 1,
     key="network-min-unis",
+    help="the domains two or more universities share make the structure; 1 draws every one",
 )
-present = set(env["category"].fillna("uncategorised"))
-with f2:
-    categories = widgets.category_filter(url, "network-category", present)
-
-keep = n_unis[n_unis >= min_unis].index
-sub = env[env["domain"].isin(keep)]
-sub = sub[sub["category"].fillna("uncategorised").isin(categories)]
 totals = (
-    sub.groupby("domain")
+    sub[sub["domain"].isin(n_unis[n_unis >= min_unis].index)]
+    .groupby("domain")
     .agg(universities=("university", "nunique"), weight=(weight, "sum"))
     .sort_values(["universities", "weight"], ascending=False)
 )
-shown_domains = list(totals.index[:max_nodes])
+most = min(max_nodes, len(totals))
+drawn = most
+if most > 10:  # a choice only when there is one to make
+    drawn = st.slider(
+        "Domains drawn at most (those shared by most universities first)",
+        10,
+        most,
+        min(DRAWN, most),
+        key="network-drawn",
+    )
+shown_domains = list(totals.index[:drawn])
 shown = sub[sub["domain"].isin(shown_domains)]
 
 m = st.columns(4)
-m[0].metric("universities", env["university"].nunique())
-m[1].metric("external domains", env["domain"].nunique())
-m[2].metric("edges", len(env))
+m[0].metric("universities", sub["university"].nunique())
+m[1].metric("external domains", sub["domain"].nunique())
+m[2].metric("edges", len(sub))
 m[3].metric("domains drawn", len(shown_domains))
-if len(totals) > max_nodes:
+if len(totals) > drawn:
     st.caption(
-        f"The {max_nodes} domains shared by most universities are drawn "
-        "([dashboard] network_max_nodes); the GEXF download holds the whole graph."
+        f"{len(totals)} domains pass the filters; the {drawn} shared by most universities are "
+        "drawn. The GEXF download holds the whole graph."
     )
+colors = widgets.category_colors(url)
+name = widgets.category_namer(url)
 
 
 def pyvis_html(frame: pd.DataFrame) -> str:
@@ -107,11 +123,12 @@ def pyvis_html(frame: pd.DataFrame) -> str:
             f"d:{dom}",
             label=esc(dom),
             title=esc(
-                f"{dom} · {cat} · {rows['language'].iloc[0] or '?'} · "
+                f"{dom} · {name(cat)} · {rows['language'].iloc[0] or '?'} · "
                 f"{rows['university'].nunique()} universities"
             ),
-            color=PALETTE.get(cat, "#bbbbbb"),
+            color=colors.get(cat, "#bbbbbb"),
             size=8 + 4 * rows["university"].nunique(),
+            font={"size": 16},
         )
     for _, r in frame.iterrows():
         a, b = f"u:{r['university']}", f"d:{r['domain']}"
@@ -122,10 +139,20 @@ def pyvis_html(frame: pd.DataFrame) -> str:
 
 
 st.iframe(pyvis_html(shown), height=640)
+drawn_categories = set(shown["category"])
+present = [c for c in widgets.category_options(url, drawn_categories) if c in drawn_categories]
+st.markdown(
+    " ".join(
+        f'<span style="white-space:nowrap;margin-right:1em">'
+        f'<span style="color:{colors.get(c, "#bbbbbb")};font-size:1.3em">●</span> '
+        f"{html.escape(name(c))}</span>"
+        for c in present
+    ),
+    unsafe_allow_html=True,
+)
 st.caption(
-    "Boxes: universities; dots: external domains, coloured by category ("
-    + ", ".join(f"{k}" for k in PALETTE)
-    + "), larger when shared by more universities. Drag to explore, scroll to zoom."
+    "Boxes: universities; dots: external domains in their category's colour (legend above), "
+    "larger when shared by more universities. Drag to explore, scroll to zoom."
 )
 NOT_ANALYSED = f"Not built for run {run_id} yet: run `webometrics analyse`."
 gexf = data.gexf(url, run_id, direction)
@@ -146,9 +173,13 @@ st.caption(
     "co-outlinks (outgoing): external domains both universities link to; co-inlinks "
     "(citing): domains that link to both. Jaccard = shared / union."
 )
-ov = data.overlaps(url, run_id, direction)
-if ov.empty:
-    st.info(f"Co-link overlaps: {NOT_ANALYSED}")
+if narrowed:
+    st.caption("Over the domains of the chosen categories and sources.")
+    ov = data.overlaps_of(sub[["university", "domain"]])
+else:
+    ov = data.overlaps(url, run_id, direction)
+    if ov.empty:
+        st.info(f"Co-link overlaps: {NOT_ANALYSED}")
 widgets.table(ov, f"co-link overlaps {direction} run {run_id}", key="overlaps")
 if not ov.empty:
     sym = pd.concat([ov, ov.rename(columns={"a": "b", "b": "a"})])
@@ -165,5 +196,23 @@ if not ov.empty:
     st.altair_chart(heat, width="stretch")
 
 st.subheader("Domains shared by most universities")
-shared = data.shared_domains(url, run_id, direction, max(2, min_unis))
-widgets.table(shared.head(500), f"shared domains {direction} run {run_id}", key="shared")
+shared = (
+    sub.groupby("domain")
+    .agg(
+        n_universities=("university", "nunique"),
+        universities=("university", lambda u: ", ".join(sorted(set(u)))),
+        category=("category", "first"),
+        weight=(weight, "sum"),
+    )
+    .reset_index()
+    .loc[lambda t: t["n_universities"] >= max(2, min_unis)]
+    .sort_values(["n_universities", "weight", "domain"], ascending=[False, False, True])
+)
+if shared.empty:
+    widgets.no_data("domains shared by two or more universities")
+else:
+    widgets.table(
+        widgets.readable_categories(shared.head(500), url),
+        f"shared domains {direction} run {run_id}",
+        key="shared",
+    )

@@ -360,3 +360,60 @@ def test_first_visit_by_deep_link_shows_the_named_pages(
     database = Path(dashboard_db.url.removeprefix("sqlite:///")).name
     assert any(c.startswith("database:") and database in c for c in shown["captions"]), shown
     assert "Reload data" in shown["buttons"], shown
+
+
+# once a page's script run is over: its heading, and the text of any exception box
+RENDERED_PAGE = """(() => {
+    const h1 = document.querySelector('h1');
+    if (!h1 || document.querySelector('[data-testid="stStatusWidget"]')) return null;
+    return {
+        heading: h1.innerText.trim(),
+        exceptions: Array.from(document.querySelectorAll('[data-testid="stException"]'))
+            .map(e => e.innerText.slice(0, 500)),
+        text: document.body.innerText,
+    };
+})()"""
+
+
+@pytest.mark.timeout(300)
+def test_every_page_of_the_pipeline_database_in_chromium(pipeline_db, tmp_path: Path) -> None:
+    """Each page of the database the real pipeline made, in a real browser: its heading,
+    no exception box, the demo banner, and a full-page screenshot of each
+    (``$WEBOMETRICS_SCREENSHOTS`` keeps them, else the test's temporary folder)."""
+    shots = Path(os.environ.get("WEBOMETRICS_SCREENSHOTS") or tmp_path / "shots")
+    shots.mkdir(parents=True, exist_ok=True)
+    with (
+        dashboard_server(pipeline_db.url, free_port(), tmp_path / "dashboard.log") as address,
+        chromium(tmp_path / "profile") as client,
+    ):
+        client.call("Page.enable")
+        for path, heading in DEEP_LINKS.items():
+            client.call("Page.navigate", url=address + path)
+            shown = settle(
+                client,
+                RENDERED_PAGE,
+                lambda s, h=heading: s["heading"] == h and "Demo data" in s["text"],
+                timeout=90,
+            )
+            assert shown and shown["heading"] == heading, (path, shown)
+            assert not shown["exceptions"], (path, shown["exceptions"])
+            assert "Demo data" in shown["text"], path
+            time.sleep(1.0)  # charts and the network's frame draw after the run
+            # Streamlit scrolls its main block, not the page: make the window as tall
+            height = client.evaluate(
+                "(document.querySelector('[data-testid=\"stMain\"]') || document.body)"
+                ".scrollHeight"
+            )
+            client.call(
+                "Emulation.setDeviceMetricsOverride",
+                width=1400,
+                height=max(1100, min(int(height or 0), 8000)),
+                deviceScaleFactor=1,
+                mobile=False,
+            )
+            time.sleep(1.5)
+            shot = client.call("Page.captureScreenshot", format="png")
+            client.call("Emulation.clearDeviceMetricsOverride")
+            png = base64.b64decode(shot["data"])
+            (shots / f"{path or 'overview'}.png").write_bytes(png)
+            assert png[:8] == b"\x89PNG\r\n\x1a\n"

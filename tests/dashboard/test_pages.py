@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 import dashboard
 from tests.stored_world import (
     CLUSTERINGS,
+    DOMAINS,
     ENV,
     T0,
     add_clustering,
@@ -379,18 +380,32 @@ def test_network(page, dashboard_db) -> None:
     at.selectbox(key="network-run").set_value(dashboard_db.run_ids[1])
     rerun(at)
     unis, doms, edges = _network("outgoing")
-    assert [m.value for m in at.metric] == [str(unis), str(doms), str(edges), str(doms)]
+    # by default only the domains two or more universities share are drawn
+    assert [m.value for m in at.metric] == [str(unis), str(doms), str(edges), "4"]
     ov = frames(at)[0].set_index(["a", "b"])
     pair = ov.loc[("Saint Petersburg State University", "University of Oxford")]
     assert (pair["shared"], pair["jaccard"]) == (2, pytest.approx(0.2857))
     shared = frames(at)[1]
     assert sorted(shared["domain"]) == ["arxiv.org", "google.com", "mit.edu", "vk.com"]
-    at.slider(key="network-min-unis").set_value(2)
+    at.slider(key="network-min-unis").set_value(1)
     rerun(at)
-    assert at.metric[3].value == "4"
+    assert at.metric[3].value == str(doms)
     at.radio(key="network-direction").set_value("citing")
     rerun(at)
     assert [m.value for m in at.metric][:3] == [str(n) for n in _network("citing")]
+    at.radio(key="network-direction").set_value("outgoing")
+    # the category filter narrows every section: counts, overlaps and shared domains
+    at.multiselect(key="network-category").set_value(["universities"])
+    rerun(at)
+    unis_only = {d for d, (_l, c, _s) in DOMAINS.items() if c == "universities"}
+    ov, shared = frames(at)[:2]
+    assert set(shared["domain"]) <= unis_only and "vk.com" not in set(shared["domain"])
+    assert int(at.metric[1].value) < doms
+    assert ov["shared"].max() <= pair["shared"]
+    # a filter that leaves nothing says so
+    at.multiselect(key="network-category").set_value([])
+    rerun(at)
+    assert any("for these filters" in i.value for i in at.info)
 
 
 def test_network_gexf_opens_in_networkx(dashboard_db) -> None:
