@@ -110,12 +110,13 @@ def pick_run(
 
 
 def category_options(url: str, present: Iterable[str] = ()) -> list[str]:
-    """Every category of the taxonomy (file order), then ``uncategorised`` and any other
-    category found in the data: fixed options, so a filter keeps its choice when the run
-    or the university changes (the taxonomy as the analyse stage stored it)."""
+    """Every category of the taxonomy (file order), then ``uncategorised`` (when present)
+    and any other category found in the data: fixed options, so a filter keeps its choice
+    when the run or the university changes (the taxonomy as the analyse stage stored it)."""
     keys = list(data.category_labels(url))
     extra = sorted(set(present) - set(keys) - {"uncategorised"})
-    return [*keys, "uncategorised", *extra]
+    # uncategorised (analyse not run on these domains yet) only where the data have it
+    return [*keys, *(["uncategorised"] if "uncategorised" in present else []), *extra]
 
 
 def category_filter(
@@ -221,7 +222,7 @@ def category_color(
         title="category",
         scale=alt.Scale(domain=[name(k) for k in keys], range=rng),
         sort=[name(k) for k in keys],
-        legend=alt.Legend(**legend) if legend else alt.Legend(),
+        legend=alt.Legend(**{"labelLimit": 320, **legend}),
     )
 
 

@@ -187,8 +187,8 @@ if not ov.empty:
         alt.Chart(sym)
         .mark_rect()
         .encode(
-            x=alt.X("a:N", title=None),
-            y=alt.Y("b:N", title=None),
+            x=alt.X("a:N", title=None, axis=alt.Axis(labelLimit=220, labelAngle=-30)),
+            y=alt.Y("b:N", title=None, axis=alt.Axis(labelLimit=220)),
             color=alt.Color("jaccard:Q", scale=alt.Scale(scheme="blues")),
             tooltip=["a", "b", "shared", "jaccard"],
         )

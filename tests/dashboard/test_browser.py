@@ -401,8 +401,7 @@ def test_every_page_of_the_pipeline_database_in_chromium(pipeline_db, tmp_path: 
             time.sleep(1.0)  # charts and the network's frame draw after the run
             # Streamlit scrolls its main block, not the page: make the window as tall
             height = client.evaluate(
-                "(document.querySelector('[data-testid=\"stMain\"]') || document.body)"
-                ".scrollHeight"
+                "Math.max(...Array.from(document.querySelectorAll('*')).map(e => e.scrollHeight))"
             )
             client.call(
                 "Emulation.setDeviceMetricsOverride",
