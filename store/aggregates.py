@@ -44,6 +44,7 @@ from sqlalchemy import (
     Connection,
     Engine,
     Float,
+    Table,
     case,
     cast,
     delete,
@@ -63,6 +64,7 @@ from store.models import (
     AggregateNetworkDomain,
     AggregateState,
     AggregateTable2,
+    Base,
     DomainCategory,
     University,
     UniversityDomain,
@@ -72,6 +74,14 @@ from store.models import (
 ALL_SOURCES = "all"  # agg_domain_count's rows over every source (a domain counted once)
 UNCATEGORISED = "uncategorised"  # as store.analytics.views.UNCATEGORISED
 UNKNOWN_CATEGORY = "unknown"
+
+
+def _table(model: type[Base]) -> Table:
+    """The table of a model (typed as a ``Table``)."""
+    table = model.__table__
+    assert isinstance(table, Table)
+    return table
+
 
 _TABLES = (
     AggregateNetworkDomain,
@@ -179,7 +189,7 @@ def refresh(engine: Engine) -> dict[str, Any]:
     planner knows their size.
     """
     started = time.perf_counter()
-    ae = AggregateEnvironment.__table__
+    ae = _table(AggregateEnvironment)
     with engine.begin() as conn:
         stamp = fingerprint(conn)
         for model in _TABLES:
@@ -213,7 +223,7 @@ def refresh(engine: Engine) -> dict[str, Any]:
             func.sum(ae.c.links),
             func.sum(ae.c.pages),
         ).group_by(*keys, category, ae.c.language)
-        dc = AggregateDomainCount.__table__
+        dc = _table(AggregateDomainCount)
         count_cols = ("run_id", "university_id", "direction", "source", "category", "language")
         conn.execute(
             insert(dc).from_select(
@@ -233,7 +243,7 @@ def refresh(engine: Engine) -> dict[str, Any]:
             .group_by(ae.c.run_id, University.country, ae.c.direction, category)
         )
         conn.execute(
-            insert(AggregateCountryCount.__table__).from_select(
+            insert(_table(AggregateCountryCount)).from_select(
                 ["run_id", "country", "direction", "category", "domains"], country
             )
         )
@@ -247,7 +257,7 @@ def refresh(engine: Engine) -> dict[str, Any]:
             func.min(ae.c.language),
             func.min(ae.c.category),
         ).group_by(ae.c.run_id, ae.c.direction, ae.c.domain)
-        nd = AggregateNetworkDomain.__table__
+        nd = _table(AggregateNetworkDomain)
         conn.execute(
             insert(nd).from_select(
                 [
@@ -284,7 +294,7 @@ def refresh(engine: Engine) -> dict[str, Any]:
             for run, out, cit in conn.execute(totals)
         ]
         if states:
-            conn.execute(insert(AggregateState.__table__), states)
+            conn.execute(insert(_table(AggregateState)), states)
         n_rows = conn.execute(select(func.count()).select_from(ae)).scalar_one()
         for model in _TABLES:
             conn.execute(text(f"ANALYZE {model.__tablename__}"))
@@ -298,7 +308,7 @@ def refresh(engine: Engine) -> dict[str, Any]:
 def _insert_table2(conn: Connection) -> None:
     """Table 2 per run x university from the every-source domain counts (the counts of
     ``v_university_table2``; site pages as it counts them)."""
-    dc = AggregateDomainCount.__table__
+    dc = _table(AggregateDomainCount)
     out = dc.c.direction == "outgoing"
     cit = dc.c.direction == "citing"
     t = (
@@ -329,7 +339,7 @@ def _insert_table2(conn: Connection) -> None:
         t.c.citing_domains,
     ).select_from(t)
     conn.execute(
-        insert(AggregateTable2.__table__).from_select(
+        insert(_table(AggregateTable2)).from_select(
             [
                 "run_id",
                 "university_id",
@@ -366,7 +376,7 @@ def sync_categories(engine: Engine, *, max_domains: int = 1000) -> dict[str, Any
     dict
         ``recounted`` (domains moved) and ``fresh`` (whether the aggregates are fresh now).
     """
-    nd = AggregateNetworkDomain.__table__
+    nd = _table(AggregateNetworkDomain)
     with engine.begin() as conn:
         stored = conn.execute(select(AggregateState.fingerprint)).scalars().all()
         now = fingerprint(conn)
@@ -384,7 +394,7 @@ def sync_categories(engine: Engine, *, max_domains: int = 1000) -> dict[str, Any
         ).all()
         if len(changed) > max_domains:
             return {"recounted": 0, "fresh": False}
-        runs = conn.execute(select(AggregateState.run_id)).scalars().all()
+        runs = list(conn.execute(select(AggregateState.run_id)).scalars())
         for domain, category in changed:
             _move_domain(conn, runs, domain, category)
         conn.execute(update(AggregateState).values(fingerprint=now))
@@ -393,7 +403,7 @@ def sync_categories(engine: Engine, *, max_domains: int = 1000) -> dict[str, Any
 
 def _move_domain(conn: Connection, runs: list[int], domain: str, category: str | None) -> None:
     """Move one domain of every run to ``category`` in the saved aggregates."""
-    ae = AggregateEnvironment.__table__
+    ae = _table(AggregateEnvironment)
     where = (ae.c.run_id.in_(runs), ae.c.direction.in_(("outgoing", "citing")))
     rows = conn.execute(
         select(
@@ -432,7 +442,7 @@ def _move_domain(conn: Connection, runs: list[int], domain: str, category: str |
     for (run, uni, direction), (old, language, links, pages) in every.items():
         for cat, sign in ((old, -1), (new, 1)):
             add((run, uni, direction, ALL_SOURCES, cat, language), sign, links, pages)
-    dc = AggregateDomainCount.__table__
+    dc = _table(AggregateDomainCount)
     for (run, uni, direction, source, cat, language), (n, links, pages) in counts.items():
         key = {
             "run_id": run,
@@ -443,14 +453,14 @@ def _move_domain(conn: Connection, runs: list[int], domain: str, category: str |
             "language": language,
         }
         _add_or_insert(conn, dc, key, {"domains": n, "links": links, "pages": pages})
-    cc = AggregateCountryCount.__table__
+    cc = _table(AggregateCountryCount)
     for (run, country, direction, cat), sign in countries.items():
         key = {"run_id": run, "country": country, "direction": direction, "category": cat}
         _add_or_insert(conn, cc, key, {"domains": sign})
     conn.execute(delete(dc).where(dc.c.domains <= 0))
     conn.execute(delete(cc).where(cc.c.domains <= 0))
     conn.execute(update(ae).where(*where, ae.c.domain == domain).values(category=category))
-    nd = AggregateNetworkDomain.__table__
+    nd = _table(AggregateNetworkDomain)
     conn.execute(
         update(nd).where(nd.c.run_id.in_(runs), nd.c.domain == domain).values(category=category)
     )
@@ -476,7 +486,7 @@ def _add_or_insert(
 def _with_university(t: Any, rest: list[Any], name: str, *, rank: bool = False) -> Subquery:
     """``run_id``, ``university_id``, the university's name and country (and rank), then
     ``rest``: the columns of a view on the university table."""
-    uni = [University.name.label("university"), University.country.label("country")]
+    uni: list[Any] = [University.name.label("university"), University.country.label("country")]
     if rank:
         uni.append(University.rank.label("rank"))
     return (
@@ -487,13 +497,13 @@ def _with_university(t: Any, rest: list[Any], name: str, *, rank: bool = False) 
 
 
 def _environment_source() -> Subquery:
-    ae = AggregateEnvironment.__table__
+    ae = _table(AggregateEnvironment)
     rest = ("direction", "source", "domain", "links", "pages", "language", "category")
     return _with_university(ae, [ae.c[c] for c in rest], "agg_v_environment")
 
 
 def _table2_source() -> Subquery:
-    t = AggregateTable2.__table__
+    t = _table(AggregateTable2)
     rest = ("site_pages", "external_links", "external_domains", "citing_pages", "citing_domains")
     return _with_university(t, [t.c[c] for c in rest], "agg_v_university_table2", rank=True)
 
@@ -513,7 +523,7 @@ def _shares(g: Subquery, partition: list[Any]) -> tuple[Any, Any]:
 
 
 def _share_source() -> Subquery:
-    dc = AggregateDomainCount.__table__
+    dc = _table(AggregateDomainCount)
     g = (
         select(
             dc.c.run_id,
@@ -532,7 +542,7 @@ def _share_source() -> Subquery:
 
 
 def _country_share_source() -> Subquery:
-    g = AggregateCountryCount.__table__.alias("g")
+    g = _table(AggregateCountryCount).alias("g")
     share, known_share = _shares(g, [g.c.run_id, g.c.country, g.c.direction])  # type: ignore[arg-type]
     return select(
         g.c.run_id, g.c.country, g.c.direction, g.c.category, g.c.domains, share, known_share
@@ -540,7 +550,7 @@ def _country_share_source() -> Subquery:
 
 
 def _network_source() -> Subquery:
-    nd = AggregateNetworkDomain.__table__
+    nd = _table(AggregateNetworkDomain)
     return select(*nd.c).subquery("agg_v_network_domain")
 
 

@@ -5,9 +5,9 @@ requested run checked against them; and the reading of one run of a per-run view
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import fields
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import Engine, select
 
@@ -71,7 +71,7 @@ def _run_ids_of_tables(engine: Engine) -> list[int]:
         .distinct()
     )
     with engine.connect() as conn:
-        ids = {int(r) for (r,) in conn.execute(outgoing.union(citing, graph))}
+        ids = {int(r) for (r,) in conn.execute(outgoing.union(citing, graph)) if r is not None}
     return sorted(ids)
 
 
@@ -145,7 +145,7 @@ def _view_rows(
     field is (the database may give ``Decimal``). ``aggregate``: the same columns from
     the aggregates (:mod:`store.aggregates`), read instead while they are fresh.
     """
-    casts = {
+    casts: dict[str, Callable[[Any], Any]] = {
         "int": int,
         "float": float,
         "float | None": lambda v: None if v is None else float(v),

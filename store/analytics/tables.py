@@ -92,8 +92,8 @@ def table2(engine: Engine, *, run_id: int | None = None) -> list[Table2Row]:
     if run is not None:
         v = TABLE2_SOURCE if fresh else V_TABLE2
         with engine.connect() as conn:
-            for r in conn.execute(select(v).where(v.c.run_id == run)).mappings():
-                got[int(r["university_id"])] = r
+            for found in conn.execute(select(v).where(v.c.run_id == run)).mappings():
+                got[int(found["university_id"])] = found
     rows = []
     for uid in sorted(facts, key=lambda u: _uni_order(facts, u)):
         name, country, rank, doms = facts[uid]
