@@ -96,6 +96,7 @@ _TABLES = (
 _FINGERPRINT = text(
     """
     SELECT (SELECT MAX(id) FROM crawl_run),
+           (SELECT COUNT(*) FROM crawl_run),
            (SELECT MAX(id) FROM link),
            (SELECT MAX(id) FROM citation),
            (SELECT MAX(checked_at) FROM citation),
@@ -118,7 +119,8 @@ def fingerprint(conn: Connection) -> str:
 
     The newest id (rows added) and timestamp (rows changed: a citation verified, a page
     extracted, a document rebuilt, a category assigned, an override set) of each input,
-    the number of domain documents and of overrides (one deleted or cleared), and a
+    the number of crawl runs (one deleted), of domain documents and of overrides (one
+    deleted or cleared), and a
     digest of the universities' countries and domains.
 
     Parameters

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from sqlalchemy import Engine, func, insert, select
+from sqlalchemy import Engine, delete, func, insert, select
 
 from store import aggregates, make_engine
 from store import analytics as A
@@ -112,6 +112,11 @@ def test_aggregates_give_the_views_rows_and_fall_back_when_stale(filled: Facts) 
         assert after.external_domains == before.external_domains + 1
         aggregates.refresh(engine)
         assert _reads(engine) == relinked
+
+        # a crawl run deleted (its rows go with it): stale
+        with engine.begin() as conn:
+            conn.execute(delete(CrawlRun).where(CrawlRun.id == filled.failed_run_id))
+        assert not _fresh(engine)
     finally:
         engine.dispose()
 
