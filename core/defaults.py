@@ -34,6 +34,13 @@ CRAWL_EXTRACT_WORKERS = 1  # processes of the inline extraction
 CRAWL_REDIS_KEY = "webometrics"  # prefix of a crawl farm's Redis keys
 CRAWL_PROCESSES = 1  # crawler processes started here (more than one needs redis_url)
 CRAWL_WORKER_LEASE = 60.0  # seconds without a heartbeat before a process's requests are taken back
+# how long a failed write of crawled pages is retried (exponential back-off) before the
+# crawl stops, its state kept to resume: long enough for a database restart or fail-over
+CRAWL_STORE_RETRY_SECONDS = 60.0
+# a running crawl or pipeline run writes its heartbeat this often; a run whose heartbeat
+# is older than the lease is taken as dead (kill -9, power loss) and marked interrupted
+RUN_HEARTBEAT_SECONDS = 15.0
+RUN_LEASE_SECONDS = 180.0  # more than the store retry window: an outage is no death
 
 # --- extraction -----------------------------------------------------------
 EXTRACT_FAVOR = "balanced"  # precision | recall | balanced

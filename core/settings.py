@@ -23,7 +23,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from core import defaults as D
 from core.exceptions import ConfigError
@@ -34,9 +41,23 @@ class _Section(BaseModel):
 
 
 class DatabaseSettings(_Section):
-    """Where the data live: any SQLAlchemy URL (SQLite file or PostgreSQL)."""
+    """Where the data live: any SQLAlchemy URL (SQLite file or PostgreSQL); how often a
+    running crawl or pipeline run writes its heartbeat, and how old a heartbeat may be
+    before the run is taken as dead and marked ``interrupted``."""
 
     url: str = D.DB_URL
+    heartbeat_seconds: float = Field(D.RUN_HEARTBEAT_SECONDS, gt=0, le=3600)
+    run_lease_seconds: float = Field(D.RUN_LEASE_SECONDS, gt=0)
+
+    @model_validator(mode="after")
+    def _lease_outlasts_heartbeats(self) -> DatabaseSettings:
+        if self.run_lease_seconds < 2 * self.heartbeat_seconds:
+            raise ValueError(
+                f"run_lease_seconds = {self.run_lease_seconds:g} must be at least twice "
+                f"heartbeat_seconds = {self.heartbeat_seconds:g}, or a living run is taken "
+                "as dead"
+            )
+        return self
 
 
 class CrawlSettings(_Section):
@@ -70,6 +91,7 @@ class CrawlSettings(_Section):
     redis_key: str = Field(D.CRAWL_REDIS_KEY, min_length=1, pattern=r"^[^\s%]+$")
     processes: int = Field(D.CRAWL_PROCESSES, ge=1, le=256)
     worker_lease: float = Field(D.CRAWL_WORKER_LEASE, ge=5)
+    store_retry_seconds: float = Field(D.CRAWL_STORE_RETRY_SECONDS, ge=0, le=86400)
 
 
 class ExtractSettings(_Section):

@@ -8,6 +8,12 @@ output waits (back pressure). When a batch is committed the frontier marks its r
 done, so a restart neither loses nor refetches them. With ``[crawl] extract_inline`` the
 pages are extracted in worker processes (:mod:`crawler.extraction`) before their batch is
 written; otherwise they stay ``pending`` for ``webometrics extract``.
+
+A write the database cannot take (a restart, a fail-over) is retried with bounded
+exponential back-off for ``[crawl] store_retry_seconds`` (:mod:`crawler.storage.retry`),
+the same batch, while the crawl waits (back pressure). Past the window the spider closes
+with the reason :data:`STORE_UNAVAILABLE` and writes nothing more: the frontier keeps
+every answer not stored, so the resumed crawl stores them without fetching them again.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from twisted.internet.defer import DeferredLock
 from core.domains import normalize_url
 from crawler.items import PageErrorItem, PageItem
 from crawler.storage import BatchResult, Extractor, extraction_state, store_batch
+from crawler.storage.retry import StoreUnavailableError, retried
 from store.session import make_engine
 
 if TYPE_CHECKING:
@@ -33,6 +40,8 @@ log = logging.getLogger(__name__)
 
 #: batches written or extracted ahead before process_item waits (back pressure)
 MAX_BATCHES_AHEAD = 3
+#: the spider's close reason when the database stayed unreachable past the retry window
+STORE_UNAVAILABLE = "store_unavailable"
 
 
 def _extraction_rows(items: list[PageItem | PageErrorItem]) -> list[tuple[Any, ...]]:
@@ -61,6 +70,8 @@ class StorePipeline:
         self.run_id = s.getint("WEBOMETRICS_RUN_ID")
         self.batch_size = s.getint("WEBOMETRICS_BATCH_SIZE", 200)
         self.flush_seconds = s.getfloat("WEBOMETRICS_FLUSH_SECONDS", 2.0)
+        self.retry_seconds = s.getfloat("WEBOMETRICS_STORE_RETRY_SECONDS", 60.0)
+        self.unavailable = False  # the database stayed unreachable: write nothing more
         self.engine = make_engine(s.get("WEBOMETRICS_DB_URL"))
         extract = s.get("WEBOMETRICS_EXTRACT")
         self.extractor: Extractor | None = make_extractor(dict(extract)) if extract else None
@@ -133,7 +144,23 @@ class StorePipeline:
         return result
 
     def _write(self, items: list[PageItem | PageErrorItem], extractor: Any) -> Any:
-        d = threads.deferToThread(store_batch, self.engine, self.run_id, items, extractor=extractor)
+        if self.unavailable:  # the frontier keeps them for the resumed crawl
+            return None
+
+        attempts = [0]
+
+        def write() -> BatchResult:
+            attempts[0] += 1
+            return store_batch(self.engine, self.run_id, items, extractor=extractor)
+
+        def count(result: Any) -> Any:
+            if attempts[0] > 1:
+                self.stats.inc_value("webometrics/store_retries", attempts[0] - 1)
+            return result
+
+        what = f"storing a batch of {len(items)} items"
+        d = threads.deferToThread(retried, write, self.retry_seconds, what=what)
+        d.addBoth(count)
         d.addCallback(self._stored)
         d.addErrback(self._failed, len(items))
         return d
@@ -149,6 +176,14 @@ class StorePipeline:
         self.stats.inc_value("webometrics/batches")
 
     def _failed(self, failure: Any, n: int) -> None:
+        if failure.check(StoreUnavailableError):
+            if not self.unavailable:
+                self.unavailable = True
+                log.error("%s; the crawl stops, its state kept", failure.value)
+                self.stats.set_value("webometrics/store_unavailable", str(failure.value))
+                self.stats.inc_value("webometrics/batches_failed")
+                deferred_from_coro(self.crawler.engine.close_spider_async(reason=STORE_UNAVAILABLE))
+            return
         log.error("storing a batch of %d items failed: %s", n, failure.getTraceback())
         self.stats.inc_value("webometrics/batches_failed")
         # a crawl that cannot store its pages must stop; the frontier keeps what was not

@@ -9,8 +9,10 @@ file. On Linux the process dies with its parent (``PR_SET_PDEATHSIG``), so killi
 ``webometrics crawl`` kills the crawl too.
 
 Exit codes: 0 the spider finished, 1 it closed for another reason (e.g. storage failed),
-2 the job file is unusable, 130 interrupted (SIGINT/SIGTERM: Scrapy closes gracefully and
-the pipeline stores what it holds).
+2 the job file is unusable, 75 the database stayed unreachable past ``[crawl]
+store_retry_seconds`` (:data:`EXIT_STORE_UNAVAILABLE`; the frontier keeps what was not
+stored, the crawl resumes from its job folder), 130 interrupted (SIGINT/SIGTERM: Scrapy
+closes gracefully and the pipeline stores what it holds).
 """
 
 from __future__ import annotations
@@ -22,6 +24,9 @@ import signal
 import sys
 from pathlib import Path
 from typing import Any
+
+#: exit code of a crawl stopped because the database stayed unreachable (EX_TEMPFAIL)
+EXIT_STORE_UNAVAILABLE = 75
 
 
 def _die_with_parent() -> None:
@@ -66,6 +71,7 @@ def run_job(job: dict[str, Any]) -> str:
         from crawler.redis_scheduler import POLL_SECONDS
 
         ExecutionEngine._SLOT_HEARTBEAT_INTERVAL = POLL_SECONDS
+    settings["WEBOMETRICS_STORE_RETRY_SECONDS"] = crawl.store_retry_seconds
     spider_cls = OutgoingSpider if job["direction"] == "outgoing" else CitingSpider
     process = CrawlerProcess(settings, install_root_handler=True)
     crawler = process.create_crawler(spider_cls)
@@ -77,6 +83,15 @@ def run_job(job: dict[str, Any]) -> str:
     crawler.signals.connect(closed, signal=signals.spider_closed)
     process.crawl(crawler, job=job)
     process.start()
+    from crawler.pipelines import STORE_UNAVAILABLE
+
+    unavailable = (
+        crawler.stats.get_value("webometrics/store_unavailable") if crawler.stats else None
+    )
+    if unavailable:
+        # the spider may have been closing already (finished) when the writes gave up
+        print(f"crawler.run: {STORE_UNAVAILABLE}: {unavailable}", file=sys.stderr)
+        return STORE_UNAVAILABLE
     return outcome["reason"]
 
 
@@ -99,6 +114,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if reason == "shutdown":
         return 130
+    from crawler.pipelines import STORE_UNAVAILABLE
+
+    if reason == STORE_UNAVAILABLE:
+        return EXIT_STORE_UNAVAILABLE
     print(f"crawler.run: spider closed: {reason}", file=sys.stderr)
     return 1
 

@@ -17,10 +17,13 @@ from __future__ import annotations
 
 import importlib
 import logging
+import os
+import re
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine
@@ -95,6 +98,20 @@ class PipelineOptions:
     http_cache: bool = True
 
 
+def _database_folder(engine: Engine, suffix: str, base: Path) -> str | None:
+    """A folder of this database: beside an SQLite file (``<name>-<suffix>``), else
+    ``<base>/<suffix>/<backend-host-port-database>``; None for an in-memory database."""
+    url = engine.url
+    if url.get_backend_name() == "sqlite":
+        db = url.database
+        if not db or db == ":memory:" or db.startswith("file:"):
+            return None
+        path = Path(db).resolve()
+        return str(path.with_name(f"{path.stem}-{suffix}"))
+    name = f"{url.get_backend_name()}-{url.host or 'local'}-{url.port or ''}-{url.database or ''}"
+    return str(base / "webometrics" / suffix / re.sub(r"[^A-Za-z0-9._-]+", "_", name))
+
+
 def default_http_cache_dir(engine: Engine) -> str | None:
     """Where a pipeline run keeps its HTTP cache when ``[crawl] http_cache_dir`` is unset:
     beside an SQLite file (``<name>-httpcache``), else in the user's cache folder, one per
@@ -106,20 +123,22 @@ def default_http_cache_dir(engine: Engine) -> str | None:
     >>> default_http_cache_dir(create_engine("sqlite://")) is None
     True
     """
-    import os
-    import re
-    from pathlib import Path
-
-    url = engine.url
-    if url.get_backend_name() == "sqlite":
-        db = url.database
-        if not db or db == ":memory:" or db.startswith("file:"):
-            return None
-        path = Path(db).resolve()
-        return str(path.with_name(path.stem + "-httpcache"))
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    name = f"{url.get_backend_name()}-{url.host or 'local'}-{url.port or ''}-{url.database or ''}"
-    return str(base / "webometrics" / "httpcache" / re.sub(r"[^A-Za-z0-9._-]+", "_", name))
+    return _database_folder(engine, "httpcache", base)
+
+
+def default_crawl_folder(engine: Engine) -> str | None:
+    """Where crawls without ``--jobdir`` keep their resumable state, one folder per run
+    (``crawl-<run id>``): beside an SQLite file (``<name>-crawls``), else in the user's
+    state folder (``$XDG_STATE_HOME``, ``~/.local/state``), one per database; None for an
+    in-memory database.
+
+    >>> from sqlalchemy import create_engine
+    >>> default_crawl_folder(create_engine("sqlite:////data/webometrics.db"))
+    '/data/webometrics-crawls'
+    """
+    base = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
+    return _database_folder(engine, "crawls", base)
 
 
 def _save(engine: Engine, run_id: int, **values: Any) -> None:

@@ -10,10 +10,14 @@ frontier, so a page fetched by the first is not fetched again by the second. At 
 each citing candidate is decided from the stored pages (verified / missing / error), and
 the run's environment rows and statistics are computed from what is stored.
 
-Job directory: ``--jobdir`` / ``[crawl] jobdir``, else a temporary folder removed at the
-end. A crawl killed in any way (even SIGKILL) and started again with the same job
-directory resumes its run: stored pages stay, queued requests are sent, answers that
-arrived but were not stored yet are replayed without a new fetch.
+Job directory: ``--jobdir`` / ``[crawl] jobdir``, else the run's own folder
+``crawl-<run id>`` beside an SQLite file (``<name>-crawls/``) or in the user's state folder
+(:func:`~webometrics.stages.pipeline.default_crawl_folder`), removed when the run is
+finished and kept otherwise. A crawl killed in any way (even SIGKILL), stopped by a
+database outage longer than ``[crawl] store_retry_seconds`` or interrupted, started again
+with the same job directory resumes its run: stored pages stay, queued requests are sent,
+answers that arrived but were not stored yet are replayed without a new fetch. The run
+records the command that does so (``settings["resume"]``); every error says it.
 
 The package: this module holds :func:`run`; :mod:`.job` the job directory, its state and
 the phase job files; :mod:`.citing` the citing candidates; :mod:`.processes` running and
@@ -35,7 +39,7 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from core.exceptions import ParameterError, StageError
+from core.exceptions import DatabaseError, ParameterError, StageError
 from core.settings import Settings
 from webometrics.stages.crawl.citing import _citing_candidates
 from webometrics.stages.crawl.farm import (
@@ -50,12 +54,17 @@ from webometrics.stages.crawl.job import (
     STATE_FILE,
     CrawlOptions,
     _absolute_url,
+    _create_run,
     _open_run,
     _phase_job,
     _universities,
     _write_state,
+    make_private,
+    resume_command,
+    write_private,
 )
 from webometrics.stages.crawl.processes import _merge_scrapy_stats, _run_children
+from webometrics.stages.pipeline import default_crawl_folder
 
 __all__ = ["DIRECTIONS", "FRONTIER_FILE", "STATE_FILE", "CrawlOptions", "run", "work"]
 
@@ -99,7 +108,8 @@ def run(
     testbed_dir : str, optional
         A built test web: its per-university citing files are used as backlink exports.
     jobdir : str, optional
-        The job directory (resumable); default ``[crawl] jobdir`` or a temporary one.
+        The job directory (resumable); default ``[crawl] jobdir``, else the run's own
+        folder (see the module docstring).
     progress : bool
         Show a progress bar.
     pipeline_run_id : int, optional
@@ -127,8 +137,9 @@ def run(
         No universities, an unreadable citing source, an unreachable Redis server, or a
         crawl farm on SQLite.
     StageError
-        A crawl process failed or was killed (the run is kept; start again with the same
-        job directory to resume).
+        A crawl process failed or was killed, or the database stayed unreachable past
+        ``[crawl] store_retry_seconds`` (the run is ``failed`` or ``interrupted``, its
+        state kept; the message gives the command that resumes it).
     """
     from crawler.storage import finalize_run, resolve_citations, update_run
     from store.models import CrawlRun
@@ -159,16 +170,22 @@ def run(
         import_universities(engine, specs)
         names = [spec.name for spec in specs]
     universities = _universities(engine, names)
-    temporary = opts.jobdir is None
-    job_path = Path(opts.jobdir or tempfile.mkdtemp(prefix="webometrics-crawl-"))
-    job_path.mkdir(parents=True, exist_ok=True)
+    phases = ["outgoing", "citing"] if direction == "both" else [direction]
+    if "citing" in phases:
+        _check_sources(opts, universities)  # a rejected file: no run is made
     db_url = _absolute_url(engine)
-    run_id, state, resumed = _open_run(
-        engine, settings, opts, job_path, [u["id"] for u in universities]
+    job_path, run_id, state, resumed = _job_folder(
+        engine, settings, opts, [u["id"] for u in universities]
     )
+    base = default_crawl_folder(engine)
+    # the run's own folder, also when resumed with --jobdir: removed once it is finished
+    own_folder = opts.jobdir is None or (
+        base is not None and job_path == Path(base).resolve() / f"crawl-{run_id}"
+    )
+    resume = resume_command(settings, opts, job_path, db_url)
+    _record_resume(engine, run_id, job_path, resume)
     if resumed:
         log.info("resuming crawl run %d from %s", run_id, job_path)
-    phases = ["outgoing", "citing"] if direction == "both" else [direction]
     scrapy_stats: dict[str, Any] = {}
     with session_scope(engine) as s:
         row = s.get(CrawlRun, run_id)
@@ -176,6 +193,7 @@ def run(
             scrapy_stats = dict(row.stats.get("scrapy", {}))
     candidates: list[Any] = []
     skipped: dict[str, int] = {}
+    finished = False
     try:
         for phase in phases:
             if phase == "citing":
@@ -188,14 +206,14 @@ def run(
                     skipped = stored.get("skipped", {})
                 else:
                     candidates, skipped = _citing_candidates(engine, opts, universities)
-                    cand_file.write_text(
+                    write_private(
+                        cand_file,
                         json.dumps(
                             {
                                 "candidates": [c.__dict__ for c in candidates],
                                 "skipped": skipped,
                             }
                         ),
-                        encoding="utf-8",
                     )
             if phase in state.get("phases_done", []):
                 continue
@@ -216,25 +234,15 @@ def run(
             scrapy_stats[phase] = _merge_scrapy_stats(scrapy_stats.get(phase, {}), phase_stats)
             code = outcome["returncode"]
             if code != 0:
-                if code < 0:
-                    what = f"killed by {signal.Signals(-code).name}"
-                elif code == 130:
-                    what = "interrupted"
-                else:
-                    what = f"failed (exit {code})"
-                update_run(
+                _phase_failed(
                     engine,
                     run_id,
-                    status="interrupted" if code < 0 or code == 130 else "failed",
-                    finished_at=dt.datetime.now(dt.UTC),
-                    error=f"{phase} crawl {what}: {outcome.get('stderr', '')[-2000:]}",
-                    stats={"scrapy": scrapy_stats},
-                )
-                raise StageError(
-                    f"crawl run {run_id}: the {phase} crawl {what}; what was stored is kept. "
-                    f"Start it again with --jobdir {job_path} to resume"
-                    + ("" if not temporary else " (use --jobdir to make crawls resumable)")
-                    + (f". Log: {job_path / (phase + '.log')}" if not temporary else "")
+                    phase,
+                    outcome,
+                    scrapy_stats,
+                    job_path,
+                    resume,
+                    settings.crawl.store_retry_seconds,
                 )
             state.setdefault("phases_done", []).append(phase)
             _write_state(job_path, state)
@@ -274,25 +282,166 @@ def run(
         update_run(
             engine, run_id, status="finished", finished_at=dt.datetime.now(dt.UTC), stats=stats
         )
+        finished = True
         if shared is not None:  # the shared frontier is no longer needed
             _unpublish(farm, settings, run_id)
             shared.clear()
-    except KeyboardInterrupt:
-        with contextlib.suppress(Exception):
-            update_run(
-                engine,
-                run_id,
-                status="interrupted",
-                finished_at=dt.datetime.now(dt.UTC),
-                error="interrupted by the user",
-                stats={"scrapy": scrapy_stats},
-            )
+    except BaseException as exc:
+        _record_end(engine, run_id, exc, scrapy_stats, resume)
         raise
     finally:
         if farm is not None:
             with contextlib.suppress(Exception):
                 _unpublish(farm, settings, run_id)
-        if temporary:
+        if own_folder and finished:  # kept until the run is finished, to resume it
             shutil.rmtree(job_path, ignore_errors=True)
     stats["run_id"] = run_id
     return stats
+
+
+def _check_sources(opts: CrawlOptions, universities: list[dict[str, Any]]) -> None:
+    """Read the citing sources given on the command line once before the run is made, so
+    that a file refused (missing, unreadable, not a backlink export) makes no run."""
+    from crawler.sources import UniversityDomains, read_backlinks, read_url_list
+
+    unis = [UniversityDomains(u["id"], frozenset(u["domains"])) for u in universities]
+    for path in opts.backlinks:
+        read_backlinks(path, unis)
+    for path in opts.urls:
+        read_url_list(path, unis)
+
+
+def _job_folder(
+    engine: Engine, settings: Settings, opts: CrawlOptions, uni_ids: list[int]
+) -> tuple[Path, int, dict[str, Any], bool]:
+    """(job folder, run id, job state, resumed?): ``--jobdir`` when given (a crawl
+    started again with it resumes its run), else a new run's own folder
+    ``crawl-<run id>`` under :func:`~webometrics.stages.pipeline.default_crawl_folder`,
+    kept until the run is finished."""
+    if opts.jobdir is not None:
+        job_path = Path(opts.jobdir).resolve()
+        run_id, state, resumed = _open_run(engine, settings, opts, job_path, uni_ids)
+        return job_path, run_id, state, resumed
+    run_id = _create_run(engine, settings, opts, uni_ids)
+    base = default_crawl_folder(engine)
+    if base is None:  # an in-memory database: nothing could resume it anyway
+        job_path = Path(tempfile.mkdtemp(prefix=f"crawl-{run_id}-"))
+    else:
+        job_path = Path(base).resolve() / f"crawl-{run_id}"
+        Path(base).mkdir(parents=True, exist_ok=True)
+    make_private(job_path)
+    state = {"run_id": run_id, "direction": opts.direction, "phases_done": []}
+    _write_state(job_path, state)
+    return job_path, run_id, state, False
+
+
+def _record_resume(engine: Engine, run_id: int, job_path: Path, resume: str) -> None:
+    """Keep the job folder and the command that resumes the run with its settings."""
+    from store.models import CrawlRun
+    from store.session import session_scope
+
+    with session_scope(engine) as s:
+        row = s.get(CrawlRun, run_id)
+        if row is not None:
+            row.settings = {**(row.settings or {}), "jobdir": str(job_path), "resume": resume}
+
+
+def _phase_failed(
+    engine: Engine,
+    run_id: int,
+    phase: str,
+    outcome: dict[str, Any],
+    scrapy_stats: dict[str, Any],
+    job_path: Path,
+    resume: str,
+    window: float,
+) -> None:
+    """Record a crawler process that did not finish and raise the error that says how
+    to resume the run."""
+    from crawler.run import EXIT_STORE_UNAVAILABLE
+    from crawler.storage import update_run
+    from crawler.storage.retry import retried
+
+    code = outcome["returncode"]
+    stderr = outcome.get("stderr", "")
+    if code == EXIT_STORE_UNAVAILABLE:
+        lost = _store_reason(outcome) or "the database stayed unreachable"
+        reason = f"{phase} crawl stopped: {lost}"
+        status = "interrupted"
+    else:
+        if code < 0:
+            what = f"killed by {signal.Signals(-code).name}"
+        elif code == 130:
+            what = "interrupted"
+        else:
+            what = f"failed (exit {code})"
+        reason = f"{phase} crawl {what}: {stderr[-2000:]}"
+        status = "interrupted" if code < 0 or code == 130 else "failed"
+    marked = ""
+    try:
+        # the database may still be coming back: wait for it as the writes did
+        retried(
+            lambda: update_run(
+                engine,
+                run_id,
+                status=status,
+                finished_at=dt.datetime.now(dt.UTC),
+                error=reason,
+                stats={"scrapy": scrapy_stats},
+            ),
+            window,
+            what=f"marking crawl run {run_id} {status}",
+        )
+    except DatabaseError:
+        marked = (
+            f" (the run could not be marked {status}: the database is unreachable; the "
+            "next command marks it once its heartbeat is older than the lease)"
+        )
+    log_file = job_path / f"{phase}.log"
+    raise StageError(
+        f"crawl run {run_id} {status}: {reason.splitlines()[0] if reason else ''}.\nWhat was "
+        "stored is kept; so is the crawl's state (the answers fetched but not stored "
+        f"included) in {job_path}{marked}. "
+        + ("When the database is back, resume" if status == "interrupted" else "Resume")
+        + f" it with:\n  {resume}\nLog: {log_file}"
+    )
+
+
+def _store_reason(outcome: dict[str, Any]) -> str | None:
+    """Why the crawler process stopped storing (its ``store_unavailable:`` line)."""
+    from crawler.pipelines import STORE_UNAVAILABLE
+
+    marker = f"crawler.run: {STORE_UNAVAILABLE}: "
+    for line in reversed(outcome.get("stderr", "").splitlines()):
+        if line.startswith(marker):
+            return line[len(marker) :].strip()
+    return None
+
+
+def _record_end(
+    engine: Engine, run_id: int, exc: BaseException, scrapy_stats: dict[str, Any], resume: str
+) -> None:
+    """Mark a run that ended on an exception (unless it was already): ``interrupted`` on
+    Ctrl-C or SIGTERM, else ``failed``, with the error; say how to resume it."""
+    from crawler.storage import update_run
+    from store.models import CrawlRun
+    from store.session import session_scope
+
+    interrupted = isinstance(exc, KeyboardInterrupt)
+    with contextlib.suppress(Exception):
+        with session_scope(engine) as s:
+            row = s.get(CrawlRun, run_id)
+            if row is None or row.status != "running":
+                return  # recorded where it happened (_phase_failed)
+        update_run(
+            engine,
+            run_id,
+            status="interrupted" if interrupted else "failed",
+            finished_at=dt.datetime.now(dt.UTC),
+            error=(str(exc) or "interrupted by the user")
+            if interrupted
+            else f"{type(exc).__name__}: {exc}",
+            stats={"scrapy": scrapy_stats},
+        )
+    if interrupted:
+        log.warning("crawl run %d interrupted; resume it with:\n  %s", run_id, resume)

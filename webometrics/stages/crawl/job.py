@@ -156,6 +156,17 @@ def _open_run(
     for name in (FRONTIER_FILE, FRONTIER_FILE + "-wal", FRONTIER_FILE + "-shm"):
         with contextlib.suppress(FileNotFoundError):
             (jobdir / name).unlink()
+    run_id = _create_run(engine, settings, opts, uni_ids)
+    state = {"run_id": run_id, "direction": opts.direction, "phases_done": []}
+    _write_state(jobdir, state)
+    return run_id, state, False
+
+
+def _create_run(engine: Engine, settings: Settings, opts: CrawlOptions, uni_ids: list[int]) -> int:
+    """A new ``running`` crawl run with the options it was asked for; its id."""
+    from store.models import CrawlRun
+    from store.session import session_scope
+
     recorded = {
         "crawl": settings.crawl.model_dump(),
         "direction": opts.direction,
@@ -175,10 +186,48 @@ def _open_run(
         )
         s.add(run)
         s.flush()
-        run_id = run.id
-    state = {"run_id": run_id, "direction": opts.direction, "phases_done": []}
-    _write_state(jobdir, state)
-    return run_id, state, False
+        return run.id
+
+
+def resume_command(settings: Settings, opts: CrawlOptions, jobdir: Path, db_url: str) -> str:
+    """The command line that resumes this crawl from its job folder (shell-quoted).
+
+    The database URL is given when it holds no password (an SQLite file, a PostgreSQL URL
+    without one); otherwise the resumed crawl takes it where this one did (environment,
+    settings file). Paths are absolute; the budgets are this crawl's.
+
+    >>> from core.settings import Settings
+    >>> resume_command(Settings(), CrawlOptions(direction="outgoing"), Path("/j/crawl-3"),
+    ...                "postgresql+psycopg://u:secret@h/db")
+    'webometrics crawl --jobdir /j/crawl-3 --direction outgoing --depth 3 --max-pages 2000'
+    """
+    import shlex
+
+    from sqlalchemy import make_url
+
+    args = ["webometrics"]
+    if make_url(db_url).password is None:
+        args += ["--db-url", db_url]
+    args += ["crawl", "--jobdir", str(jobdir), "--direction", opts.direction]
+    if opts.universities_file:
+        args += ["--universities", str(Path(opts.universities_file).resolve())]
+    if opts.proxy:
+        args += ["--proxy", opts.proxy]
+    for path in opts.backlinks:
+        args += ["--backlinks", str(Path(path).resolve())]
+    for path in opts.urls:
+        args += ["--urls", str(Path(path).resolve())]
+    if opts.testbed_dir:
+        args += ["--testbed", str(Path(opts.testbed_dir).resolve())]
+    crawl = settings.crawl
+    args += ["--depth", str(crawl.depth), "--max-pages", str(crawl.max_pages_per_university)]
+    if crawl.warc_dir:
+        args += ["--warc-dir", str(Path(crawl.warc_dir).resolve())]
+    if opts.redis:
+        args += ["--redis", opts.redis]
+    if opts.processes > 1:
+        args += ["--processes", str(opts.processes)]
+    return shlex.join(args)
 
 
 def _phase_job(
