@@ -52,6 +52,7 @@ PAGES = {
     "Overview": "views/overview.py",
     "University": "views/university.py",
     "Countries": "views/countries.py",
+    "Ranks": "views/ranks.py",
     "Network": "views/network.py",
     "Duplicates": "views/duplicates.py",
     "Runs": "views/runs.py",

@@ -21,7 +21,10 @@ after a crawl, an extraction or an analyst's override, the numbers stay right an
 the speed is lost until the next analyse.
 
 The ``*_SOURCE`` selectables have the columns of the views they stand in for
-(:mod:`store.analytics.views`), so a query reads either with the same code.
+(:mod:`store.analytics.views`), so a query reads either with the same code; the shares
+and the rank factors are views of revision 0010 over the aggregates
+(``agg_v_category_share``, ``agg_v_country_category_share``, ``agg_v_rank_factors``,
+``agg_v_rank_factor_share``: the SQL of revisions 0008 and 0009).
 
 Examples
 --------
@@ -43,15 +46,15 @@ from typing import Any
 from sqlalchemy import (
     Connection,
     Engine,
-    Float,
     Table,
     case,
-    cast,
+    column,
     delete,
     func,
     insert,
     literal,
     select,
+    table,
     text,
     update,
 )
@@ -510,47 +513,6 @@ def _table2_source() -> Subquery:
     return _with_university(t, [t.c[c] for c in rest], "agg_v_university_table2", rank=True)
 
 
-def _shares(g: Subquery, partition: list[Any]) -> tuple[Any, Any]:
-    """``share`` and ``known_share`` of ``g.c.domains`` as the views compute them."""
-    total = func.sum(g.c.domains).over(partition_by=partition)
-    known = func.sum(case((g.c.category == UNKNOWN_CATEGORY, 0), else_=g.c.domains)).over(
-        partition_by=partition
-    )
-    share = cast(g.c.domains, Float) / cast(total, Float)
-    known_share = case(
-        (g.c.category == UNKNOWN_CATEGORY, None),
-        else_=cast(g.c.domains, Float) / cast(func.nullif(known, 0), Float),
-    )
-    return share.label("share"), known_share.label("known_share")
-
-
-def _share_source() -> Subquery:
-    dc = _table(AggregateDomainCount)
-    g = (
-        select(
-            dc.c.run_id,
-            dc.c.university_id,
-            dc.c.direction,
-            dc.c.category,
-            func.sum(dc.c.domains).label("domains"),
-        )
-        .where(dc.c.source == ALL_SOURCES)
-        .group_by(dc.c.run_id, dc.c.university_id, dc.c.direction, dc.c.category)
-        .subquery("g")
-    )
-    share, known_share = _shares(g, [g.c.run_id, g.c.university_id, g.c.direction])
-    rest = [g.c.direction, g.c.category, g.c.domains, share, known_share]
-    return _with_university(g, rest, "agg_v_category_share")
-
-
-def _country_share_source() -> Subquery:
-    g = _table(AggregateCountryCount).alias("g")
-    share, known_share = _shares(g, [g.c.run_id, g.c.country, g.c.direction])  # type: ignore[arg-type]
-    return select(
-        g.c.run_id, g.c.country, g.c.direction, g.c.category, g.c.domains, share, known_share
-    ).subquery("agg_v_country_category_share")
-
-
 def _network_source() -> Subquery:
     nd = _table(AggregateNetworkDomain)
     return select(*nd.c).subquery("agg_v_network_domain")
@@ -558,6 +520,29 @@ def _network_source() -> Subquery:
 
 ENVIRONMENT_SOURCE = _environment_source()
 TABLE2_SOURCE = _table2_source()
-SHARE_SOURCE = _share_source()
-COUNTRY_SHARE_SOURCE = _country_share_source()
+# views of revision 0010 over the aggregates, with the columns of the views they stand in for
+SHARE_SOURCE = table(
+    "agg_v_category_share",
+    *(
+        column(c)
+        for c in (
+            "run_id",
+            "university_id",
+            "university",
+            "country",
+            "direction",
+            "category",
+            "domains",
+            "share",
+            "known_share",
+        )
+    ),
+)
+COUNTRY_SHARE_SOURCE = table(
+    "agg_v_country_category_share",
+    *(
+        column(c)
+        for c in ("run_id", "country", "direction", "category", "domains", "share", "known_share")
+    ),
+)
 NETWORK_DOMAIN_SOURCE = _network_source()

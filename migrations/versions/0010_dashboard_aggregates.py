@@ -29,6 +29,13 @@ stage now writes what the pages read (:mod:`store.aggregates`), and
     per run x direction x domain: universities linked with it, links, pages, language,
     category.
 
+Views on them, with the columns of the views they stand in for:
+``agg_v_category_share`` (``v_category_share``), ``agg_v_country_category_share``
+(``v_country_category_share``), ``agg_v_rank_factors`` and ``agg_v_rank_factor_share``
+(revision 0009's SQL reading ``agg_v_category_share``). A later revision that drops or
+replaces ``v_cluster`` must drop ``agg_v_rank_factors`` first (PostgreSQL refuses
+otherwise): :func:`drop_views`, :func:`create_views`.
+
 Indexes for the freshness check (the newest row of each input is read from an index):
 ``page.extracted_at``, ``citation.checked_at``, ``document.created_at``,
 ``domain_category.updated_at`` and ``.override_at``.
@@ -36,7 +43,10 @@ Indexes for the freshness check (the newest row of each input is read from an in
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
 
 import sqlalchemy as sa
 from alembic import op
@@ -61,6 +71,82 @@ TABLES = (
     "agg_environment",
     "agg_state",
 )
+
+
+_FLOAT = "DOUBLE PRECISION"
+
+
+def _shares(partition: str) -> str:
+    """``share`` and ``known_share`` of ``g.domains`` as revision 0008's views compute them."""
+    return f"""
+           CAST(g.domains AS {_FLOAT})
+           / CAST(SUM(g.domains) OVER (PARTITION BY {partition}) AS {_FLOAT}) AS share,
+           CASE WHEN g.category = 'unknown' THEN NULL ELSE
+           CAST(g.domains AS {_FLOAT})
+           / CAST(NULLIF(SUM(CASE WHEN g.category = 'unknown' THEN 0 ELSE g.domains END)
+                  OVER (PARTITION BY {partition}), 0) AS {_FLOAT})
+           END AS known_share"""
+
+
+def _sibling(name: str) -> ModuleType:
+    path = Path(__file__).with_name(name)
+    spec = importlib.util.spec_from_file_location(f"_webometrics_{path.stem}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _views() -> list[tuple[str, str]]:
+    """``(name, SELECT ...)`` of this revision's views, in creation order."""
+    views = [
+        (
+            "agg_v_category_share",
+            f"""
+            WITH g AS (
+                SELECT run_id, university_id, direction, category, SUM(domains) AS domains
+                FROM agg_domain_count
+                WHERE source = 'all'
+                GROUP BY run_id, university_id, direction, category
+            )
+            SELECT g.run_id AS run_id, g.university_id AS university_id,
+                   u.name AS university, u.country AS country, g.direction AS direction,
+                   g.category AS category, g.domains AS domains,
+                   {_shares("g.run_id, g.university_id, g.direction")}
+            FROM g
+            JOIN university u ON u.id = g.university_id
+            """,
+        ),
+        (
+            "agg_v_country_category_share",
+            f"""
+            SELECT g.run_id AS run_id, g.country AS country, g.direction AS direction,
+                   g.category AS category, g.domains AS domains,
+                   {_shares("g.run_id, g.country, g.direction")}
+            FROM agg_country_count g
+            """,
+        ),
+    ]
+    for name, body in _sibling("0009_rank_factors.py")._views():
+        fast = body.replace("FROM v_category_share", "FROM agg_v_category_share")
+        assert fast != body, f"{name} no longer reads v_category_share"
+        views.append((f"agg_{name}", fast))
+    return views
+
+
+VIEW_NAMES: tuple[str, ...] = tuple(name for name, _ in _views())
+
+
+def create_views() -> None:
+    """Create the views of this revision (in dependency order)."""
+    for name, body in _views():
+        op.execute(f"CREATE VIEW {name} AS {body.strip()}")
+
+
+def drop_views() -> None:
+    """Drop the views of this revision (in reverse dependency order)."""
+    for name in reversed(VIEW_NAMES):
+        op.execute(f"DROP VIEW IF EXISTS {name}")
 
 
 def _fk(table: str, column: str, target: str) -> sa.ForeignKeyConstraint:
@@ -173,9 +259,11 @@ def upgrade() -> None:
         "agg_network_domain",
         ["run_id", "direction", "universities"],
     )
+    create_views()
 
 
 def downgrade() -> None:
+    drop_views()
     for table in TABLES:
         op.drop_table(table)
     for name, table, _column in reversed(FRESHNESS_INDEXES):

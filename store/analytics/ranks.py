@@ -21,7 +21,7 @@ from typing import Any
 from sqlalchemy import Engine, column, select, table
 
 from analyse.ranks import FACTORS, HEADLINE, Correlation, correlate_factors
-from store.analytics.runs import _check_direction, resolve_run
+from store.analytics.runs import _check_direction, resolve_run_fresh
 
 #: the ranks a factor is correlated with
 TARGETS: tuple[str, ...] = ("rank", "impact_rank")
@@ -98,6 +98,11 @@ V_RANK_FACTORS = table("v_rank_factors", *(column(f.name) for f in fields(RankFa
 V_RANK_FACTOR_SHARE = table(
     "v_rank_factor_share", *(column(f.name) for f in fields(RankFactorShareRow))
 )
+# the same views over the aggregates (revision 0010), read while they are fresh
+AGG_RANK_FACTORS = table("agg_v_rank_factors", *(column(c.name) for c in V_RANK_FACTORS.c))
+AGG_RANK_FACTOR_SHARE = table(
+    "agg_v_rank_factor_share", *(column(c.name) for c in V_RANK_FACTOR_SHARE.c)
+)
 
 
 def _typed(row_type: type, record: Any) -> Any:
@@ -116,13 +121,19 @@ def _typed(row_type: type, record: Any) -> Any:
 
 
 def _select(
-    engine: Engine, view: Any, row_type: type, run_id: int | None, direction: str | None
+    engine: Engine,
+    views: tuple[Any, Any],
+    row_type: type,
+    run_id: int | None,
+    direction: str | None,
 ) -> list[Any]:
+    """The rows of ``views[0]`` (or of ``views[1]``, the same over the aggregates, while
+    they are fresh) for one run."""
     _check_direction(direction)
-    run = resolve_run(engine, run_id)
+    run, fresh = resolve_run_fresh(engine, run_id)
     if run is None:
         return []
-    v = view
+    v = views[1] if fresh else views[0]
     stmt = select(v).where(v.c.run_id == run)
     if direction is not None:
         stmt = stmt.where(v.c.direction == direction)
@@ -156,7 +167,7 @@ def rank_factors(
     ParameterError
         The run has no environment data, or the direction is unknown.
     """
-    return _select(engine, V_RANK_FACTORS, RankFactorRow, run_id, direction)
+    return _select(engine, (V_RANK_FACTORS, AGG_RANK_FACTORS), RankFactorRow, run_id, direction)
 
 
 def rank_factor_shares(
@@ -164,7 +175,8 @@ def rank_factor_shares(
 ) -> list[RankFactorShareRow]:
     """The category shares over the domains with evidence, long form
     (``v_rank_factor_share``); ordered as :func:`rank_factors`, then by category."""
-    return _select(engine, V_RANK_FACTOR_SHARE, RankFactorShareRow, run_id, direction)
+    views = (V_RANK_FACTOR_SHARE, AGG_RANK_FACTOR_SHARE)
+    return _select(engine, views, RankFactorShareRow, run_id, direction)
 
 
 def correlations_of(

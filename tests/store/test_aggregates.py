@@ -35,6 +35,8 @@ def _reads(engine: Engine) -> dict[str, Any]:
         out[f"countries {run}"] = A.country_category_shares(engine, run_id=run)
         out[f"environment {run}"] = A.environment(engine, run_id=run)
         out[f"summary {run}"] = A.environment_summary(engine, run_id=run)
+        out[f"rank factors {run}"] = A.rank_factors(engine, run_id=run)
+        out[f"rank factor shares {run}"] = A.rank_factor_shares(engine, run_id=run)
         for d in DIRECTIONS:
             out[f"shares {run} {d}"] = A.category_shares(engine, run_id=run, direction=d)
             out[f"countries {run} {d}"] = A.country_category_shares(engine, run_id=run, direction=d)
