@@ -4,6 +4,7 @@ overlaps between universities, the most shared domains, and a GEXF download."""
 from __future__ import annotations
 
 import html
+import math
 
 import altair as alt
 import pandas as pd
@@ -104,13 +105,42 @@ def pyvis_html(frame: pd.DataFrame) -> str:
 
     esc = html.escape
 
+    import networkx as nx
+
     net = Network(
         height="620px", width="100%", directed=True, cdn_resources="in_line", bgcolor="#ffffff"
     )
-    net.barnes_hut(gravity=-6000, spring_length=120)
+    # a fixed layout computed here (seeded): the page shows the graph at once and the same
+    # way every time, instead of a physics simulation that a browser may never finish
+    g = nx.Graph()
+    g.add_edges_from(
+        (f"u:{u}", f"d:{d}") for u, d in zip(frame["university"], frame["domain"], strict=True)
+    )
+    unis = sorted(n for n in g if n.startswith("u:"))
+    ring = {  # the universities held apart on an inner ring; the domains settle around them
+        u: (
+            0.35 * math.cos(2 * math.pi * i / len(unis)),
+            0.35 * math.sin(2 * math.pi * i / len(unis)),
+        )
+        for i, u in enumerate(unis)
+    }
+    pos = nx.spring_layout(
+        g,
+        pos=ring if len(unis) > 1 else None,
+        fixed=unis if len(unis) > 1 else None,
+        seed=0,
+        k=1.6 / max(len(g), 1) ** 0.5,
+        iterations=200,
+    )
+    span = max((max(abs(x), abs(y)) for x, y in pos.values()), default=1.0) or 1.0
+    xy = {n: (float(x) / span * 560, float(y) / span * 280) for n, (x, y) in pos.items()}
+    net.toggle_physics(False)
     for uni, rows in frame.groupby("university"):
+        x, y = xy[f"u:{uni}"]
         net.add_node(
             f"u:{uni}",
+            x=x,
+            y=y,
             label=esc(uni),
             title=esc(f"{uni} ({rows['country'].iloc[0]}): {len(rows)} domains"),
             color="#111111",
@@ -119,22 +149,25 @@ def pyvis_html(frame: pd.DataFrame) -> str:
         )
     for dom, rows in frame.groupby("domain"):
         cat = rows["category"].iloc[0] or "uncategorised"
+        x, y = xy[f"d:{dom}"]
         net.add_node(
             f"d:{dom}",
+            x=x,
+            y=y,
             label=esc(dom),
             title=esc(
                 f"{dom} · {name(cat)} · {rows['language'].iloc[0] or '?'} · "
                 f"{rows['university'].nunique()} universities"
             ),
             color=colors.get(cat, "#bbbbbb"),
-            size=8 + 4 * rows["university"].nunique(),
-            font={"size": 16},
+            size=6 + 3 * rows["university"].nunique(),
+            font={"size": 13},
         )
     for _, r in frame.iterrows():
         a, b = f"u:{r['university']}", f"d:{r['domain']}"
         if direction == "citing":
             a, b = b, a
-        net.add_edge(a, b, value=int(r[weight]), title=f"{r[weight]} {weight}")
+        net.add_edge(a, b, value=int(r[weight]), title=f"{r[weight]} {weight}", color="#c8c8c8")
     return net.generate_html(notebook=False)
 
 
@@ -152,7 +185,8 @@ st.markdown(
 )
 st.caption(
     "Boxes: universities; dots: external domains in their category's colour (legend above), "
-    "larger when shared by more universities. Drag to explore, scroll to zoom."
+    "larger when shared by more universities; grey lines: links. Drag to explore, scroll to "
+    "zoom."
 )
 NOT_ANALYSED = f"Not built for run {run_id} yet: run `webometrics analyse`."
 gexf = data.gexf(url, run_id, direction)
