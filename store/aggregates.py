@@ -24,7 +24,8 @@ The ``*_SOURCE`` selectables have the columns of the views they stand in for
 (:mod:`store.analytics.views`), so a query reads either with the same code; the shares
 and the rank factors are views of revision 0010 over the aggregates
 (``agg_v_category_share``, ``agg_v_country_category_share``, ``agg_v_rank_factors``,
-``agg_v_rank_factor_share``: the SQL of revisions 0008 and 0009).
+``agg_v_rank_factor_share``: the SQL of revisions 0008 and 0009;
+:data:`store.analytics.views.AGG_SHARE`, ...).
 
 Examples
 --------
@@ -48,13 +49,11 @@ from sqlalchemy import (
     Engine,
     Table,
     case,
-    column,
     delete,
     func,
     insert,
     literal,
     select,
-    table,
     text,
     update,
 )
@@ -520,29 +519,4 @@ def _network_source() -> Subquery:
 
 ENVIRONMENT_SOURCE = _environment_source()
 TABLE2_SOURCE = _table2_source()
-# views of revision 0010 over the aggregates, with the columns of the views they stand in for
-SHARE_SOURCE = table(
-    "agg_v_category_share",
-    *(
-        column(c)
-        for c in (
-            "run_id",
-            "university_id",
-            "university",
-            "country",
-            "direction",
-            "category",
-            "domains",
-            "share",
-            "known_share",
-        )
-    ),
-)
-COUNTRY_SHARE_SOURCE = table(
-    "agg_v_country_category_share",
-    *(
-        column(c)
-        for c in ("run_id", "country", "direction", "category", "domains", "share", "known_share")
-    ),
-)
 NETWORK_DOMAIN_SOURCE = _network_source()

@@ -17,7 +17,14 @@ from sqlalchemy.sql.expression import Subquery
 
 from store import aggregates
 from store.analytics.runs import _check_direction, _view_rows, resolve_run_fresh
-from store.analytics.views import UNCATEGORISED, V_COUNTRY_SHARE, V_ENVIRONMENT, V_SHARE
+from store.analytics.views import (
+    AGG_COUNTRY_SHARE,
+    AGG_SHARE,
+    UNCATEGORISED,
+    V_COUNTRY_SHARE,
+    V_ENVIRONMENT,
+    V_SHARE,
+)
 from store.models import DIRECTIONS, AggregateDomainCount, AggregateState
 
 
@@ -100,7 +107,7 @@ def category_shares(
         run_id=run_id,
         direction=direction,
         university_id=university_id,
-        aggregate=aggregates.SHARE_SOURCE,
+        aggregate=AGG_SHARE,
     )
 
 
@@ -129,7 +136,7 @@ def country_category_shares(
         ("country", "share", "category"),
         run_id=run_id,
         direction=direction,
-        aggregate=aggregates.COUNTRY_SHARE_SOURCE,
+        aggregate=AGG_COUNTRY_SHARE,
     )
 
 

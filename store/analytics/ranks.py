@@ -98,7 +98,7 @@ V_RANK_FACTORS = table("v_rank_factors", *(column(f.name) for f in fields(RankFa
 V_RANK_FACTOR_SHARE = table(
     "v_rank_factor_share", *(column(f.name) for f in fields(RankFactorShareRow))
 )
-# the same views over the aggregates (revision 0010), read while they are fresh
+# the same over the aggregates (revision 0010, store.aggregates), read while they are fresh
 AGG_RANK_FACTORS = table("agg_v_rank_factors", *(column(c.name) for c in V_RANK_FACTORS.c))
 AGG_RANK_FACTOR_SHARE = table(
     "agg_v_rank_factor_share", *(column(c.name) for c in V_RANK_FACTOR_SHARE.c)

@@ -71,6 +71,11 @@ V_COUNTRY_SHARE = table(
         for c in ("run_id", "country", "direction", "category", "domains", "share", "known_share")
     ),
 )
+# the same over the aggregates the analyse stage keeps (revision 0010, store.aggregates)
+AGG_SHARE = table("agg_v_category_share", *(column(c.name) for c in V_SHARE.c))
+AGG_COUNTRY_SHARE = table(
+    "agg_v_country_category_share", *(column(c.name) for c in V_COUNTRY_SHARE.c)
+)
 V_CLUSTER = table(
     "v_cluster",
     *(
