@@ -23,16 +23,20 @@ def impact_frames(url: str) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def impact_section(url: str) -> None:
     """Citing domains by source with their overlap, and the rank-weighted in-link counts,
-    behind a toggle (off by default, as the other figures computed on demand)."""
+    behind a toggle: on from the start when Common Crawl data are stored (the figures that
+    need them), off otherwise (figures computed on demand)."""
+    sources, ranks = impact_frames(url)
+    has_commoncrawl = not sources.empty and bool((sources["kind"] == "commoncrawl").any())
     shown = st.toggle(
         "Impact figures by citing source (crawl, backlink export, Common Crawl)",
+        value=has_commoncrawl,
         key="overview-impact",
         help="every stored run: citing domains per source, their overlap, and the in-links "
-        "weighted by the citing sites' harmonic centrality and PageRank",
+        "weighted by the citing sites' harmonic centrality and PageRank (shown from the "
+        "start when a Common Crawl web graph is stored)",
     )
     if not shown:
         return
-    sources, ranks = impact_frames(url)
     if sources.empty:
         st.info(
             "No citing source stored yet: run a citing crawl (`webometrics crawl --direction "

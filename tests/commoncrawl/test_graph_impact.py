@@ -161,10 +161,8 @@ def test_overview_page_shows_the_impact_figures(
     at.run()
     assert not at.exception, at.exception
     assert at.title[0].value == "Overview"
-    assert not any("kind" in df.value.columns for df in at.dataframe)  # off by default
-    at.toggle(key="overview-impact").set_value(True)
-    at.run()
-    assert not at.exception, at.exception
+    # a Common Crawl web graph is stored: the impact figures are shown from the start
+    assert at.toggle(key="overview-impact").value is True
     frames = [df.value for df in at.dataframe]
     (sources,) = [f for f in frames if "kind" in f.columns]
     mit = sources[sources["university"] == MIT].set_index("kind")
@@ -174,6 +172,26 @@ def test_overview_page_shows_the_impact_figures(
     }
     (ranks,) = [f for f in frames if "Σ PageRank" in f.columns]
     assert set(ranks["university"]) >= {MIT}
+    at.toggle(key="overview-impact").set_value(False)
+    at.run()
+    assert not any("kind" in df.value.columns for df in at.dataframe)  # the analyst hid them
+
+
+def test_overview_hides_impact_figures_without_common_crawl(pipeline_db, monkeypatch) -> None:
+    """No web graph stored (the pipeline-made database): the toggle starts off."""
+    from streamlit.testing.v1 import AppTest
+
+    import dashboard
+
+    monkeypatch.setenv("WEBOMETRICS_DB_URL", pipeline_db.url)
+    monkeypatch.delenv("WEBOMETRICS_CONFIG", raising=False)
+    at = AppTest.from_file(
+        str(Path(dashboard.__file__).resolve().parent / "app.py"), default_timeout=60
+    )
+    at.run()
+    assert not at.exception, at.exception
+    assert at.toggle(key="overview-impact").value is False
+    assert not any("kind" in df.value.columns for df in at.dataframe)
 
 
 def test_0007_up_and_down_keep_the_runs(db_url: str) -> None:
