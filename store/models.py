@@ -136,6 +136,8 @@ class CrawlRun(Base):
     pipeline_run_id: Mapped[int | None] = mapped_column(
         ForeignKey("pipeline_run.id", ondelete="SET NULL"), index=True
     )
+    # written every [database] heartbeat_seconds while the run's process lives (0011)
+    heartbeat_at: Mapped[dt.datetime | None] = mapped_column(Timestamp)
 
 
 class Page(Base):
@@ -494,6 +496,7 @@ class PipelineRun(Base):
     universities_file: Mapped[str | None] = mapped_column(Text)
     stages: Mapped[list[Any]] = mapped_column(JSON, default=list)
     error: Mapped[str | None] = mapped_column(Text)
+    heartbeat_at: Mapped[dt.datetime | None] = mapped_column(Timestamp)  # (0011)
 
 
 class CategoryLabel(Base):

@@ -4,15 +4,19 @@ Subcommands live in :mod:`webometrics.commands`, one module each, found at start
 every module has ``ORDER`` (its place in ``--help``) and ``register(subparsers)``.
 Heavy imports (Scrapy, trafilatura, Streamlit) happen inside the subcommand.
 
-Exit codes: see :mod:`core.exceptions`.
+Exit codes: see :mod:`core.exceptions`; SIGTERM is handled like Ctrl-C (exit 130, the
+run marked ``interrupted``). Every command that opens the database for writing first marks
+``interrupted`` the runs whose process died (:func:`webometrics.liveness.mark_stale`).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import logging
 import pkgutil
+import signal
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -32,8 +36,18 @@ EPILOG = """\
 configuration: defaults < webometrics.toml (--config or $WEBOMETRICS_CONFIG) < environment
 (WEBOMETRICS_DB_URL, WEBOMETRICS_<SECTION>__<KEY>) < command-line options.
 exit codes: 0 ok, 1 the work failed, 2 bad input or unreachable database,
-3 schema out of date (run `webometrics db upgrade`), 130 interrupted.
+3 schema out of date (run `webometrics db upgrade`), 4 another run holds the run lock,
+130 interrupted (Ctrl-C or SIGTERM; the run is marked interrupted, `webometrics runs`
+shows how to resume it).
 """
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, handled like Ctrl-C: the stages record the run ``interrupted``."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise Terminated("terminated (SIGTERM)")
 
 
 @dataclass
@@ -49,14 +63,36 @@ class Context:
         if read_only not in self._engines:
             from store import open_database
 
-            self._engines[read_only] = open_database(
+            engine = open_database(
                 self.settings.database.url, read_only=read_only, check_schema=check_schema
             )
+            self._engines[read_only] = engine
+            if not read_only and check_schema:
+                _mark_stale_runs(engine, self.settings.database.run_lease_seconds)
         return self._engines[read_only]
 
     def close(self) -> None:
         for engine in self._engines.values():
             engine.dispose()
+
+
+def _mark_stale_runs(engine: Engine, lease_seconds: float) -> None:
+    """Mark ``interrupted`` the runs whose process died, and say so (a cheap SELECT)."""
+    from core.exceptions import DatabaseError
+    from webometrics.liveness import mark_stale
+
+    try:
+        stale = mark_stale(engine, lease_seconds)
+    except DatabaseError as exc:  # the command itself will say what is wrong
+        log.debug("stale runs not checked: %s", exc)
+        return
+    for run in stale:
+        print(
+            f"webometrics: note: {run.kind} run {run.run_id} had no heartbeat since "
+            f"{run.heartbeat_at:%Y-%m-%d %H:%M:%S} UTC (its process died): marked interrupted"
+            + (f"; resume it with:\n  {run.resume}" if run.resume else ""),
+            file=sys.stderr,
+        )
 
 
 def _command_modules() -> list:
@@ -132,6 +168,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     _setup_logging(args.verbose, args.quiet)
+    previous = signal.getsignal(signal.SIGTERM)
+    with contextlib.suppress(ValueError):  # not the main thread (a test calling main)
+        signal.signal(signal.SIGTERM, _on_sigterm)
     ctx: Context | None = None
     try:
         from core.settings import load_settings
@@ -145,12 +184,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except WebometricsError as exc:
         print(f"webometrics: error: {exc}", file=sys.stderr)
         return exc.exit_code
-    except KeyboardInterrupt:
-        print("webometrics: interrupted; what was stored is kept", file=sys.stderr)
+    except KeyboardInterrupt as exc:
+        what = str(exc) if isinstance(exc, Terminated) else "interrupted"
+        print(
+            f"webometrics: {what}; what was stored is kept (`webometrics runs` shows how to "
+            "resume)",
+            file=sys.stderr,
+        )
         return 130
     finally:
         if ctx is not None:
             ctx.close()
+        with contextlib.suppress(ValueError, TypeError):
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":  # pragma: no cover

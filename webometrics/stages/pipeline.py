@@ -10,7 +10,8 @@ clustered and categorised like crawled ones.
 Each stage is ``webometrics.stages.<name>.run(engine, settings, **options) -> dict``. A
 :class:`~store.models.PipelineRun` row records every stage's status, seconds and
 statistics (or its error) as the run goes, so a killed or failed run still shows how far
-it got. Runs hold :class:`~webometrics.runlock.RunLock`: two never overlap.
+it got, and its heartbeat while it runs (:mod:`webometrics.liveness`). Runs hold
+:class:`~webometrics.runlock.RunLock`: two never overlap.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from core.exceptions import StageError, WebometricsError
 from core.settings import Settings
 from store.models import PipelineRun, utcnow
 from store.session import session_scope
+from webometrics.liveness import Heartbeat
 from webometrics.runlock import RunLock
 
 log = logging.getLogger(__name__)
@@ -182,53 +184,54 @@ def run_pipeline(
             s.add(row)
             s.flush()
             run_id = row.id
-        done: list[dict[str, Any]] = []
-        for name in options.stages:
-            started = time.perf_counter()
-            entry: dict[str, Any] = {
-                "name": name,
-                "status": "running",
-                "started_at": utcnow().isoformat(),
-            }
-            _save(engine, run_id, stages=[*done, entry])
-            kwargs = dict(options.stage_options.get(name, {}))
-            stage_settings = settings
-            if name == "crawl":
-                kwargs.setdefault("universities_file", options.universities_file)
-                kwargs.setdefault("pipeline_run_id", run_id)
-                cache = default_http_cache_dir(engine) if options.http_cache else None
-                if cache and settings.crawl.http_cache_dir is None:
-                    # a second run revalidates what it fetched and refetches what changed
-                    stage_settings = settings.replace(crawl={"http_cache_dir": cache})
-            try:
-                log.info("pipeline run %d: stage %s", run_id, name)
-                stats = dict(stage_lookup(name)(engine, stage_settings, **kwargs) or {})
-            except BaseException as exc:
+        with Heartbeat(engine, PipelineRun, run_id, settings.database.heartbeat_seconds):
+            done: list[dict[str, Any]] = []
+            for name in options.stages:
+                started = time.perf_counter()
+                entry: dict[str, Any] = {
+                    "name": name,
+                    "status": "running",
+                    "started_at": utcnow().isoformat(),
+                }
+                _save(engine, run_id, stages=[*done, entry])
+                kwargs = dict(options.stage_options.get(name, {}))
+                stage_settings = settings
+                if name == "crawl":
+                    kwargs.setdefault("universities_file", options.universities_file)
+                    kwargs.setdefault("pipeline_run_id", run_id)
+                    cache = default_http_cache_dir(engine) if options.http_cache else None
+                    if cache and settings.crawl.http_cache_dir is None:
+                        # a second run revalidates what it fetched and refetches what changed
+                        stage_settings = settings.replace(crawl={"http_cache_dir": cache})
+                try:
+                    log.info("pipeline run %d: stage %s", run_id, name)
+                    stats = dict(stage_lookup(name)(engine, stage_settings, **kwargs) or {})
+                except BaseException as exc:
+                    entry.update(
+                        status="interrupted" if isinstance(exc, KeyboardInterrupt) else "failed",
+                        seconds=round(time.perf_counter() - started, 3),
+                        error=f"{type(exc).__name__}: {exc}",
+                    )
+                    done.append(entry)
+                    _save(
+                        engine,
+                        run_id,
+                        stages=done,
+                        status=entry["status"],
+                        finished_at=utcnow(),
+                        error=f"stage {name}: {exc}\n{traceback.format_exc(limit=5)}",
+                    )
+                    if isinstance(exc, WebometricsError | KeyboardInterrupt):
+                        raise
+                    raise StageError(f"pipeline run {run_id}: stage {name} failed: {exc}") from exc
                 entry.update(
-                    status="interrupted" if isinstance(exc, KeyboardInterrupt) else "failed",
+                    status="finished",
                     seconds=round(time.perf_counter() - started, 3),
-                    error=f"{type(exc).__name__}: {exc}",
+                    stats=_jsonable(stats),
                 )
                 done.append(entry)
-                _save(
-                    engine,
-                    run_id,
-                    stages=done,
-                    status=entry["status"],
-                    finished_at=utcnow(),
-                    error=f"stage {name}: {exc}\n{traceback.format_exc(limit=5)}",
-                )
-                if isinstance(exc, WebometricsError | KeyboardInterrupt):
-                    raise
-                raise StageError(f"pipeline run {run_id}: stage {name} failed: {exc}") from exc
-            entry.update(
-                status="finished",
-                seconds=round(time.perf_counter() - started, 3),
-                stats=_jsonable(stats),
-            )
-            done.append(entry)
-            _save(engine, run_id, stages=done)
-        _save(engine, run_id, status="finished", finished_at=utcnow())
+                _save(engine, run_id, stages=done)
+            _save(engine, run_id, status="finished", finished_at=utcnow())
     return run_id
 
 

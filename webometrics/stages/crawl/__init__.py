@@ -41,6 +41,7 @@ from sqlalchemy import Engine
 
 from core.exceptions import DatabaseError, ParameterError, StageError
 from core.settings import Settings
+from webometrics.liveness import Heartbeat
 from webometrics.stages.crawl.citing import _citing_candidates
 from webometrics.stages.crawl.farm import (
     _check_farm,
@@ -193,108 +194,110 @@ def run(
             scrapy_stats = dict(row.stats.get("scrapy", {}))
     candidates: list[Any] = []
     skipped: dict[str, int] = {}
-    finished = False
-    try:
-        for phase in phases:
-            if phase == "citing":
-                cand_file = job_path / "citing-candidates.json"
-                if cand_file.is_file():
-                    from crawler.storage import CitingCandidate
+    beat = Heartbeat(engine, CrawlRun, run_id, settings.database.heartbeat_seconds)
+    with beat:
+        finished = False
+        try:
+            for phase in phases:
+                if phase == "citing":
+                    cand_file = job_path / "citing-candidates.json"
+                    if cand_file.is_file():
+                        from crawler.storage import CitingCandidate
 
-                    stored = json.loads(cand_file.read_text(encoding="utf-8"))
-                    candidates = [CitingCandidate(**c) for c in stored["candidates"]]
-                    skipped = stored.get("skipped", {})
-                else:
-                    candidates, skipped = _citing_candidates(engine, opts, universities)
-                    write_private(
-                        cand_file,
-                        json.dumps(
-                            {
-                                "candidates": [c.__dict__ for c in candidates],
-                                "skipped": skipped,
-                            }
-                        ),
-                    )
-            if phase in state.get("phases_done", []):
-                continue
-            job_file = _phase_job(
-                settings,
-                opts,
-                job_path,
-                run_id,
-                phase,
-                universities,
-                db_url,
-                candidates if phase == "citing" else None,
-            )
-            if farm is not None:
-                _publish(farm, settings, run_id, phase, job_file)
-            outcome = _run_children(job_file, phase, progress, opts.processes, db_url=db_url)
-            phase_stats = outcome.get("stats") or {}
-            scrapy_stats[phase] = _merge_scrapy_stats(scrapy_stats.get(phase, {}), phase_stats)
-            code = outcome["returncode"]
-            if code != 0:
-                _phase_failed(
-                    engine,
+                        stored = json.loads(cand_file.read_text(encoding="utf-8"))
+                        candidates = [CitingCandidate(**c) for c in stored["candidates"]]
+                        skipped = stored.get("skipped", {})
+                    else:
+                        candidates, skipped = _citing_candidates(engine, opts, universities)
+                        write_private(
+                            cand_file,
+                            json.dumps(
+                                {
+                                    "candidates": [c.__dict__ for c in candidates],
+                                    "skipped": skipped,
+                                }
+                            ),
+                        )
+                if phase in state.get("phases_done", []):
+                    continue
+                job_file = _phase_job(
+                    settings,
+                    opts,
+                    job_path,
                     run_id,
                     phase,
-                    outcome,
-                    scrapy_stats,
-                    job_path,
-                    resume,
-                    settings.crawl.store_retry_seconds,
+                    universities,
+                    db_url,
+                    candidates if phase == "citing" else None,
                 )
-            state.setdefault("phases_done", []).append(phase)
-            _write_state(job_path, state)
-        redirects: dict[str, str] = {}
-        frontier_file = job_path / FRONTIER_FILE
-        shared = _farm_frontier(farm, settings, run_id) if farm is not None else None
-        if shared is not None:
-            redirects = shared.redirects()
-        elif frontier_file.is_file():
-            from crawler.frontier import Frontier
+                if farm is not None:
+                    _publish(farm, settings, run_id, phase, job_file)
+                outcome = _run_children(job_file, phase, progress, opts.processes, db_url=db_url)
+                phase_stats = outcome.get("stats") or {}
+                scrapy_stats[phase] = _merge_scrapy_stats(scrapy_stats.get(phase, {}), phase_stats)
+                code = outcome["returncode"]
+                if code != 0:
+                    _phase_failed(
+                        engine,
+                        run_id,
+                        phase,
+                        outcome,
+                        scrapy_stats,
+                        job_path,
+                        resume,
+                        settings.crawl.store_retry_seconds,
+                    )
+                state.setdefault("phases_done", []).append(phase)
+                _write_state(job_path, state)
+            redirects: dict[str, str] = {}
+            frontier_file = job_path / FRONTIER_FILE
+            shared = _farm_frontier(farm, settings, run_id) if farm is not None else None
+            if shared is not None:
+                redirects = shared.redirects()
+            elif frontier_file.is_file():
+                from crawler.frontier import Frontier
 
-            frontier = Frontier(frontier_file)
-            try:
-                redirects = frontier.redirects()
-            finally:
-                frontier.close()
-        citations: dict[str, int] = {}
-        if "citing" in phases:
-            citations = dict(
-                resolve_citations(
-                    engine,
-                    run_id,
-                    candidates,
-                    redirects,
-                    max_redirects=settings.crawl.max_redirects,
+                frontier = Frontier(frontier_file)
+                try:
+                    redirects = frontier.redirects()
+                finally:
+                    frontier.close()
+            citations: dict[str, int] = {}
+            if "citing" in phases:
+                citations = dict(
+                    resolve_citations(
+                        engine,
+                        run_id,
+                        candidates,
+                        redirects,
+                        max_redirects=settings.crawl.max_redirects,
+                    )
                 )
+            stats = finalize_run(engine, run_id)
+            stats["citing_candidates"] = len(candidates)
+            stats["citing_skipped"] = skipped
+            stats["citing_checked"] = citations
+            stats["scrapy"] = scrapy_stats
+            stats["resumed"] = bool(resumed)
+            if shared is not None:
+                stats["processes"] = opts.processes
+                stats["farm_workers"] = shared.counts()["joined"]
+            update_run(
+                engine, run_id, status="finished", finished_at=dt.datetime.now(dt.UTC), stats=stats
             )
-        stats = finalize_run(engine, run_id)
-        stats["citing_candidates"] = len(candidates)
-        stats["citing_skipped"] = skipped
-        stats["citing_checked"] = citations
-        stats["scrapy"] = scrapy_stats
-        stats["resumed"] = bool(resumed)
-        if shared is not None:
-            stats["processes"] = opts.processes
-            stats["farm_workers"] = shared.counts()["joined"]
-        update_run(
-            engine, run_id, status="finished", finished_at=dt.datetime.now(dt.UTC), stats=stats
-        )
-        finished = True
-        if shared is not None:  # the shared frontier is no longer needed
-            _unpublish(farm, settings, run_id)
-            shared.clear()
-    except BaseException as exc:
-        _record_end(engine, run_id, exc, scrapy_stats, resume)
-        raise
-    finally:
-        if farm is not None:
-            with contextlib.suppress(Exception):
+            finished = True
+            if shared is not None:  # the shared frontier is no longer needed
                 _unpublish(farm, settings, run_id)
-        if own_folder and finished:  # kept until the run is finished, to resume it
-            shutil.rmtree(job_path, ignore_errors=True)
+                shared.clear()
+        except BaseException as exc:
+            _record_end(engine, run_id, exc, scrapy_stats, resume)
+            raise
+        finally:
+            if farm is not None:
+                with contextlib.suppress(Exception):
+                    _unpublish(farm, settings, run_id)
+            if own_folder and finished:  # kept until the run is finished, to resume it
+                shutil.rmtree(job_path, ignore_errors=True)
     stats["run_id"] = run_id
     return stats
 

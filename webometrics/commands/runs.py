@@ -1,0 +1,74 @@
+"""``webometrics runs``: the crawl and pipeline runs with their status, and how to resume
+the unfinished ones."""
+
+from __future__ import annotations
+
+import argparse
+
+ORDER = 92
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "runs",
+        help="list the crawl and pipeline runs: status, and the command that resumes an "
+        "unfinished one",
+        description="List the newest crawl and pipeline runs with their status (running, "
+        "finished, failed, interrupted), start, end or last heartbeat, pages stored, the "
+        "reason of a failed or interrupted run and the command that resumes it. A run "
+        "whose process died (kill -9, power loss) is marked interrupted first, once its "
+        "heartbeat is older than [database] run_lease_seconds.",
+    )
+    p.add_argument("--limit", type=int, default=20, metavar="N", help="runs of each kind (20)")
+    p.add_argument(
+        "--status",
+        choices=("running", "finished", "failed", "interrupted"),
+        help="only runs with this status",
+    )
+    p.set_defaults(func=_runs)
+
+
+def _when(value) -> str:
+    return f"{value:%Y-%m-%d %H:%M:%S}" if value is not None else "-"
+
+
+def _runs(ctx) -> int:
+    from sqlalchemy import select
+
+    from store.models import CrawlRun, PipelineRun
+    from store.session import session_scope
+    from webometrics.liveness import resume_hint
+
+    limit = max(1, ctx.args.limit)
+    with session_scope(ctx.engine()) as s:
+        kinds = (("pipeline", PipelineRun), ("crawl", CrawlRun))
+        for kind, model in kinds:
+            query = select(model).order_by(model.id.desc()).limit(limit)
+            if ctx.args.status:
+                query = query.where(model.status == ctx.args.status)
+            rows = s.scalars(query).all()
+            print(f"{kind} runs" + ("" if rows else ": none"))
+            for row in rows:
+                end = row.finished_at if row.status != "running" else row.heartbeat_at
+                label = "ended" if row.status != "running" else "heartbeat"
+                extra = ""
+                if kind == "crawl":
+                    pages = (row.stats or {}).get("pages")
+                    extra = f"  {row.kind}" + (f", {pages} pages" if pages is not None else "")
+                print(
+                    f"  {row.id:>5}  {row.status:<11}  started {_when(row.started_at)}  "
+                    f"{label} {_when(end)}{extra}"
+                )
+                if row.status in ("failed", "interrupted") and row.error:
+                    print(f"         reason: {row.error.strip().splitlines()[0][:300]}")
+                crawl = None
+                if kind == "pipeline":
+                    crawl = s.scalars(
+                        select(CrawlRun)
+                        .where(CrawlRun.pipeline_run_id == row.id)
+                        .order_by(CrawlRun.id.desc())
+                    ).first()
+                hint = resume_hint(kind, row, crawl)
+                if hint and row.status in ("failed", "interrupted"):
+                    print(f"         resume: {hint}")
+    return 0

@@ -1,0 +1,169 @@
+"""No run left ``running``: heartbeats of living runs, stale runs marked ``interrupted``.
+
+A crawl run or a pipeline run writes the time into its row's ``heartbeat_at`` every
+``[database] heartbeat_seconds`` while its process lives (:class:`Heartbeat`, a daemon
+thread). A process killed without a word (kill -9, power loss, the OOM killer) stops
+writing it; the next command that opens the database (:func:`mark_stale`, called by the
+command line) finds ``running`` rows whose heartbeat is older than ``[database]
+run_lease_seconds`` and marks them ``interrupted`` with the reason. Rows without a
+heartbeat (runs of older versions, imports) are left as they are. Cost: one indexed
+UPDATE-free SELECT of the running rows per command, a tiny UPDATE per heartbeat.
+
+The lease outlasts a database outage the crawl waits through (``[crawl]
+store_retry_seconds``): a run is not taken as dead because its heartbeat could not be
+written while the database was away.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import threading
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any
+
+from sqlalchemy import Engine, select
+
+from store.models import CrawlRun, PipelineRun, utcnow
+from store.session import session_scope
+
+log = logging.getLogger(__name__)
+
+
+class Heartbeat:
+    """Write ``heartbeat_at`` of one run every ``seconds`` while the block runs.
+
+    Parameters
+    ----------
+    engine : Engine
+    model : type
+        :class:`~store.models.CrawlRun` or :class:`~store.models.PipelineRun`.
+    run_id : int
+    seconds : float
+        The interval (``[database] heartbeat_seconds``).
+
+    Notes
+    -----
+    A failed write (the database away) is logged at debug level and tried again at the
+    next beat. The first beat is written on entry.
+    """
+
+    def __init__(self, engine: Engine, model: Any, run_id: int, seconds: float) -> None:
+        self.engine = engine
+        self.model = model
+        self.run_id = run_id
+        self.seconds = seconds
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def beat(self) -> None:
+        """Write the time now (errors are logged, not raised)."""
+        try:
+            with session_scope(self.engine) as s:
+                row = s.get(self.model, self.run_id)
+                if row is not None:
+                    row.heartbeat_at = utcnow()
+        except Exception as exc:  # the database away: the next beat tries again
+            log.debug("heartbeat of %s %d not written: %s", self.model.__name__, self.run_id, exc)
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.seconds):
+            self.beat()
+
+    def __enter__(self) -> Heartbeat:
+        self.beat()
+        self._thread = threading.Thread(
+            target=self._loop, name=f"heartbeat-{self.run_id}", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(5)
+
+
+@dataclass(frozen=True)
+class StaleRun:
+    """A run found dead and marked ``interrupted``."""
+
+    kind: str  # "crawl" | "pipeline"
+    run_id: int
+    heartbeat_at: dt.datetime
+    resume: str | None
+
+
+def mark_stale(engine: Engine, lease_seconds: float) -> list[StaleRun]:
+    """Mark ``interrupted`` every ``running`` crawl or pipeline run whose heartbeat is
+    older than ``lease_seconds``; return them.
+
+    Parameters
+    ----------
+    engine : Engine
+        A writable engine, schema at head.
+    lease_seconds : float
+        ``[database] run_lease_seconds``.
+
+    Returns
+    -------
+    list of StaleRun
+        The runs marked, with the command that resumes a crawl (``None`` for a pipeline
+        run, and for a crawl that recorded none).
+    """
+    now = utcnow()
+    cutoff = now - dt.timedelta(seconds=lease_seconds)
+    marked: list[StaleRun] = []
+    with session_scope(engine) as s:
+        for kind, model in (("crawl", CrawlRun), ("pipeline", PipelineRun)):
+            rows = s.scalars(
+                select(model).where(
+                    model.status == "running",
+                    model.heartbeat_at.is_not(None),
+                    model.heartbeat_at < cutoff,
+                )
+            ).all()
+            for row in rows:
+                seen = row.heartbeat_at
+                row.status = "interrupted"
+                row.finished_at = seen
+                row.error = (
+                    f"its process stopped without a word (killed, or the machine went down): "
+                    f"no heartbeat since {seen:%Y-%m-%d %H:%M:%S} UTC, marked interrupted at "
+                    f"{now:%Y-%m-%d %H:%M:%S} UTC"
+                )
+                settings = getattr(row, "settings", None) or {}
+                marked.append(StaleRun(kind, row.id, seen, settings.get("resume")))
+    return marked
+
+
+def resume_hint(kind: str, row: Any, crawl: Any | None = None) -> str | None:
+    """The command that resumes an unfinished run, or ``None``.
+
+    A crawl run gives the command it recorded (``settings["resume"]``). A pipeline run
+    gives its crawl's command while the crawl is unfinished, then the run of the stages
+    still to do.
+    """
+    if row.status == "finished":
+        return None
+    if kind == "crawl":
+        return (row.settings or {}).get("resume")
+    done = {s.get("name") for s in row.stages or [] if s.get("status") == "finished"}
+    steps = []
+    if crawl is not None and crawl.status != "finished" and (crawl.settings or {}).get("resume"):
+        steps.append(crawl.settings["resume"])
+        done.add("crawl")
+    from webometrics.stages.pipeline import STAGES
+
+    todo = [name for name in STAGES if name not in done]
+    if todo and row.universities_file:
+        steps.append(
+            f"webometrics run --universities {row.universities_file} --stages {','.join(todo)}"
+        )
+    return " && ".join(steps) or None
