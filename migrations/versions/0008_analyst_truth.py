@@ -85,6 +85,32 @@ _CITATION_SOURCE = (
 )
 
 
+def _share_view(scope: str, partition: str) -> str:
+    """Category shares per ``scope`` (columns of ``v_environment``; the shares sum to one
+    over ``partition``), each domain once: ``share`` over every domain and ``known_share``
+    over the domains with evidence."""
+    return f"""
+    WITH d AS (
+        SELECT DISTINCT {scope}, domain, COALESCE(category, 'uncategorised') AS category
+        FROM v_environment
+    ),
+    g AS (
+        SELECT {scope}, category, COUNT(*) AS domains
+        FROM d
+        GROUP BY {scope}, category
+    )
+    SELECT {scope}, category, domains,
+           CAST(domains AS {_FLOAT})
+           / CAST(SUM(domains) OVER (PARTITION BY {partition}) AS {_FLOAT}) AS share,
+           CASE WHEN category = 'unknown' THEN NULL ELSE
+           CAST(domains AS {_FLOAT})
+           / CAST(NULLIF(SUM(CASE WHEN category = 'unknown' THEN 0 ELSE domains END)
+                  OVER (PARTITION BY {partition}), 0) AS {_FLOAT})
+           END AS known_share
+    FROM g
+    """
+
+
 def _views(dialect: str) -> list[tuple[str, str]]:
     """``(name, SELECT ...)`` of every view after this revision, in creation order."""
     old = dict(_sibling("0002_analyst_views.py")._views(dialect))
@@ -182,54 +208,14 @@ def _views(dialect: str) -> list[tuple[str, str]]:
         ),
         (
             "v_category_share",
-            f"""
-            WITH d AS (
-                SELECT DISTINCT run_id, university_id, university, country, direction, domain,
-                       COALESCE(category, 'uncategorised') AS category
-                FROM v_environment
+            _share_view(
+                "run_id, university_id, university, country, direction",
+                "run_id, university_id, direction",
             ),
-            g AS (
-                SELECT run_id, university_id, university, country, direction, category,
-                       COUNT(*) AS domains
-                FROM d
-                GROUP BY run_id, university_id, university, country, direction, category
-            )
-            SELECT run_id, university_id, university, country, direction, category, domains,
-                   CAST(domains AS {_FLOAT})
-                   / CAST(SUM(domains) OVER (PARTITION BY run_id, university_id, direction)
-                          AS {_FLOAT}) AS share,
-                   CASE WHEN category = 'unknown' THEN NULL ELSE
-                   CAST(domains AS {_FLOAT})
-                   / CAST(NULLIF(SUM(CASE WHEN category = 'unknown' THEN 0 ELSE domains END)
-                          OVER (PARTITION BY run_id, university_id, direction), 0) AS {_FLOAT})
-                   END AS known_share
-            FROM g
-            """,
         ),
         (
             "v_country_category_share",
-            f"""
-            WITH d AS (
-                SELECT DISTINCT run_id, country, direction, domain,
-                       COALESCE(category, 'uncategorised') AS category
-                FROM v_environment
-            ),
-            g AS (
-                SELECT run_id, country, direction, category, COUNT(*) AS domains
-                FROM d
-                GROUP BY run_id, country, direction, category
-            )
-            SELECT run_id, country, direction, category, domains,
-                   CAST(domains AS {_FLOAT})
-                   / CAST(SUM(domains) OVER (PARTITION BY run_id, country, direction)
-                          AS {_FLOAT}) AS share,
-                   CASE WHEN category = 'unknown' THEN NULL ELSE
-                   CAST(domains AS {_FLOAT})
-                   / CAST(NULLIF(SUM(CASE WHEN category = 'unknown' THEN 0 ELSE domains END)
-                          OVER (PARTITION BY run_id, country, direction), 0) AS {_FLOAT})
-                   END AS known_share
-            FROM g
-            """,
+            _share_view("run_id, country, direction", "run_id, country, direction"),
         ),
         (
             "v_cluster",
