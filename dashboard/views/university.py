@@ -59,7 +59,18 @@ def _labels(found: pd.DataFrame) -> dict[int, str]:
 
 if not own.empty:
     labels = _labels(own)
-    cid = st.selectbox("Clustering", list(labels), format_func=labels.__getitem__, key="clustering")
+    # newest first; the page opens on the newest clustering of the default method
+    default_algorithm = data.settings().cluster.method
+    first = next((i for i, a in enumerate(own["algorithm"]) if a == default_algorithm), 0)
+    cid = st.selectbox(
+        "Clustering",
+        list(labels),
+        index=first,
+        format_func=labels.__getitem__,
+        key="clustering",
+        help=f"newest first; the page opens on the newest {default_algorithm} clustering "
+        "(the default method)",
+    )
     chosen = own.set_index("id").loc[cid]
 elif global_.empty:
     st.info(f"No clustering of {names[uid]} ({direction}) stored yet: run `webometrics cluster`.")
