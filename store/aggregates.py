@@ -60,6 +60,8 @@ from sqlalchemy import (
 from sqlalchemy.sql.expression import Subquery
 
 from store.models import (
+    AggregateCitingOverlap,
+    AggregateCitingRank,
     AggregateCountryCount,
     AggregateDomainCount,
     AggregateEnvironment,
@@ -86,6 +88,8 @@ def _table(model: type[Base]) -> Table:
 
 
 _TABLES = (
+    AggregateCitingRank,
+    AggregateCitingOverlap,
     AggregateNetworkDomain,
     AggregateCountryCount,
     AggregateTable2,
@@ -98,6 +102,7 @@ _TABLES = (
 _FINGERPRINT = text(
     """
     SELECT (SELECT MAX(id) FROM crawl_run),
+           (SELECT MAX(id) FROM citing_node),
            (SELECT COUNT(*) FROM crawl_run),
            (SELECT MAX(id) FROM link),
            (SELECT MAX(id) FROM citation),
@@ -123,7 +128,7 @@ def fingerprint(conn: Connection) -> str:
     extracted, a document rebuilt, a category assigned, an override set) of each input,
     the number of crawl runs (one deleted), of domain documents and of overrides (one
     deleted or cleared), and a
-    digest of the universities' countries and domains.
+    digest of the universities' names, countries and domains.
 
     Parameters
     ----------
@@ -136,7 +141,9 @@ def fingerprint(conn: Connection) -> str:
         concerns the categories and overrides only follows a ``"|"``.
     """
     facts = [str(v) for v in conn.execute(_FINGERPRINT).one()]
-    unis = conn.execute(select(University.id, University.country).order_by(University.id)).all()
+    unis = conn.execute(
+        select(University.id, University.name, University.country).order_by(University.id)
+    ).all()
     doms = conn.execute(
         select(UniversityDomain.university_id, UniversityDomain.domain).order_by(
             UniversityDomain.id
@@ -164,6 +171,13 @@ def fresh_run_ids(engine: Engine) -> list[int] | None:
     if any(fp != now for _run, fp in rows):
         return None
     return sorted(int(run) for run, _fp in rows)
+
+
+def impact_fresh(engine: Engine) -> bool:
+    """Whether the saved impact figures (``agg_citing_overlap``, ``agg_citing_rank``:
+    every stored run) are fresh: read them instead of ``v_citing_overlap`` and
+    ``v_citing_rank`` (:data:`CITING_OVERLAP_SOURCE`, :data:`CITING_RANK_SOURCE`)."""
+    return fresh_run_ids(engine) is not None
 
 
 def is_fresh(engine: Engine, run_id: int | None) -> bool:
@@ -299,6 +313,17 @@ def refresh(engine: Engine) -> dict[str, Any]:
         ]
         if states:
             conn.execute(insert(_table(AggregateState)), states)
+        for model, view in (
+            (AggregateCitingOverlap, "v_citing_overlap"),
+            (AggregateCitingRank, "v_citing_rank"),
+        ):
+            names = [c.name for c in _table(model).c if c.name != "id"]
+            conn.execute(
+                text(
+                    f"INSERT INTO {model.__tablename__} ({', '.join(names)}) "
+                    f"SELECT {', '.join(names)} FROM {view}"
+                )
+            )
         n_rows = conn.execute(select(func.count()).select_from(ae)).scalar_one()
         for model in _TABLES:
             conn.execute(text(f"ANALYZE {model.__tablename__}"))
@@ -520,3 +545,6 @@ def _network_source() -> Subquery:
 ENVIRONMENT_SOURCE = _environment_source()
 TABLE2_SOURCE = _table2_source()
 NETWORK_DOMAIN_SOURCE = _network_source()
+# the impact figures' views, saved (the columns of v_citing_overlap and v_citing_rank)
+CITING_OVERLAP_SOURCE = _table(AggregateCitingOverlap)
+CITING_RANK_SOURCE = _table(AggregateCitingRank)

@@ -728,3 +728,41 @@ class AggregateNetworkDomain(Base):
     pages: Mapped[int] = mapped_column(BigInteger)
     language: Mapped[str] = mapped_column(String(10))
     category: Mapped[str | None] = mapped_column(String(40))
+
+
+class AggregateCitingOverlap(Base):
+    """``v_citing_overlap`` as the analyse stage saw it: citing domains and hosts per
+    university and source kind, with the overlap (every stored run; the impact figures)."""
+
+    __tablename__ = "agg_citing_overlap"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    university_id: Mapped[int] = mapped_column(ForeignKey("university.id", ondelete="CASCADE"))
+    university: Mapped[str] = mapped_column(String(300))
+    country: Mapped[str] = mapped_column(String(100))
+    kind: Mapped[str] = mapped_column(String(20))
+    domains: Mapped[int] = mapped_column(BigInteger)
+    hosts: Mapped[int | None] = mapped_column(BigInteger)
+    only_here: Mapped[int | None] = mapped_column(BigInteger)
+    missed: Mapped[int | None] = mapped_column(BigInteger)
+    domains_all: Mapped[int] = mapped_column(BigInteger)
+
+
+class AggregateCitingRank(Base):
+    """``v_citing_rank`` as the analyse stage saw it: rank-weighted in-link counts per
+    university, web graph source and level."""
+
+    __tablename__ = "agg_citing_rank"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    university_id: Mapped[int] = mapped_column(ForeignKey("university.id", ondelete="CASCADE"))
+    university: Mapped[str] = mapped_column(String(300))
+    country: Mapped[str] = mapped_column(String(100))
+    source: Mapped[str] = mapped_column(String(80))
+    level: Mapped[str] = mapped_column(String(10))
+    nodes: Mapped[int] = mapped_column(BigInteger)
+    domains: Mapped[int] = mapped_column(BigInteger)
+    links: Mapped[int | None] = mapped_column(BigInteger)
+    harmonic_sum: Mapped[float | None] = mapped_column(Float)
+    pagerank_sum: Mapped[float | None] = mapped_column(Float)
+    ranked_nodes: Mapped[int] = mapped_column(BigInteger)

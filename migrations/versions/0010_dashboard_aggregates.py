@@ -28,6 +28,9 @@ stage now writes what the pages read (:mod:`store.aggregates`), and
 ``agg_network_domain``
     per run x direction x domain: universities linked with it, links, pages, language,
     category.
+``agg_citing_overlap``, ``agg_citing_rank``
+    the rows of ``v_citing_overlap`` and ``v_citing_rank`` (revision 0007: the impact
+    figures over every stored run).
 
 Views on them, with the columns of the views they stand in for:
 ``agg_v_category_share`` (``v_category_share``), ``agg_v_country_category_share``
@@ -64,6 +67,8 @@ FRESHNESS_INDEXES: tuple[tuple[str, str, str], ...] = (
     ("ix_domain_category_override_at", "domain_category", "override_at"),
 )
 TABLES = (
+    "agg_citing_rank",
+    "agg_citing_overlap",
     "agg_network_domain",
     "agg_country_count",
     "agg_table2",
@@ -258,6 +263,38 @@ def upgrade() -> None:
         "ix_agg_network_domain_run_direction_universities",
         "agg_network_domain",
         ["run_id", "direction", "universities"],
+    )
+    op.create_table(
+        "agg_citing_overlap",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("university_id", sa.Integer(), nullable=False),
+        sa.Column("university", sa.String(length=300), nullable=False),
+        sa.Column("country", sa.String(length=100), nullable=False),
+        sa.Column("kind", sa.String(length=20), nullable=False),
+        sa.Column("domains", sa.BigInteger(), nullable=False),
+        sa.Column("hosts", sa.BigInteger(), nullable=True),
+        sa.Column("only_here", sa.BigInteger(), nullable=True),
+        sa.Column("missed", sa.BigInteger(), nullable=True),
+        sa.Column("domains_all", sa.BigInteger(), nullable=False),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_agg_citing_overlap")),
+        _fk("agg_citing_overlap", "university_id", "university"),
+    )
+    op.create_table(
+        "agg_citing_rank",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("university_id", sa.Integer(), nullable=False),
+        sa.Column("university", sa.String(length=300), nullable=False),
+        sa.Column("country", sa.String(length=100), nullable=False),
+        sa.Column("source", sa.String(length=80), nullable=False),
+        sa.Column("level", sa.String(length=10), nullable=False),
+        sa.Column("nodes", sa.BigInteger(), nullable=False),
+        sa.Column("domains", sa.BigInteger(), nullable=False),
+        sa.Column("links", sa.BigInteger(), nullable=True),
+        sa.Column("harmonic_sum", sa.Float(), nullable=True),
+        sa.Column("pagerank_sum", sa.Float(), nullable=True),
+        sa.Column("ranked_nodes", sa.BigInteger(), nullable=False),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_agg_citing_rank")),
+        _fk("agg_citing_rank", "university_id", "university"),
     )
     create_views()
 

@@ -224,3 +224,22 @@ def test_sync_categories_moves_overridden_domains(filled: Facts) -> None:
         assert not _fresh(engine)
     finally:
         engine.dispose()
+
+
+def test_saved_impact_figures_are_the_views(filled: Facts, monkeypatch: Any) -> None:
+    """store.impact's reads give the same rows from agg_citing_overlap / agg_citing_rank
+    as from v_citing_overlap / v_citing_rank (the stored world has a web graph)."""
+    from store import impact
+
+    engine = make_engine(filled.url)
+    try:
+        assert not aggregates.impact_fresh(engine)
+        views = (impact.source_overlap(engine), impact.rank_weighted(engine))
+        assert views[0] and views[1]
+        aggregates.refresh(engine)
+        assert aggregates.impact_fresh(engine)
+        monkeypatch.setattr(impact, "V_CITING_OVERLAP", aggregates.CITING_OVERLAP_SOURCE)
+        monkeypatch.setattr(impact, "V_CITING_RANK", aggregates.CITING_RANK_SOURCE)
+        assert (impact.source_overlap(engine), impact.rank_weighted(engine)) == views
+    finally:
+        engine.dispose()
