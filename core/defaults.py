@@ -21,6 +21,10 @@ CRAWL_CONCURRENT_PER_DOMAIN = 4
 CRAWL_DOWNLOAD_DELAY = 0.25
 CRAWL_DOWNLOAD_TIMEOUT = 20.0
 CRAWL_MAX_RESPONSE_BYTES = 10 * 1024 * 1024
+# hard ceiling of a response body, on the wire and decompressed, whatever the settings
+# ([crawl] max_response_bytes and [extract] max_html_bytes above it are refused): a
+# crawler holds O(ceiling) bytes per response, a gzip bomb stops there
+CRAWL_MAX_RESPONSE_BYTES_CEILING = 64 * 1024 * 1024
 CRAWL_RETRY_TIMES = 2
 CRAWL_OBEY_ROBOTS = True
 CRAWL_AUTOTHROTTLE = True

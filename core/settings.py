@@ -40,6 +40,18 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
 
 
+def _under_ceiling(value: int, key: str) -> int:
+    """``value`` when it is at most the hard ceiling of a body, else a clear error."""
+    ceiling = D.CRAWL_MAX_RESPONSE_BYTES_CEILING
+    if value > ceiling:
+        raise ValueError(
+            f"{value:,} bytes is over the hard ceiling of {ceiling:,} bytes "
+            f"({ceiling // 2**20} MiB) that bounds the crawler's memory per response; set "
+            f"{key} to at most {ceiling}"
+        )
+    return value
+
+
 class DatabaseSettings(_Section):
     """Where the data live: any SQLAlchemy URL (SQLite file or PostgreSQL); how often a
     running crawl or pipeline run writes its heartbeat, and how old a heartbeat may be
@@ -93,6 +105,11 @@ class CrawlSettings(_Section):
     worker_lease: float = Field(D.CRAWL_WORKER_LEASE, ge=5)
     store_retry_seconds: float = Field(D.CRAWL_STORE_RETRY_SECONDS, ge=0, le=86400)
 
+    @field_validator("max_response_bytes")
+    @classmethod
+    def _under_the_ceiling(cls, v: int) -> int:
+        return _under_ceiling(v, "max_response_bytes")
+
 
 class ExtractSettings(_Section):
     """Main-text extraction (trafilatura), language filter and site templates."""
@@ -108,6 +125,11 @@ class ExtractSettings(_Section):
     template_removal: bool = D.EXTRACT_TEMPLATE_REMOVAL
     template_min_pages: int = Field(D.EXTRACT_TEMPLATE_MIN_PAGES, ge=2)
     template_min_share: float = Field(D.EXTRACT_TEMPLATE_MIN_SHARE, gt=0, le=1)
+
+    @field_validator("max_html_bytes")
+    @classmethod
+    def _under_the_ceiling(cls, v: int) -> int:
+        return _under_ceiling(v, "max_html_bytes")
 
     @field_validator("languages")
     @classmethod

@@ -4,7 +4,8 @@ Kinds: ``http_<status>`` (4xx/5xx answers, set by the spiders), ``robots`` (disa
 robots.txt, or its robots.txt answered 5xx, which RFC 9309 reads as "disallow all"; not
 fetched), ``unsafe`` (scheme, internal IP literal, internal name or address; not
 fetched), ``dns``, ``timeout``, ``connection_refused``, ``connection``, ``too_large`` (over
-``[crawl] max_response_bytes``), ``data_loss``, ``proxy``, ``bad_url`` (a URL the HTTP
+``[crawl] max_response_bytes`` or its hard ceiling, on the wire, chunked or decompressed:
+:mod:`crawler.limits`), ``data_loss``, ``proxy``, ``bad_url`` (a URL the HTTP
 client cannot send, e.g. markup inside its host), ``redirect_loop``,
 ``too_many_redirects``, ``bad_redirect`` (3xx without Location, set by the spiders),
 ``ignored``, ``cancelled``, ``error`` (other).
@@ -32,6 +33,8 @@ from scrapy.exceptions import (
 from twisted.internet import error as txerror
 from twisted.python.failure import Failure
 
+from crawler.limits import ResponseTooLarge
+
 
 class UnsafeURLError(IgnoreRequest):
     """A URL the crawler must not fetch (scheme, internal IP literal, internal name)."""
@@ -56,6 +59,8 @@ def classify_failure(failure: Failure) -> str:
     cause = exc.__cause__
     text = str(exc).strip() or type(exc).__name__
     if isinstance(exc, ReplayedFailure):
+        return exc.text
+    if isinstance(exc, ResponseTooLarge):
         return exc.text
     if isinstance(exc, UnsafeURLError):
         return text if text.startswith("unsafe:") else f"unsafe: {text}"

@@ -2,10 +2,11 @@
 
 The project keeps one source of configuration (:mod:`core.settings`); this module
 translates it for Scrapy. Politeness: robots.txt obeyed, AutoThrottle, per-domain
-concurrency, a User-Agent naming the contact URL, a maximum response size, timeouts and
-retries; the telnet console and remote control are off; cookies are off (a research
-crawler keeps no sessions). Redirects are followed by the spiders themselves, so every
-hop is recorded, checked by the safety rules and robots.txt, and loops are reported.
+concurrency, a User-Agent naming the contact URL, a maximum response size (bounded by a
+hard ceiling on the wire and decompressed, :mod:`crawler.limits`), timeouts and retries;
+the telnet console and remote control are off; cookies are off (a research crawler keeps
+no sessions). Redirects are followed by the spiders themselves, so every hop is recorded,
+checked by the safety rules and robots.txt, and loops are reported.
 
 Examples
 --------
@@ -22,6 +23,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from core.defaults import CRAWL_MAX_RESPONSE_BYTES_CEILING
+
 if TYPE_CHECKING:
     from core.settings import CrawlSettings
 
@@ -32,6 +35,8 @@ DOWNLOADER_MIDDLEWARES = {
     "scrapy.downloadermiddlewares.cookies.CookiesMiddleware": None,
     "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
     "crawler.middlewares.RobotsMiddleware": 100,
+    "scrapy.downloadermiddlewares.httpcompression.HttpCompressionMiddleware": None,
+    "crawler.limits.BoundedDecompressionMiddleware": 590,
     "crawler.middlewares.SafetyMiddleware": 10,
     "crawler.middlewares.ReplayMiddleware": 20,
     "crawler.middlewares.ProxyMiddleware": 740,
@@ -43,6 +48,7 @@ EXTENSIONS = {
     "scrapy.extensions.remote_control.RemoteControl": None,
     "scrapy.extensions.memdebug.MemoryDebugger": None,
     "crawler.progress.ProgressReporter": 500,
+    "crawler.limits.BodySizeGuard": 510,
 }
 
 
@@ -119,7 +125,8 @@ def scrapy_settings(
         "AUTOTHROTTLE_TARGET_CONCURRENCY": float(crawl.concurrent_per_domain),
         "DOWNLOAD_TIMEOUT": crawl.download_timeout,
         "DNS_TIMEOUT": min(crawl.download_timeout, 60.0),
-        "DOWNLOAD_MAXSIZE": crawl.max_response_bytes,
+        # bounded by the hard ceiling even when the setting bypassed validation
+        "DOWNLOAD_MAXSIZE": min(crawl.max_response_bytes, CRAWL_MAX_RESPONSE_BYTES_CEILING),
         "DOWNLOAD_WARNSIZE": 0,
         "RETRY_ENABLED": crawl.retry_times > 0,
         "RETRY_TIMES": crawl.retry_times,
