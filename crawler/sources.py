@@ -17,7 +17,13 @@ format        citing page column           target column (the university's page)
 ============  ==========================  ===============================================
 
 A row is assigned to the university whose domains hold its target URL's host; rows
-whose target is outside every crawled university are skipped (and counted).
+whose target is outside every crawled university are skipped (and counted). Malformed rows
+(too few fields, a source that is not an http(s) URL, a stray quote inside a field) are
+skipped and kept in :class:`BadRows`: how many, and the first few with their line
+numbers and why, for the console and the run's statistics. A quote that is opened and
+never closed would swallow every row after it into one field: that is an error naming
+the line where the quote opens (:class:`~core.exceptions.ConfigError`, exit 2, before
+any run is made).
 
 URL lists
 ---------
@@ -61,16 +67,67 @@ def _norm(name: str) -> str:
     return re.sub(r"[\s_\-]+", "", name.strip().lstrip("\ufeff").lower())
 
 
+#: Bad rows of a file listed by line (the rest are counted).
+BAD_ROWS_SHOWN = 5
+
+
+@dataclass
+class BadRows:
+    """The malformed rows of one backlink export: how many, the first few by line.
+
+    Examples
+    --------
+    >>> bad = BadRows("m.csv")
+    >>> bad.add(4, "short row: 1 field, the target column is field 2")
+    >>> bad.add(9, "'ftp://x/' is not an http(s) source URL")
+    >>> print(bad.message())
+    m.csv: 2 bad rows skipped:
+      line 4: short row: 1 field, the target column is field 2
+      line 9: 'ftp://x/' is not an http(s) source URL
+    >>> bad.as_dict()["count"]
+    2
+    """
+
+    file: str
+    count: int = 0
+    first: list[tuple[int, str]] = field(default_factory=list)
+
+    def add(self, line: int, reason: str) -> None:
+        self.count += 1
+        if len(self.first) < BAD_ROWS_SHOWN:
+            self.first.append((line, reason))
+
+    def message(self) -> str:
+        """The console report: the count, then a line per shown row."""
+        rows = "s" if self.count != 1 else ""
+        lines = [f"{self.file}: {self.count} bad row{rows} skipped:"]
+        lines += [f"  line {line}: {reason}" for line, reason in self.first]
+        if self.count > len(self.first):
+            lines.append(f"  ... and {self.count - len(self.first)} more")
+        return "\n".join(lines)
+
+    def as_dict(self) -> dict[str, object]:
+        """The JSON form stored in ``crawl_run.stats``."""
+        return {
+            "file": self.file,
+            "count": self.count,
+            "first": [{"line": line, "reason": reason} for line, reason in self.first],
+        }
+
+
 @dataclass
 class SourceReport:
-    """What reading the sources gave: candidates, and rows skipped by reason."""
+    """What reading the sources gave: candidates, rows skipped by reason, and the bad
+    (malformed) rows of each backlink export."""
 
     candidates: list[CitingCandidate] = field(default_factory=list)
     skipped: Counter[str] = field(default_factory=Counter)
+    bad: list[BadRows] = field(default_factory=list)
 
     def extend(self, other: SourceReport) -> None:
         self.candidates.extend(other.candidates)
         self.skipped.update(other.skipped)
+        self.bad.extend(other.bad)
 
 
 @dataclass(frozen=True)
@@ -124,8 +181,8 @@ def read_backlinks(path: str | Path, universities: Sequence[UniversityDomains]) 
     Raises
     ------
     ConfigError
-        The file is missing, is not text, or its header has none of the accepted
-        column names.
+        The file is missing, is not text, its header has none of the accepted column
+        names, or a quote opens a field and never closes (the message names the line).
     """
     p = Path(path)
     if not p.is_file():
@@ -133,11 +190,16 @@ def read_backlinks(path: str | Path, universities: Sequence[UniversityDomains]) 
     text = _read_text(p)
     sample = text[:4096]
     try:
-        dialect: type[csv.Dialect] | csv.Dialect = csv.Sniffer().sniff(sample, ",;\t")
+        delimiter = csv.Sniffer().sniff(sample, ",;\t").delimiter
     except csv.Error:
-        dialect = csv.excel
-    reader = csv.reader(io.StringIO(text), dialect)
-    header = next(reader, None)
+        delimiter = ","
+    # only the delimiter is sniffed (the sniffer's quoting guesses misread a stray quote);
+    # strict: a stray quote is an error of its row, an unclosed one an error at the end
+    reader = csv.reader(io.StringIO(text), csv.excel, delimiter=delimiter, strict=True)
+    try:
+        header = next(reader, None)
+    except csv.Error:
+        header = None
     fmt = backlink_format(header or ())
     if header is None or fmt is None:
         raise ConfigError(
@@ -150,20 +212,59 @@ def read_backlinks(path: str | Path, universities: Sequence[UniversityDomains]) 
     src_i = next(cols[c] for c in _SOURCE_COLUMNS[fmt] if c in cols)
     tgt_i = next(cols[c] for c in _TARGET_COLUMNS if c in cols)
     report = SourceReport()
-    for row in reader:
+    bad = BadRows(str(p))
+    start = reader.line_num + 1  # the line where the next record starts
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            # at the end of the file inside a quote, or a bad row that spans lines: a
+            # quote opened on the record's first line took the lines after it
+            if "unexpected end of data" in str(exc) or reader.line_num > start:
+                raise _unterminated(p, start) from None
+            report.skipped["malformed row"] += 1
+            bad.add(start, f"malformed CSV: {exc}")
+            start = reader.line_num + 1
+            continue
+        line, start = start, reader.line_num + 1
+        if not any(cell.strip() for cell in row):
+            continue  # a blank line
+        spans = start - line > 1  # a quoted line break: fine in a row that is good
         if len(row) <= max(src_i, tgt_i):
+            if spans:
+                raise _unterminated(p, line)
             report.skipped["short row"] += 1
+            bad.add(
+                line,
+                f"short row: {len(row)} field{'s' if len(row) != 1 else ''}, the "
+                f"{header[max(src_i, tgt_i)]!r} column is field {max(src_i, tgt_i) + 1}",
+            )
             continue
         source, target = row[src_i].strip(), row[tgt_i].strip()
         if not source.lower().startswith(("http://", "https://")):
+            if spans:
+                raise _unterminated(p, line)
             report.skipped["not an http(s) source URL"] += 1
+            bad.add(line, f"{source[:80]!r} is not an http(s) source URL")
             continue
         uid = _owner(target, universities)
         if uid is None:
             report.skipped["target outside the crawled universities"] += 1
             continue
         report.candidates.append(CitingCandidate(source, uid, fmt))
+    if bad.count:
+        report.bad.append(bad)
     return report
+
+
+def _unterminated(path: Path, line: int) -> ConfigError:
+    return ConfigError(
+        f"{path}:{line}: unterminated quote: the quoted field that opens on this line does "
+        "not close on it, so the rows after it are read as one field; close or remove the "
+        "quote and run the crawl again"
+    )
 
 
 def read_url_list(

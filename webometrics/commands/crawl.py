@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 ORDER = 30
 
@@ -141,6 +142,7 @@ def _crawl(ctx) -> int:
         overrides["warc_dir"] = ctx.args.warc_dir
     if overrides:
         settings = settings.replace(crawl=overrides)
+    bad_rows = _report_bad_rows(ctx.args.backlinks)
     stats = run(
         ctx.engine(),
         settings,
@@ -155,6 +157,8 @@ def _crawl(ctx) -> int:
         redis=ctx.args.redis,
         processes=ctx.args.processes,
     )
+    if bad_rows:
+        _store_bad_rows(ctx.engine(), stats["run_id"], bad_rows)
     errors = ", ".join(f"{k} {v}" for k, v in stats["errors"].items()) or "none"
     print(
         f"crawl run {stats['run_id']} finished: {stats['pages']} pages fetched "
@@ -165,3 +169,30 @@ def _crawl(ctx) -> int:
     if stats["citations"]:
         print("citations: " + json.dumps(stats["citations"]))
     return 0
+
+
+def _report_bad_rows(paths: list[str]) -> list:
+    """Read each backlink export once before the crawl: an unterminated quote (or a
+    missing or foreign file) stops the command here, before a run is made (exit 2); the
+    malformed rows of each file are printed (how many, the first few by line)."""
+    from crawler.sources import read_backlinks
+
+    bad = []
+    for path in paths:
+        bad.extend(read_backlinks(path, []).bad)  # rows, not universities, are checked
+    for rows in bad:
+        print(f"webometrics: warning: {rows.message()}", file=sys.stderr)
+    return bad
+
+
+def _store_bad_rows(engine, run_id: int, bad: list) -> None:
+    """Keep the bad rows with the run: ``crawl_run.stats["citing_bad_rows"]``."""
+    from crawler.storage import update_run
+    from store.models import CrawlRun
+    from store.session import session_scope
+
+    with session_scope(engine) as s:
+        row = s.get(CrawlRun, run_id)
+        stats = dict(row.stats or {}) if row is not None else {}
+    stats["citing_bad_rows"] = [rows.as_dict() for rows in bad]
+    update_run(engine, run_id, stats=stats)
