@@ -13,6 +13,11 @@ ORDER = 60
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "analyse",
+        epilog=(
+            "lock: `analyse` and `cluster` share one lock: either exits 4 while the other (or"
+            " a `webometrics run`) runs on the same database, naming it; a `crawl` or "
+            "`extract` may run meanwhile (README 'Scheduled runs')."
+        ),
         help="categorise external domains, name and categorise clusters",
         description=(
             "Give every external domain a category of the taxonomy ([analyse] taxonomy, "
@@ -59,15 +64,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _analyse(ctx) -> int:
+    from webometrics.runlock import stage_lock
     from webometrics.stages import analyse
 
-    stats = analyse.run(
-        ctx.engine(),
-        ctx.settings,
-        clustering_ids=ctx.args.clustering,
-        redo=ctx.args.redo,
-        domains=not ctx.args.no_domains,
-    )
+    with stage_lock(ctx.engine(), "analyse"):  # exit 4 naming the holder
+        stats = analyse.run(
+            ctx.engine(),
+            ctx.settings,
+            clustering_ids=ctx.args.clustering,
+            redo=ctx.args.redo,
+            domains=not ctx.args.no_domains,
+        )
     print(json.dumps(stats, indent=2, ensure_ascii=False))
     return 0
 

@@ -11,6 +11,11 @@ ORDER = 50
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "cluster",
+        epilog=(
+            "lock: `cluster` and `analyse` share one lock: either exits 4 while the other (or"
+            " a `webometrics run`) runs on the same database, naming it; a `crawl` or "
+            "`extract` may run meanwhile (README 'Scheduled runs')."
+        ),
         help="group the stored page or domain documents by kind of activity, per university",
         description="By default (--method activity, [activity]) the stored term counts of "
         "each university's external domains become tf-idf vectors whose k nearest "
@@ -110,28 +115,31 @@ def _cluster(ctx) -> int:
     from webometrics.stages.cluster import run_each
 
     a = ctx.args
-    result = run_each(
-        ctx.engine(),
-        ctx.settings,
-        method=a.method,
-        unit=a.unit,
-        university=a.university,
-        direction=a.direction,
-        threshold=a.threshold,
-        r0=a.r0,
-        r_min=a.r_min,
-        step=a.step,
-        num_perm=a.num_perm,
-        seed=a.seed,
-        similarity=a.similarity,
-        keep_duplicates=a.keep_duplicates,
-        progress=not a.quiet,
-        linkage=a.linkage,
-        resolution=a.resolution,
-        quality=a.quality,
-        workers=a.workers,
-        signature_store=a.signature_store,
-    )
+    from webometrics.runlock import stage_lock
+
+    with stage_lock(ctx.engine(), "cluster"):  # exit 4 naming the holder
+        result = run_each(
+            ctx.engine(),
+            ctx.settings,
+            method=a.method,
+            unit=a.unit,
+            university=a.university,
+            direction=a.direction,
+            threshold=a.threshold,
+            r0=a.r0,
+            r_min=a.r_min,
+            step=a.step,
+            num_perm=a.num_perm,
+            seed=a.seed,
+            similarity=a.similarity,
+            keep_duplicates=a.keep_duplicates,
+            progress=not a.quiet,
+            linkage=a.linkage,
+            resolution=a.resolution,
+            quality=a.quality,
+            workers=a.workers,
+            signature_store=a.signature_store,
+        )
     for stats in result["clusterings"]:
         _print(stats, a.keep_duplicates)
     if result["skipped"]:

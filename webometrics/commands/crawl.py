@@ -12,6 +12,11 @@ ORDER = 30
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "crawl",
+        epilog=(
+            "lock: a second `crawl` on the same database (or a `webometrics run`) exits 4 "
+            "naming this one; `extract`, `dedup`, `cluster` and `analyse` may run meanwhile "
+            "(README 'Scheduled runs')."
+        ),
         help="crawl the universities' outgoing and/or citing web environment (Scrapy)",
         description="Crawl each university's site within its domains and fetch the external "
         "pages it links to (outgoing), and/or fetch the pages said to link to it and verify "
@@ -143,20 +148,23 @@ def _crawl(ctx) -> int:
     if overrides:
         settings = settings.replace(crawl=overrides)
     bad_rows = _report_bad_rows(ctx.args.backlinks)
-    stats = run(
-        ctx.engine(),
-        settings,
-        universities_file=ctx.args.universities,
-        direction=ctx.args.direction,
-        proxy=ctx.args.proxy,
-        backlinks=ctx.args.backlinks,
-        urls=ctx.args.urls,
-        testbed_dir=ctx.args.testbed,
-        jobdir=ctx.args.jobdir,
-        progress=not ctx.args.no_progress and not ctx.args.quiet,
-        redis=ctx.args.redis,
-        processes=ctx.args.processes,
-    )
+    from webometrics.runlock import stage_lock
+
+    with stage_lock(ctx.engine(), "crawl"):  # exit 4 naming the holder
+        stats = run(
+            ctx.engine(),
+            settings,
+            universities_file=ctx.args.universities,
+            direction=ctx.args.direction,
+            proxy=ctx.args.proxy,
+            backlinks=ctx.args.backlinks,
+            urls=ctx.args.urls,
+            testbed_dir=ctx.args.testbed,
+            jobdir=ctx.args.jobdir,
+            progress=not ctx.args.no_progress and not ctx.args.quiet,
+            redis=ctx.args.redis,
+            processes=ctx.args.processes,
+        )
     if bad_rows:
         _store_bad_rows(ctx.engine(), stats["run_id"], bad_rows)
     errors = ", ".join(f"{k} {v}" for k, v in stats["errors"].items()) or "none"

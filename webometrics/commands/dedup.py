@@ -24,6 +24,11 @@ def _param(text: str) -> tuple[str, Any]:
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "dedup",
+        epilog=(
+            "lock: a second `dedup` on the same database (or a `webometrics run`) exits 4 "
+            "naming this one; a `crawl` or `extract` may run meanwhile (README 'Scheduled "
+            "runs')."
+        ),
         help="group fuzzy duplicates (mirrors, syndicated copies) before clustering",
         description="Run a near-duplicate method over the stored page or domain documents, "
         "group the duplicates (connected components, greedy cliques or FPmax closed sets) "
@@ -64,18 +69,20 @@ def _list_methods() -> int:
 def _dedup(ctx) -> int:
     if ctx.args.list_methods:
         return _list_methods()
+    from webometrics.runlock import stage_lock
     from webometrics.stages.dedup import run
 
-    stats = run(
-        ctx.engine(),
-        ctx.settings,
-        method=ctx.args.method,
-        grouping=ctx.args.grouping,
-        unit=ctx.args.unit,
-        canonical=ctx.args.canonical,
-        params=dict(ctx.args.param),
-        progress=True,
-    )
+    with stage_lock(ctx.engine(), "dedup"):  # exit 4 naming the holder
+        stats = run(
+            ctx.engine(),
+            ctx.settings,
+            method=ctx.args.method,
+            grouping=ctx.args.grouping,
+            unit=ctx.args.unit,
+            canonical=ctx.args.canonical,
+            params=dict(ctx.args.param),
+            progress=True,
+        )
     print(
         f"dedup run {stats['dedup_run_id']}: {stats['method']} over {stats['n_documents']} "
         f"{stats['unit']} documents: {stats['n_pairs']} duplicate pairs, {stats['n_groups']} "

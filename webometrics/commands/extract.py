@@ -10,6 +10,11 @@ ORDER = 35
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "extract",
+        epilog=(
+            "lock: a second `extract` on the same database (or a `webometrics run`) exits 4 "
+            "naming this one; a `crawl`, `cluster` or `analyse` may run meanwhile (README "
+            "'Scheduled runs')."
+        ),
         help="extract main text, language and shingles of pending pages; build documents",
         description="Extract the main text (trafilatura), title, date, site name and "
         "language of every stored page still 'pending', in a pool of worker processes "
@@ -60,17 +65,20 @@ def _extract(ctx) -> int:
     if a.limit is not None and a.limit < 0:
         raise ParameterError(f"--limit {a.limit}: give 0 or more")
     redo = tuple(x.strip() for x in a.redo.split(",") if x.strip()) if a.redo else ()
-    stats = run(
-        ctx.engine(),
-        ctx.settings,
-        workers=a.workers,
-        batch_size=a.batch_size,
-        limit=a.limit,
-        redo=redo,
-        documents=not a.no_documents,
-        rebuild_documents=a.rebuild_documents,
-        progress=not a.quiet,
-    )
+    from webometrics.runlock import stage_lock
+
+    with stage_lock(ctx.engine(), "extract"):  # exit 4 naming the holder
+        stats = run(
+            ctx.engine(),
+            ctx.settings,
+            workers=a.workers,
+            batch_size=a.batch_size,
+            limit=a.limit,
+            redo=redo,
+            documents=not a.no_documents,
+            rebuild_documents=a.rebuild_documents,
+            progress=not a.quiet,
+        )
     by_status = ", ".join(f"{k} {v}" for k, v in stats["by_status"].items()) or "none pending"
     print(
         f"extracted {stats['pages']} pages in {stats['seconds']:.1f} s "
