@@ -36,7 +36,9 @@ EPILOG = """\
 configuration: defaults < webometrics.toml (--config or $WEBOMETRICS_CONFIG) < environment
 (WEBOMETRICS_DB_URL, WEBOMETRICS_<SECTION>__<KEY>) < command-line options.
 exit codes: 0 ok, 1 the work failed, 2 bad input or unreachable database,
-3 schema out of date (run `webometrics db upgrade`), 4 another run holds the run lock,
+3 schema out of date (run `webometrics db upgrade`), 4 another run holds the run lock
+(or another stage its stage lock: crawl with crawl, cluster with analyse, ...; the holder
+is named; which stages may overlap: README 'Scheduled runs'),
 130 interrupted (Ctrl-C or SIGTERM; the run is marked interrupted, `webometrics runs`
 shows how to resume it).
 """
