@@ -302,7 +302,11 @@ def test_analyse_names_activity_themes_by_their_weighted_terms(activity_db):
 def test_stage_refuses_documents_without_term_counts(activity_db):
     _url, engine, _labels = activity_db
     with session_scope(engine) as s:
+        # a domain of the run's environment whose document predates term counts
+        run_id, uni_id = s.execute(select(Environment.run_id, Environment.university_id)).first()
         s.add(Document(unit="domain", key="old.example.org", domain="old.example.org"))
+        s.add(Environment(run_id=run_id, university_id=uni_id, domain="old.example.org",
+                          direction="outgoing", link_count=1))  # fmt: skip
     with pytest.raises(StageError, match="--rebuild-documents"):
         stage.run(engine, Settings(), unit="domain")
     with pytest.raises(ParameterError, match="apply to --method paper"):

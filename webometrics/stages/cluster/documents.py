@@ -86,8 +86,9 @@ def _load(
             cols.append(Document.terms)
         stmt = select(*cols).where(Document.unit == unit)
         run_id, graph_run = _environment_run(s, uid, direction)
-        if run_id is not None:
-            runs = {run_id} | ({graph_run} if graph_run is not None else set())
+        if run_id is not None or uid is not None or direction != "both":
+            # the environment of the run (none without one: nothing to cluster)
+            runs = {r for r in (run_id, graph_run) if r is not None}
             env = select(Environment.domain).where(Environment.run_id.in_(runs)).distinct()
             if uid is not None:
                 env = env.where(Environment.university_id == uid)
