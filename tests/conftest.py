@@ -28,6 +28,20 @@ pytest_plugins = ["tests.stored_world", "tests.pipeline_world"]
 REPO = Path(__file__).resolve().parent.parent
 
 
+@pytest.fixture(autouse=True)
+def _keep_the_main_module() -> Iterator[None]:
+    """Put ``sys.modules["__main__"]`` back after each test. Streamlit's AppTest runs a
+    page as ``__main__`` and leaves it there; a process pool started later with the spawn
+    method then re-runs that page in every worker (which fails without its database), so
+    an extract or crawl test after a dashboard test would see its workers die."""
+    import sys
+
+    main = sys.modules.get("__main__")
+    yield
+    if main is not None and sys.modules.get("__main__") is not main:
+        sys.modules["__main__"] = main
+
+
 def find_shared_data() -> Path:
     """``$WEBOMETRICS_DATA`` or ``../shared/data`` beside the checkout; fail if missing."""
     env = os.environ.get("WEBOMETRICS_DATA")
