@@ -302,6 +302,11 @@ def test_overview_tables(page, dashboard_db) -> None:
         "citing · other",
     ]
     assert int(t3.loc["Saint Petersburg State University", "outgoing · other"]) == 3
+    # the stored world holds a Common Crawl web graph: its impact figures are shown at once
+    assert at.toggle(key="overview-impact").value is True
+    assert any("kind" in f.columns for f in frames(at))
+    at.toggle(key="overview-impact").set_value(False)
+    rerun(at)
     # Web Impact Factors, and no earlier run to compare run 1 with, on demand
     assert len(at.dataframe) == 0
     at.toggle(key="overview-more").set_value(True)
@@ -315,6 +320,7 @@ def test_overview_tables(page, dashboard_db) -> None:
 
 def test_overview_changes(page, dashboard_db) -> None:
     at = page("views/overview.py")
+    at.toggle(key="overview-impact").set_value(False)  # on at first: a web graph is stored
     at.toggle(key="overview-more").set_value(True)
     rerun(at)
     summary = frames(at)[1].set_index(["university", "direction"])
