@@ -41,9 +41,11 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import fcntl
 import json
+import logging
 import os
 import re
 import socket
@@ -53,8 +55,11 @@ from types import TracebackType
 from typing import Any
 
 from sqlalchemy import Connection, Engine, text
+from sqlalchemy.exc import DBAPIError, OperationalError
 
 from core.exceptions import RunLockedError
+
+log = logging.getLogger(__name__)
 
 LOCK_KEY = 0x7765_626F  # "webo": the advisory-lock key of pipeline runs
 
@@ -259,8 +264,20 @@ class RunLock:
             try:
                 self._conn.execute(text("SELECT pg_advisory_unlock_all()"))
                 self._conn.commit()
+            except DBAPIError as err:
+                # the server closed the session (a restart or fail-over during the run):
+                # its advisory locks went with it, so there is nothing left to release
+                if not err.connection_invalidated and not isinstance(err, OperationalError):
+                    raise
+                log.warning(
+                    "the %s lock's database session was closed during the run (%s); the "
+                    "lock was released with it",
+                    self.name,
+                    str(err.orig).splitlines()[0] if err.orig else err,
+                )
             finally:
-                self._conn.close()
+                with contextlib.suppress(DBAPIError):
+                    self._conn.close()
                 self._conn = None
         self._release_files()
 
