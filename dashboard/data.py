@@ -178,13 +178,18 @@ def cluster_levels(url: str, clustering_id: int) -> list[tuple[int, int]]:
     return queries.cluster_levels(read_engine(url), clustering_id)
 
 
+MEMBERS_PER_CLUSTER = 200  # the largest members of each cluster listed on the page
+
+
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
 def cluster_members(url: str, cluster_ids: tuple[int, ...]) -> pd.DataFrame:
-    """The documents of the given final clusters with their domain's category (override
-    applied), whether it is overridden, and the assigned category."""
+    """The documents of the given final clusters (the :data:`MEMBERS_PER_CLUSTER` largest
+    of each) with their domain's category (override applied), whether it is overridden,
+    and the assigned category."""
     engine = read_engine(url)
     members = _frame_of(
-        analytics.ClusterMemberRow, analytics.cluster_members(engine, list(cluster_ids))
+        analytics.ClusterMemberRow,
+        analytics.cluster_members(engine, list(cluster_ids), per_cluster=MEMBERS_PER_CLUSTER),
     )
     domains = sorted(set(members["domain"]))
     cats = _frame_of(
@@ -452,15 +457,18 @@ def write_override(url: str, domain: str, category: str | None, note: str | None
     ParameterError
         Not a domain, or not a category of the taxonomy.
     """
+    from store import aggregates
     from store import overrides as ov
 
     taxonomy = settings().analyse.taxonomy
     engine = write_engine(url)
     if category is None:
         cleared = ov.clear_override(engine, domain, taxonomy=taxonomy)
+        aggregates.sync_categories(engine)  # the saved counts follow, so pages stay fast
         reload()
         return f"override of {domain} cleared" if cleared else f"{domain} had no override"
     row = ov.set_override(engine, domain, category, note=note, taxonomy=taxonomy)
+    aggregates.sync_categories(engine)
     reload()
     labels = category_labels(url)
     now, before = (labels.get(c, c) if c else "–" for c in (row.override_category, row.category))

@@ -127,9 +127,13 @@ def source_overlap(engine: Engine, *, university_id: int | None = None) -> list[
     >>> source_overlap(engine)
     []
     """
-    q = select(V_CITING_OVERLAP)
+    from store import aggregates
+
+    # the figures the analyse stage saved while they match the data, else the view
+    v = aggregates.CITING_OVERLAP_SOURCE if aggregates.impact_fresh(engine) else V_CITING_OVERLAP
+    q = select(v)
     if university_id is not None:
-        q = q.where(V_CITING_OVERLAP.c.university_id == university_id)
+        q = q.where(v.c.university_id == university_id)
     with engine.connect() as conn:
         rows = [
             SourceFigures(
@@ -150,9 +154,12 @@ def source_overlap(engine: Engine, *, university_id: int | None = None) -> list[
 
 def rank_weighted(engine: Engine, *, university_id: int | None = None) -> list[RankFigures]:
     """Rank-weighted in-link counts per university, web graph source and level."""
-    q = select(V_CITING_RANK)
+    from store import aggregates
+
+    v = aggregates.CITING_RANK_SOURCE if aggregates.impact_fresh(engine) else V_CITING_RANK
+    q = select(v)
     if university_id is not None:
-        q = q.where(V_CITING_RANK.c.university_id == university_id)
+        q = q.where(v.c.university_id == university_id)
     with engine.connect() as conn:
         rows = [
             RankFigures(

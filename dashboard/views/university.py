@@ -180,6 +180,8 @@ for _, cl in top.iterrows():
     )
     with st.expander(head):
         docs = members[members["cluster_id"] == cl["id"]]
+        if int(cl["size"]) > len(docs):
+            st.caption(f"The {len(docs)} largest of its {int(cl['size'])} documents.")
         widgets.table(
             widgets.readable_categories(
                 docs[

@@ -86,23 +86,29 @@ def _taxonomy(ctx):
 
 
 def _set(ctx) -> int:
+    from store import aggregates
     from store.overrides import set_override
 
+    engine = ctx.engine()
     row = set_override(
-        ctx.engine(),
+        engine,
         ctx.args.domain,
         ctx.args.category,
         note=ctx.args.note,
         taxonomy=_taxonomy(ctx),
     )
+    aggregates.sync_categories(engine)  # the saved counts follow the override
     print(f"{row.domain}: {row.category or '-'} -> {row.override_category} (override)")
     return 0
 
 
 def _clear(ctx) -> int:
+    from store import aggregates
     from store.overrides import clear_override
 
-    done = clear_override(ctx.engine(), ctx.args.domain, taxonomy=_taxonomy(ctx))
+    engine = ctx.engine()
+    done = clear_override(engine, ctx.args.domain, taxonomy=_taxonomy(ctx))
+    aggregates.sync_categories(engine)
     print(f"{ctx.args.domain}: override removed" if done else f"{ctx.args.domain}: no override")
     return 0
 
