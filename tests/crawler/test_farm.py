@@ -36,9 +36,12 @@ def _settings() -> Any:
     # no retries: a retry is a second fetch; no budget that binds (extra pages of external
     # domains, pages per university): which requests fill a budget depends on the order
     # answers arrive in, in one process as in many
+    # and a generous timeout: with no retries, one answer slowed past the timeout on a
+    # loaded machine would cut its whole subtree from one of the two crawls compared
     return fast_settings(
         depth=DEPTH,
         retry_times=0,
+        download_timeout=60.0,
         external_pages_per_domain=0,
         max_pages_per_university=100_000,
         concurrent_requests=16,
