@@ -21,7 +21,7 @@ from typing import Any
 from sqlalchemy import Engine, column, select, table
 
 from analyse.ranks import FACTORS, HEADLINE, Correlation, correlate_factors
-from store.analytics.runs import _check_direction, resolve_run_fresh
+from store.analytics.runs import _check_direction, resolve_run_fresh, typed_row
 
 #: the ranks a factor is correlated with
 TARGETS: tuple[str, ...] = ("rank", "impact_rank")
@@ -105,21 +105,6 @@ AGG_RANK_FACTOR_SHARE = table(
 )
 
 
-def _typed(row_type: type, record: Any) -> Any:
-    """``row_type`` of a view row: ``int`` and ``float`` fields converted (PostgreSQL may
-    give ``Decimal``), ``None`` kept."""
-    values = []
-    for f in fields(row_type):
-        v = record[f.name]
-        kind = str(f.type)
-        if v is not None and kind.startswith("int"):
-            v = int(v)
-        elif v is not None and kind.startswith("float"):
-            v = float(v)
-        values.append(v)
-    return row_type(*values)
-
-
 def _select(
     engine: Engine,
     views: tuple[Any, Any],
@@ -141,7 +126,7 @@ def _select(
     if "category" in v.c:
         order.append(v.c.category)
     with engine.connect() as conn:
-        return [_typed(row_type, r) for r in conn.execute(stmt.order_by(*order)).mappings()]
+        return [typed_row(row_type, r) for r in conn.execute(stmt.order_by(*order)).mappings()]
 
 
 def rank_factors(

@@ -5,7 +5,7 @@ requested run checked against them; and the reading of one run of a per-run view
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -124,6 +124,22 @@ def _checked_run(ids: list[int], run_id: int | None) -> int | None:
 _Row = TypeVar("_Row")
 
 
+def typed_row(row_type: type[_Row], record: Any) -> _Row:
+    """``row_type`` (a dataclass) of a view row, each field the column of its name:
+    ``int`` and ``float`` fields converted (PostgreSQL may give ``Decimal``), ``None``
+    kept."""
+    values = []
+    for f in fields(row_type):  # type: ignore[arg-type]
+        v = record[f.name]
+        kind = str(f.type)
+        if v is not None and kind.startswith("int"):
+            v = int(v)
+        elif v is not None and kind.startswith("float"):
+            v = float(v)
+        values.append(v)
+    return row_type(*values)
+
+
 def _view_rows(
     engine: Engine,
     view: FromClause,
@@ -145,12 +161,6 @@ def _view_rows(
     field is (the database may give ``Decimal``). ``aggregate``: the same columns from
     the aggregates (:mod:`store.aggregates`), read instead while they are fresh.
     """
-    casts: dict[str, Callable[[Any], Any]] = {
-        "int": int,
-        "float": float,
-        "float | None": lambda v: None if v is None else float(v),
-    }
-    convert = [(f.name, casts.get(str(f.type))) for f in fields(row_type)]  # type: ignore[arg-type]
     _check_direction(direction)
     run, fresh = resolve_run_fresh(engine, run_id)
     if run is None:
@@ -166,7 +176,4 @@ def _view_rows(
     first, largest, then = (v.c[name] for name in order)
     stmt = stmt.order_by(first, v.c.direction.desc(), largest.desc(), then)
     with engine.connect() as conn:
-        return [
-            row_type(*(r[name] if cast is None else cast(r[name]) for name, cast in convert))
-            for r in conn.execute(stmt).mappings()
-        ]
+        return [typed_row(row_type, r) for r in conn.execute(stmt).mappings()]
