@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import Engine, column, select, table
+from sqlalchemy import Engine, column, exists, select, table
 
 KINDS = ("crawl", "backlinks", "commoncrawl")
 
@@ -114,6 +114,15 @@ class RankFigures:
 
 def _kind_order(kind: str) -> int:
     return KINDS.index(kind) if kind in KINDS else len(KINDS)
+
+
+def has_web_graph(engine: Engine) -> bool:
+    """Whether a Common Crawl web graph's citing nodes are stored (one indexed probe, so
+    that a page can decide to show the impact figures without computing them)."""
+    from store.models import CitingNode
+
+    with engine.connect() as conn:
+        return bool(conn.scalar(select(exists().where(CitingNode.id.is_not(None)))))
 
 
 def source_overlap(engine: Engine, *, university_id: int | None = None) -> list[SourceFigures]:

@@ -21,15 +21,19 @@ def impact_frames(url: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     )
 
 
+@st.cache_data(ttl=data.TTL_SECONDS, show_spinner=False)
+def web_graph_stored(url: str) -> bool:
+    """Whether a Common Crawl web graph is stored (its impact figures are then shown)."""
+    return impact.has_web_graph(data.read_engine(url))
+
+
 def impact_section(url: str) -> None:
     """Citing domains by source with their overlap, and the rank-weighted in-link counts,
     behind a toggle: on from the start when Common Crawl data are stored (the figures that
     need them), off otherwise (figures computed on demand)."""
-    sources, ranks = impact_frames(url)
-    has_commoncrawl = not sources.empty and bool((sources["kind"] == "commoncrawl").any())
     shown = st.toggle(
         "Impact figures by citing source (crawl, backlink export, Common Crawl)",
-        value=has_commoncrawl,
+        value=web_graph_stored(url),
         key="overview-impact",
         help="every stored run: citing domains per source, their overlap, and the in-links "
         "weighted by the citing sites' harmonic centrality and PageRank (shown from the "
@@ -37,6 +41,7 @@ def impact_section(url: str) -> None:
     )
     if not shown:
         return
+    sources, ranks = impact_frames(url)
     if sources.empty:
         st.info(
             "No citing source stored yet: run a citing crawl (`webometrics crawl --direction "
