@@ -36,4 +36,5 @@ with st.sidebar:
     if st.button("Reload data", help="forget cached query results", key="reload"):
         data.reload()
 widgets.demo_banner(url)
+data.warm_imports()
 page.run()

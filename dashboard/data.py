@@ -13,7 +13,8 @@ Cached results live for :data:`TTL_SECONDS` or until the sidebar's *Reload data*
 from __future__ import annotations
 
 import dataclasses
-import itertools
+import importlib
+import threading
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -21,7 +22,6 @@ import pandas as pd
 import streamlit as st
 from sqlalchemy import Engine
 
-from core.choices import UNKNOWN
 from core.settings import Settings, load_settings
 from store import analytics, networks, open_database, queries
 
@@ -44,6 +44,26 @@ def read_engine(url: str) -> Engine:
 def write_engine(url: str) -> Engine:
     """A read-write engine for ``url``: only the category override uses it."""
     return open_database(url)
+
+
+WARM_IMPORTS = ("scipy.stats", "networkx", "pyvis.network", "altair")
+WARM_THREAD = "webometrics-warm-imports"
+
+
+@st.cache_resource(show_spinner=False)
+def warm_imports() -> threading.Thread:
+    """Import the libraries some pages need (:data:`WARM_IMPORTS`: scipy.stats alone
+    takes 2 s) in a background thread, once per server, while the analyst reads the
+    first page; a page that needs one before it is done waits on Python's import lock as
+    it would have without this."""
+
+    def run() -> None:
+        for name in WARM_IMPORTS:
+            importlib.import_module(name)
+
+    thread = threading.Thread(target=run, name=WARM_THREAD, daemon=True)
+    thread.start()
+    return thread
 
 
 def frame(rows: Iterable[Any], columns: Sequence[str] | None = None) -> pd.DataFrame:
@@ -333,40 +353,94 @@ def shares(
     ``sources`` (``known_share`` over the domains that are not unknown)."""
     if sources is None:
         return category_shares(url, run_id, direction), country_shares(url, run_id, direction)
-    env = environment(url, run_id, direction)
-    env = env[env["source"].isin(sources)].assign(
-        category=lambda t: t["category"].fillna("uncategorised")
-    )
-    by_uni = ["run_id", "university_id", "university", "country", "direction"]
-    per_uni = _shares(env.drop_duplicates(["university_id", "domain"]), by_uni)
-    per_country = _shares(
-        env.drop_duplicates(["country", "domain"]), ["run_id", "country", "direction"]
+    engine = read_engine(url)
+    per_uni = analytics.category_shares(engine, run_id=run_id, direction=direction, sources=sources)
+    per_country = analytics.country_category_shares(
+        engine, run_id=run_id, direction=direction, sources=sources
     )
     return (
-        per_uni.reindex(columns=list(category_shares(url, run_id, direction).columns)),
-        per_country.reindex(columns=list(country_shares(url, run_id, direction).columns)),
+        _frame_of(analytics.CategoryShareRow, per_uni),
+        _frame_of(analytics.CountryShareRow, per_country),
     )
 
 
-def _shares(rows: pd.DataFrame, by: list[str]) -> pd.DataFrame:
-    """Domains, share and known share of each category within each group of ``by``."""
-    counts = rows.groupby([*by, "category"]).size().rename("domains").reset_index()
-    if counts.empty:
-        return counts.assign(share=[], known_share=[])
-    known = counts["domains"].where(counts["category"] != UNKNOWN)
-    groups = [counts[c] for c in by]
-    return counts.assign(
-        share=(counts["domains"] / counts.groupby(groups)["domains"].transform("sum")).round(6),
-        known_share=(known / known.groupby(groups).transform("sum")).round(6),
-    ).sort_values([*by, "share"], ascending=[True] * len(by) + [False], ignore_index=True)
+# --- the Network page: its domains chosen and counted in SQL ------------------------------
+
+Filter = tuple[str, ...] | None  # categories or sources chosen; None: all of them
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
-def environment(url: str, run_id: int, direction: str) -> pd.DataFrame:
-    """The university x domain rows of a run and direction (links, pages, language,
-    category)."""
-    rows = analytics.environment(read_engine(url), run_id=run_id, direction=direction)
-    return _frame_of(analytics.EnvironmentRow, rows)
+def network_summary(
+    url: str, run_id: int, direction: str, categories: Filter = None, sources: Filter = None
+) -> analytics.EnvironmentSummaryRow | None:
+    """Universities, domains, edges, the most universities one domain is linked with and
+    the categories present in a run and direction, over the chosen categories and
+    sources; ``None`` when nothing is left."""
+    rows = analytics.environment_summary(
+        read_engine(url), run_id=run_id, direction=direction, categories=categories,
+        sources=sources,
+    )  # fmt: skip
+    return rows[0] if rows else None
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def network_domains(
+    url: str,
+    run_id: int,
+    direction: str,
+    min_universities: int,
+    categories: Filter = None,
+    sources: Filter = None,
+    limit: int | None = None,
+) -> tuple[pd.DataFrame, int]:
+    """The domains linked with at least ``min_universities`` universities, those shared
+    by most first (at most ``limit``), and how many there are in all."""
+    engine = read_engine(url)
+    rows = analytics.network_domains(
+        engine, run_id=run_id, direction=direction, min_universities=min_universities,
+        categories=categories, sources=sources, limit=limit,
+    )  # fmt: skip
+    total = len(rows)
+    if limit is not None and total >= limit:
+        total = analytics.network_domain_count(
+            engine, run_id=run_id, direction=direction, min_universities=min_universities,
+            categories=categories, sources=sources,
+        )  # fmt: skip
+    return _frame_of(analytics.NetworkDomainRow, rows), total
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def network_edges(
+    url: str, run_id: int, direction: str, domains: tuple[str, ...], sources: Filter = None
+) -> pd.DataFrame:
+    """One row per university and domain of ``domains`` (links and pages summed over the
+    chosen sources: a domain two sources found is one edge)."""
+    rows = analytics.environment(
+        read_engine(url), run_id=run_id, direction=direction, domains=domains
+    )
+    env = _frame_of(analytics.EnvironmentRow, rows)
+    if sources is not None:
+        env = env[env["source"].isin(sources)]
+    keys = ["university", "country", "domain", "category", "language"]
+    env = env.assign(category=env["category"].fillna("uncategorised"))
+    return (
+        env.groupby(keys, dropna=False)
+        .agg(links=("links", "sum"), pages=("pages", "sum"))
+        .reset_index()
+    )
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def network_overlaps(
+    url: str, run_id: int, direction: str, categories: Filter = None, sources: Filter = None
+) -> pd.DataFrame:
+    """Co-link overlap of every pair of universities over the chosen categories and
+    sources, counted in SQL (:func:`overlaps`: the whole environment, as analysed)."""
+    rows = analytics.colink_overlaps(
+        read_engine(url), run_id=run_id, direction=direction, categories=categories,
+        sources=sources,
+    )  # fmt: skip
+    return _frame_of(networks.OverlapRow, rows)
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
@@ -391,24 +465,6 @@ def overlaps(url: str, run_id: int, direction: str) -> pd.DataFrame:
     """Co-link overlap of every pair of universities (shared domains, Jaccard)."""
     rows = networks.colink_overlaps(read_engine(url), run_id, direction)
     return _frame_of(networks.OverlapRow, rows)
-
-
-def overlaps_of(edges: pd.DataFrame) -> pd.DataFrame:
-    """Co-link overlap of every pair of universities over ``edges`` (``university``,
-    ``domain``): the columns of :func:`overlaps`, most shared first (for the filters'
-    subset of the environment; :func:`overlaps` is the whole one, as analysed)."""
-    sets = edges.groupby("university")["domain"].agg(set).to_dict()
-    rows = []
-    for a, b in itertools.combinations(sorted(sets), 2):
-        shared, union = len(sets[a] & sets[b]), len(sets[a] | sets[b])
-        rows.append(
-            (a, b, shared, round(shared / union, 4) if union else 0.0,
-             len(sets[a]) - shared, len(sets[b]) - shared)
-        )  # fmt: skip
-    out = pd.DataFrame(rows, columns=["a", "b", "shared", "jaccard", "only_a", "only_b"])
-    return out.sort_values(
-        ["shared", "jaccard", "a", "b"], ascending=[False, False, True, True], ignore_index=True
-    )
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)

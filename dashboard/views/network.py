@@ -29,32 +29,24 @@ direction = right.radio(
     key="network-direction",
     help="outgoing: university → domain it links to; citing: domain → university it links to",
 )
-env = data.environment(url, run_id, direction)
-if env.empty:
+whole = data.network_summary(url, run_id, direction)
+if whole is None:
     st.info(f"No {direction} environment in run {run_id}.")
     st.stop()
 weight = "links" if direction == "outgoing" else "pages"
-env = env.assign(category=env["category"].fillna("uncategorised"))
 
 f1, f2, f3 = st.columns([2, 1, 1])
 with f1:
-    categories = widgets.category_filter(url, "network-category", set(env["category"]))
+    categories = widgets.category_filter(url, "network-category", whole.categories)
 sources = widgets.source_filter("network-source", container=f2)
-narrowed = sources is not None or set(categories) < set(env["category"])
-sub = env[env["category"].isin(categories)]
-if sources is not None:
-    sub = sub[sub["source"].isin(sources)]
-# one edge per university and domain (a domain found by two sources counts once)
-sub = (
-    sub.groupby(["university", "country", "domain", "category", "language"], dropna=False)
-    .agg(links=("links", "sum"), pages=("pages", "sum"))
-    .reset_index()
-)
-if sub.empty:
+# None: every category (and domains of a category not yet listed); else those chosen
+chosen = None if set(categories) >= set(whole.categories) else tuple(sorted(categories))
+narrowed = sources is not None or chosen is not None
+summary = data.network_summary(url, run_id, direction, chosen, sources) if narrowed else whole
+if summary is None or not categories:
     widgets.no_data(f"{direction} domains in run {run_id}")
     st.stop()
-n_unis = sub.groupby("domain")["university"].nunique()
-top_share = int(n_unis.max())
+top_share = summary.max_universities
 min_unis = f3.slider(
     "Draw domains linked with at least this many universities",
     1,
@@ -63,13 +55,10 @@ min_unis = f3.slider(
     key="network-min-unis",
     help="the domains two or more universities share make the structure; 1 draws every one",
 )
-totals = (
-    sub[sub["domain"].isin(n_unis[n_unis >= min_unis].index)]
-    .groupby("domain")
-    .agg(universities=("university", "nunique"), weight=(weight, "sum"))
-    .sort_values(["universities", "weight"], ascending=False)
+passing, n_passing = data.network_domains(
+    url, run_id, direction, min_unis, chosen, sources, limit=max_nodes
 )
-most = min(max_nodes, len(totals))
+most = len(passing)
 drawn = most
 if most > 10:  # a choice only when there is one to make
     drawn = st.slider(
@@ -79,17 +68,17 @@ if most > 10:  # a choice only when there is one to make
         min(DRAWN, most),
         key="network-drawn",
     )
-shown_domains = list(totals.index[:drawn])
-shown = sub[sub["domain"].isin(shown_domains)]
+shown_domains = tuple(passing["domain"].head(drawn))
+shown = data.network_edges(url, run_id, direction, shown_domains, sources)
 
 m = st.columns(4)
-m[0].metric("universities", sub["university"].nunique())
-m[1].metric("external domains", sub["domain"].nunique())
-m[2].metric("edges", len(sub))
+m[0].metric("universities", summary.universities)
+m[1].metric("external domains", summary.domains)
+m[2].metric("edges", summary.pairs, help="university–domain pairs (two sources count once)")
 m[3].metric("domains drawn", len(shown_domains))
-if len(totals) > drawn:
+if n_passing > drawn:
     st.caption(
-        f"{len(totals)} domains pass the filters; the {drawn} shared by most universities are "
+        f"{n_passing} domains pass the filters; the {drawn} shared by most universities are "
         "drawn. The GEXF download holds the whole graph."
     )
 colors = widgets.category_colors(url)
@@ -209,7 +198,7 @@ st.caption(
 )
 if narrowed:
     st.caption("Over the domains of the chosen categories and sources.")
-    ov = data.overlaps_of(sub[["university", "domain"]])
+    ov = data.network_overlaps(url, run_id, direction, chosen, sources)
 else:
     ov = data.overlaps(url, run_id, direction)
     if ov.empty:
@@ -230,23 +219,31 @@ if not ov.empty:
     st.altair_chart(heat, width="stretch")
 
 st.subheader("Domains shared by most universities")
-shared = (
-    sub.groupby("domain")
-    .agg(
-        n_universities=("university", "nunique"),
-        universities=("university", lambda u: ", ".join(sorted(set(u)))),
-        category=("category", "first"),
-        weight=(weight, "sum"),
-    )
-    .reset_index()
-    .loc[lambda t: t["n_universities"] >= max(2, min_unis)]
-    .sort_values(["n_universities", "weight", "domain"], ascending=[False, False, True])
+SHARED_ROWS = 500
+shared, n_shared = data.network_domains(
+    url, run_id, direction, max(2, min_unis), chosen, sources, limit=SHARED_ROWS
 )
 if shared.empty:
     widgets.no_data("domains shared by two or more universities")
 else:
+    names = (
+        data.network_edges(url, run_id, direction, tuple(shared["domain"]), sources)
+        .groupby("domain")["university"]
+        .agg(lambda u: ", ".join(sorted(set(u))))
+    )
+    table = pd.DataFrame(
+        {
+            "domain": shared["domain"],
+            "n_universities": shared["universities"],
+            "universities": shared["domain"].map(names),
+            "category": shared["category"].fillna("uncategorised"),
+            weight: shared["weight"],
+        }
+    )
+    if n_shared > len(shared):
+        st.caption(f"The {len(shared)} shared by most universities of {n_shared}.")
     widgets.table(
-        widgets.readable_categories(shared.head(500), url),
+        widgets.readable_categories(table, url),
         f"shared domains {direction} run {run_id}",
         key="shared",
     )

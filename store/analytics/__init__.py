@@ -93,9 +93,11 @@ from store.analytics.environment import (
     EnvironmentSummaryRow,
     NetworkDomainRow,
     category_shares,
+    colink_overlaps,
     country_category_shares,
     environment,
     environment_summary,
+    network_domain_count,
     network_domains,
 )
 from store.analytics.examples import SQLExample, sql_examples
@@ -152,6 +154,7 @@ __all__ = [
     "change_summary",
     "cluster_members",
     "clusters",
+    "colink_overlaps",
     "correlations_of",
     "country_category_shares",
     "domain_categories",
@@ -159,6 +162,7 @@ __all__ = [
     "environment_changes",
     "environment_summary",
     "latest_run_id",
+    "network_domain_count",
     "network_domains",
     "rank_correlations",
     "rank_factor_shares",

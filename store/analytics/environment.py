@@ -11,10 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import Connection, Engine, case, func, select
 from sqlalchemy.sql.expression import Subquery
 
+from analyse.networks import Overlap as OverlapRow
+from core.choices import UNKNOWN
 from store import aggregates
 from store.analytics.runs import _check_direction, _view_rows, resolve_run_fresh
 from store.analytics.views import (
@@ -25,7 +28,7 @@ from store.analytics.views import (
     V_ENVIRONMENT,
     V_SHARE,
 )
-from store.models import DIRECTIONS, AggregateDomainCount, AggregateState
+from store.models import DIRECTIONS, AggregateDomainCount
 
 
 @dataclass(frozen=True)
@@ -90,8 +93,12 @@ def category_shares(
     run_id: int | None = None,
     direction: str | None = None,
     university_id: int | None = None,
+    sources: Sequence[str] | None = None,
 ) -> list[CategoryShareRow]:
     """Category shares per university and direction (analyst overrides applied).
+
+    ``sources``: over the distinct domains of the environment rows of these sources only
+    (``None``: every source, as ``v_category_share``).
 
     Returns
     -------
@@ -99,6 +106,13 @@ def category_shares(
         By university, direction (outgoing first), largest share first, then category.
         Categories a university has no domain of are absent (share 0).
     """
+    if sources is not None:
+        rows = _shares_of_sources(engine, run_id, direction, sources, by_country=False)
+        return [
+            CategoryShareRow(run, int(uid), uni, country, d, cat, n, share, known)
+            for (run, d, uid, uni, country), cat, n, share, known in rows
+            if university_id is None or uid == university_id
+        ]
     return _view_rows(
         engine,
         V_SHARE,
@@ -126,9 +140,20 @@ class CountryShareRow:
 
 
 def country_category_shares(
-    engine: Engine, *, run_id: int | None = None, direction: str | None = None
+    engine: Engine,
+    *,
+    run_id: int | None = None,
+    direction: str | None = None,
+    sources: Sequence[str] | None = None,
 ) -> list[CountryShareRow]:
-    """Category shares per country and direction (analyst overrides applied)."""
+    """Category shares per country and direction (analyst overrides applied);
+    ``sources`` as in :func:`category_shares`."""
+    if sources is not None:
+        rows = _shares_of_sources(engine, run_id, direction, sources, by_country=True)
+        return [
+            CountryShareRow(run, country, d, cat, n, share, known)
+            for (run, d, country), cat, n, share, known in rows
+        ]
     return _view_rows(
         engine,
         V_COUNTRY_SHARE,
@@ -138,6 +163,53 @@ def country_category_shares(
         direction=direction,
         aggregate=AGG_COUNTRY_SHARE,
     )
+
+
+def _shares_of_sources(
+    engine: Engine,
+    run_id: int | None,
+    direction: str | None,
+    sources: Sequence[str],
+    *,
+    by_country: bool,
+) -> list[tuple[tuple[Any, ...], str, int, float, float | None]]:
+    """``(group, category, domains, share, known_share)`` over the distinct domains of
+    the environment rows of ``sources``, per run x direction x university (or country),
+    counted in SQL; ordered as the share views (group, outgoing first, largest share,
+    category). ``known_share`` leaves the unknown domains out (``None`` for them)."""
+    _check_direction(direction)
+    run, fresh = resolve_run_fresh(engine, run_id)
+    if run is None:
+        return []
+    v = aggregates.ENVIRONMENT_SOURCE if fresh else V_ENVIRONMENT
+    group = [v.c.country] if by_country else [v.c.university_id, v.c.university, v.c.country]
+    category = func.coalesce(v.c.category, UNCATEGORISED)
+    stmt = (
+        select(v.c.direction, *group, category, func.count(func.distinct(v.c.domain)))
+        .where(*_environment_filter(v, run, direction, None, sources))
+        .group_by(v.c.direction, *group, category)
+    )
+    with engine.connect() as conn:
+        counts = [((run, d, *key), cat, int(n)) for d, *key, cat, n in conn.execute(stmt)]
+    total: dict[tuple[Any, ...], int] = {}
+    known: dict[tuple[Any, ...], int] = {}
+    for key, cat, n in counts:
+        total[key] = total.get(key, 0) + n
+        known[key] = known.get(key, 0) + (n if cat != UNKNOWN else 0)
+    out = [
+        (
+            key,
+            cat,
+            n,
+            n / total[key],
+            n / known[key] if cat != UNKNOWN and known[key] else None,
+        )
+        for key, cat, n in counts
+    ]
+    # as the views: by group (name), outgoing first, largest share first, then category
+    name = (lambda k: k[2]) if by_country else (lambda k: k[3])
+    out.sort(key=lambda r: (name(r[0]), r[0][1] != "outgoing", -r[3], r[1]))
+    return out
 
 
 # --- the environment's domains over every university (the Network page) -----------------
@@ -160,12 +232,28 @@ class NetworkDomainRow:
     category: str | None
 
 
-def _network_view() -> Subquery:
-    v = V_ENVIRONMENT
-    return (
+def _domain_rows(
+    run: int,
+    direction: str,
+    fresh: bool,
+    categories: Sequence[str] | None,
+    sources: Sequence[str] | None,
+) -> Subquery:
+    """One row per domain of a run and direction (universities, links, pages, language,
+    category) over the environment rows of ``sources`` and ``categories`` (``None``:
+    all): the saved ``agg_network_domain`` while fresh and every source is wanted, else
+    the rows of ``agg_environment`` (fresh) or ``v_environment`` grouped per domain."""
+    if fresh and sources is None:
+        c = aggregates.NETWORK_DOMAIN_SOURCE.c
+        stmt = select(c.domain, c.universities, c.links, c.pages, c.language, c.category).where(
+            c.run_id == run, c.direction == direction
+        )
+        if categories is not None:
+            stmt = stmt.where(func.coalesce(c.category, UNCATEGORISED).in_(list(categories)))
+        return stmt.subquery("network_domain")
+    v = aggregates.ENVIRONMENT_SOURCE if fresh else V_ENVIRONMENT
+    stmt = (
         select(
-            v.c.run_id,
-            v.c.direction,
             v.c.domain,
             func.count(func.distinct(v.c.university_id)).label("universities"),
             func.sum(v.c.links).label("links"),
@@ -173,9 +261,29 @@ def _network_view() -> Subquery:
             func.min(v.c.language).label("language"),
             func.min(v.c.category).label("category"),
         )
-        .group_by(v.c.run_id, v.c.direction, v.c.domain)
-        .subquery("v_network_domain")
+        .where(*_environment_filter(v, run, direction, categories, sources))
+        .group_by(v.c.domain)
     )
+    return stmt.subquery("network_domain")
+
+
+def _environment_filter(
+    v: Any,
+    run: int,
+    direction: str | None,
+    categories: Sequence[str] | None,
+    sources: Sequence[str] | None,
+) -> list[Any]:
+    """The conditions on environment rows (``v_environment``'s columns) of a run,
+    direction, categories and sources (``None``: all)."""
+    where = [v.c.run_id == run]
+    if direction is not None:
+        where.append(v.c.direction == direction)
+    if categories is not None:
+        where.append(func.coalesce(v.c.category, UNCATEGORISED).in_(list(categories)))
+    if sources is not None:
+        where.append(v.c.source.in_(list(sources)))
+    return where
 
 
 def network_domains(
@@ -185,6 +293,7 @@ def network_domains(
     run_id: int | None = None,
     min_universities: int = 1,
     categories: Sequence[str] | None = None,
+    sources: Sequence[str] | None = None,
     limit: int | None = None,
 ) -> list[NetworkDomainRow]:
     """The domains of a run's environment in ``direction``, those shared by most
@@ -200,6 +309,10 @@ def network_domains(
         Keep the domains linked with at least this many universities.
     categories : sequence of str, optional
         Keep the domains of these categories (``"uncategorised"``: no category stored).
+    sources : sequence of str, optional
+        Count only the environment rows of these sources (``crawl``, ``backlinks``,
+        ``commoncrawl``); a domain's universities, links and pages are then those the
+        sources found.
     limit : int, optional
         At most this many domains (the Network page asks for one more than it draws, to
         know whether it left some out).
@@ -212,55 +325,73 @@ def network_domains(
     run, fresh = resolve_run_fresh(engine, run_id)
     if run is None:
         return []
-    v = aggregates.NETWORK_DOMAIN_SOURCE if fresh else _network_view()
-    c = v.c
+    c = _domain_rows(run, direction, fresh, categories, sources).c
     weight = c.links if direction == "outgoing" else c.pages
-    stmt = select(
-        c.run_id,
-        c.direction,
-        c.domain,
-        c.universities,
-        c.links,
-        c.pages,
-        weight,
-        c.language,
-        c.category,
-    ).where(c.run_id == run, c.direction == direction, c.universities >= min_universities)
-    if categories is not None:
-        stmt = stmt.where(func.coalesce(c.category, UNCATEGORISED).in_(list(categories)))
-    stmt = stmt.order_by(c.universities.desc(), weight.desc(), c.domain)
+    stmt = (
+        select(c.domain, c.universities, c.links, c.pages, weight, c.language, c.category)
+        .where(c.universities >= min_universities)
+        .order_by(c.universities.desc(), weight.desc(), c.domain)
+    )
     if limit is not None:
         stmt = stmt.limit(limit)
     with engine.connect() as conn:
         return [
             NetworkDomainRow(
-                int(r), d, dom, int(n), int(li), int(pg), int(w), lang or "unknown", cat
+                run, direction, dom, int(n), int(li), int(pg), int(w), lang or "unknown", cat
             )
-            for r, d, dom, n, li, pg, w, lang, cat in conn.execute(stmt)
+            for dom, n, li, pg, w, lang, cat in conn.execute(stmt)
         ]
+
+
+def network_domain_count(
+    engine: Engine,
+    *,
+    direction: str,
+    run_id: int | None = None,
+    min_universities: int = 1,
+    categories: Sequence[str] | None = None,
+    sources: Sequence[str] | None = None,
+) -> int:
+    """How many domains :func:`network_domains` gives without a ``limit``."""
+    _check_direction(direction)
+    run, fresh = resolve_run_fresh(engine, run_id)
+    if run is None:
+        return 0
+    c = _domain_rows(run, direction, fresh, categories, sources).c
+    with engine.connect() as conn:
+        n = conn.execute(select(func.count()).where(c.universities >= min_universities)).scalar()
+    return int(n or 0)
 
 
 @dataclass(frozen=True)
 class EnvironmentSummaryRow:
     """The size of a run's environment in one direction: universities, distinct
-    domains, rows (university x domain x source: the graph's edges), the most
-    universities one domain is linked with, and the categories present
-    (``"uncategorised"``: no category stored)."""
+    domains, rows (university x domain x source), university-domain pairs (the graph's
+    edges: a domain two sources found counts once), the most universities one domain is
+    linked with, and the categories present (``"uncategorised"``: no category stored)."""
 
     run_id: int
     direction: str
     universities: int
     domains: int
     edges: int
+    pairs: int
     max_universities: int
     categories: tuple[str, ...]
 
 
 def environment_summary(
-    engine: Engine, *, run_id: int | None = None, direction: str | None = None
+    engine: Engine,
+    *,
+    run_id: int | None = None,
+    direction: str | None = None,
+    categories: Sequence[str] | None = None,
+    sources: Sequence[str] | None = None,
 ) -> list[EnvironmentSummaryRow]:
     """One :class:`EnvironmentSummaryRow` per direction (outgoing first) with data in
-    the run (the latest with data when ``run_id`` is ``None``)."""
+    the run (the latest with data when ``run_id`` is ``None``), over the environment
+    rows of ``categories`` and ``sources`` (``None``: all; the categories present are
+    those of the chosen sources, whatever ``categories``)."""
     _check_direction(direction)
     run, fresh = resolve_run_fresh(engine, run_id)
     if run is None:
@@ -269,53 +400,57 @@ def environment_summary(
     out = []
     with engine.connect() as conn:
         for d in wanted:
-            row = _summary(conn, run, d, fresh)
+            row = _summary(conn, run, d, fresh, categories, sources)
             if row is not None:
                 out.append(row)
     return out
 
 
 def _summary(
-    conn: Connection, run: int, direction: str, fresh: bool
+    conn: Connection,
+    run: int,
+    direction: str,
+    fresh: bool,
+    categories: Sequence[str] | None,
+    sources: Sequence[str] | None,
 ) -> EnvironmentSummaryRow | None:
     execute = conn.execute
-    if fresh:
-        dc = AggregateDomainCount.__table__
-        where = (dc.c.run_id == run, dc.c.direction == direction)
+    per_domain = _domain_rows(run, direction, fresh, categories, sources).c
+    domains, pairs, top = execute(
+        select(func.count(), func.sum(per_domain.universities), func.max(per_domain.universities))
+    ).one()
+    if fresh:  # the saved counts: per source (and once over every source), category
+        dc = AggregateDomainCount.__table__.c
+        where = [dc.run_id == run, dc.direction == direction]
+        if sources is None:
+            edges_of = case((dc.source == aggregates.ALL_SOURCES, 0), else_=dc.domains)
+            where_source = dc.source != aggregates.ALL_SOURCES
+        else:
+            edges_of = dc.domains
+            where_source = dc.source.in_(list(sources))
+        present = set(execute(select(dc.category).where(*where, where_source).distinct()).scalars())
+        if categories is not None:
+            where.append(dc.category.in_(list(categories)))
         unis, edges = execute(
-            select(
-                func.count(func.distinct(dc.c.university_id)),
-                func.sum(case((dc.c.source == aggregates.ALL_SOURCES, 0), else_=dc.c.domains)),
-            ).where(*where)
+            select(func.count(func.distinct(dc.university_id)), func.sum(edges_of)).where(
+                *where, *([] if sources is None else [where_source])
+            )
         ).one()
-        cats = execute(select(dc.c.category).where(*where).distinct()).scalars().all()
-        column = "outgoing_domains" if direction == "outgoing" else "citing_domains"
-        domains = execute(
-            select(getattr(AggregateState, column)).where(AggregateState.run_id == run)
-        ).scalar()
-        nd = aggregates.NETWORK_DOMAIN_SOURCE.c
-        top = execute(
-            select(func.max(nd.universities)).where(nd.run_id == run, nd.direction == direction)
-        ).scalar()
     else:
         v = V_ENVIRONMENT
-        where = (v.c.run_id == run, v.c.direction == direction)
-        unis, domains, edges = execute(
-            select(
-                func.count(func.distinct(v.c.university_id)),
-                func.count(func.distinct(v.c.domain)),
-                func.count(),
-            ).where(*where)
+        unis, edges = execute(
+            select(func.count(func.distinct(v.c.university_id)), func.count()).where(
+                *_environment_filter(v, run, direction, categories, sources)
+            )
         ).one()
         category = func.coalesce(v.c.category, UNCATEGORISED)
-        cats = execute(select(category).where(*where).distinct()).scalars().all()
-        per_domain = (
-            select(func.count(func.distinct(v.c.university_id)).label("n"))
-            .where(*where)
-            .group_by(v.c.domain)
-            .subquery()
+        present = set(
+            execute(
+                select(category)
+                .where(*_environment_filter(v, run, direction, None, sources))
+                .distinct()
+            ).scalars()
         )
-        top = execute(select(func.max(per_domain.c.n))).scalar()
     if not edges:
         return None
     return EnvironmentSummaryRow(
@@ -324,6 +459,58 @@ def _summary(
         int(unis),
         int(domains or 0),
         int(edges),
+        int(pairs or 0),
         int(top or 0),
-        tuple(sorted(cats)),
+        tuple(sorted(present)),
     )
+
+
+def colink_overlaps(
+    engine: Engine,
+    *,
+    direction: str,
+    run_id: int | None = None,
+    categories: Sequence[str] | None = None,
+    sources: Sequence[str] | None = None,
+) -> list[OverlapRow]:
+    """Every pair of universities of a run and direction over the environment rows of
+    ``categories`` and ``sources`` (the analyse stage stores the unfiltered ones:
+    :func:`store.networks.colink_overlaps`), counted in SQL; most shared first, then
+    by Jaccard, then by names."""
+    _check_direction(direction)
+    run, fresh = resolve_run_fresh(engine, run_id)
+    if run is None:
+        return []
+    v = aggregates.ENVIRONMENT_SOURCE if fresh else V_ENVIRONMENT
+    pairs = (
+        select(v.c.university, v.c.domain)
+        .where(*_environment_filter(v, run, direction, categories, sources))
+        .distinct()
+        .subquery("pairs")
+    )
+    a, b = pairs.alias("a"), pairs.alias("b")
+    with engine.connect() as conn:
+        size = dict(
+            conn.execute(
+                select(pairs.c.university, func.count()).group_by(pairs.c.university)
+            ).all()
+        )
+        shared = {
+            (x, y): int(n)
+            for x, y, n in conn.execute(
+                select(a.c.university, b.c.university, func.count())
+                .join(b, (a.c.domain == b.c.domain) & (a.c.university < b.c.university))
+                .group_by(a.c.university, b.c.university)
+            )
+        }
+    rows = []
+    names = sorted(size)
+    for i, x in enumerate(names):
+        for y in names[i + 1 :]:
+            n = shared.get((x, y), 0)
+            union = size[x] + size[y] - n
+            rows.append(
+                OverlapRow(x, y, n, round(n / union, 4) if union else 0.0, size[x] - n, size[y] - n)
+            )
+    rows.sort(key=lambda o: (-o.shared, -o.jaccard, o.a, o.b))
+    return rows

@@ -12,6 +12,7 @@ from typing import Any
 
 from sqlalchemy import Engine, delete, func, insert, select
 
+from core.choices import ENVIRONMENT_SOURCES
 from store import aggregates, make_engine
 from store import analytics as A
 from store.analytics.runs import resolve_run_fresh
@@ -50,7 +51,55 @@ def _reads(engine: Engine) -> dict[str, Any]:
             out[f"network {run} {d} cats"] = A.network_domains(
                 engine, run_id=run, direction=d, categories=["universities", "uncategorised"]
             )
+            for sources in (("crawl",), ("backlinks", "commoncrawl")):
+                out[f"network {run} {d} {sources}"] = A.network_domains(
+                    engine, run_id=run, direction=d, sources=sources
+                )
+                out[f"summary {run} {d} {sources}"] = A.environment_summary(
+                    engine, run_id=run, direction=d, sources=sources, categories=["universities"]
+                )
+                out[f"overlaps {run} {d} {sources}"] = A.colink_overlaps(
+                    engine, run_id=run, direction=d, sources=sources
+                )
+            out[f"overlaps {run} {d}"] = A.colink_overlaps(engine, run_id=run, direction=d)
+            for sources in (("crawl",), ("backlinks", "commoncrawl"), ENVIRONMENT_SOURCES):
+                out[f"shares {run} {d} {sources}"] = A.category_shares(
+                    engine, run_id=run, direction=d, sources=sources
+                )
+                out[f"countries {run} {d} {sources}"] = A.country_category_shares(
+                    engine, run_id=run, direction=d, sources=sources
+                )
     return out
+
+
+def test_shares_of_every_source_are_the_views(filled: Facts) -> None:
+    """The shares counted in SQL over the rows of chosen sources: with every source
+    chosen, the rows of v_category_share and v_country_category_share; with one, the
+    distinct domains of that source's environment rows."""
+    engine = make_engine(filled.url)
+    try:
+        for run in A.run_ids(engine):
+            for d in DIRECTIONS:
+                every = A.category_shares(engine, run_id=run, direction=d)
+                assert every
+                assert (
+                    A.category_shares(engine, run_id=run, direction=d, sources=ENVIRONMENT_SOURCES)
+                    == every
+                )
+                assert A.country_category_shares(
+                    engine, run_id=run, direction=d, sources=ENVIRONMENT_SOURCES
+                ) == A.country_category_shares(engine, run_id=run, direction=d)
+                rows = A.environment(engine, run_id=run, direction=d)
+                crawl = defaultdict(set)
+                for r in rows:
+                    if r.source == "crawl":
+                        crawl[(r.university, r.category or "uncategorised")].add(r.domain)
+                got = A.category_shares(engine, run_id=run, direction=d, sources=("crawl",))
+                assert {(g.university, g.category): g.domains for g in got} == {
+                    k: len(v) for k, v in crawl.items()
+                }
+    finally:
+        engine.dispose()
 
 
 def _fresh(engine: Engine) -> bool:
@@ -123,6 +172,64 @@ def test_aggregates_give_the_views_rows_and_fall_back_when_stale(filled: Facts) 
         engine.dispose()
 
 
+FILTERS = (
+    (None, None),
+    (("crawl",), None),
+    (("backlinks", "commoncrawl"), None),
+    (None, ("universities", "uncategorised")),
+    (("crawl",), ("universities",)),
+)
+
+
+def _check_network(
+    engine: Engine,
+    run: int,
+    d: str,
+    rows: list[A.EnvironmentRow],
+    sources: tuple[str, ...] | None,
+    categories: tuple[str, ...] | None,
+) -> None:
+    """The Network page's reads under one filter against the environment rows it keeps."""
+    unis: dict[str, set[int]] = defaultdict(set)
+    weight: dict[str, int] = defaultdict(int)
+    for r in rows:
+        unis[r.domain].add(r.university_id)
+        weight[r.domain] += r.links if d == "outgoing" else r.pages
+    got = A.network_domains(engine, run_id=run, direction=d, sources=sources, categories=categories)
+    assert {g.domain: (g.universities, g.weight) for g in got} == {
+        dom: (len(u), weight[dom]) for dom, u in unis.items()
+    }
+    keys = [(-g.universities, -g.weight, g.domain) for g in got]
+    assert keys == sorted(keys)
+    assert A.network_domain_count(
+        engine, run_id=run, direction=d, sources=sources, categories=categories, min_universities=2
+    ) == sum(len(u) >= 2 for u in unis.values())
+    summary = A.environment_summary(
+        engine, run_id=run, direction=d, sources=sources, categories=categories
+    )
+    if not rows:
+        assert summary == []
+        return
+    (s,) = summary
+    assert s.edges == len(rows)
+    assert s.pairs == len({(r.university_id, r.domain) for r in rows})
+    assert s.domains == len(unis)
+    assert s.universities == len({r.university_id for r in rows})
+    assert s.max_universities == max(len(u) for u in unis.values())
+    sets: dict[str, set[str]] = defaultdict(set)
+    for r in rows:
+        sets[r.university].add(r.domain)
+    overlaps = A.colink_overlaps(
+        engine, run_id=run, direction=d, sources=sources, categories=categories
+    )
+    assert {(o.a, o.b): (o.shared, o.only_a, o.only_b) for o in overlaps} == {
+        (a, b): (len(sets[a] & sets[b]), len(sets[a] - sets[b]), len(sets[b] - sets[a]))
+        for a in sets
+        for b in sets
+        if a < b
+    }
+
+
 def test_network_domains_count_the_environment_rows(filled: Facts) -> None:
     """Universities per domain and the summed weights, from the environment rows (the
     count the Network page did in pandas), before and after a refresh."""
@@ -133,23 +240,17 @@ def test_network_domains_count_the_environment_rows(filled: Facts) -> None:
                 aggregates.refresh(engine)
             for run in A.run_ids(engine):
                 for d in DIRECTIONS:
-                    rows = A.environment(engine, run_id=run, direction=d)
-                    unis: dict[str, set[int]] = defaultdict(set)
-                    weight: dict[str, int] = defaultdict(int)
-                    for r in rows:
-                        unis[r.domain].add(r.university_id)
-                        weight[r.domain] += r.links if d == "outgoing" else r.pages
-                    got = A.network_domains(engine, run_id=run, direction=d)
-                    assert {g.domain: (g.universities, g.weight) for g in got} == {
-                        dom: (len(u), weight[dom]) for dom, u in unis.items()
-                    }
-                    keys = [(-g.universities, -g.weight, g.domain) for g in got]
-                    assert keys == sorted(keys)
-                    (summary,) = A.environment_summary(engine, run_id=run, direction=d)
-                    assert summary.edges == len(rows)
-                    assert summary.domains == len(unis)
-                    assert summary.universities == len({r.university_id for r in rows})
-                    assert summary.max_universities == max(len(u) for u in unis.values())
+                    every = A.environment(engine, run_id=run, direction=d)
+                    for sources, categories in FILTERS:
+                        rows = [
+                            r
+                            for r in every
+                            if (sources is None or r.source in sources)
+                            and (
+                                categories is None or (r.category or "uncategorised") in categories
+                            )
+                        ]
+                        _check_network(engine, run, d, rows, sources, categories)
             # the stored world's run 1: spbu.ru and ox.ac.uk link to mit.edu and arxiv.org
             run1 = sorted(A.run_ids(engine))[0]
             shared = {
