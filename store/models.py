@@ -482,6 +482,27 @@ class DomainCategory(Base):
     updated_at: Mapped[dt.datetime] = mapped_column(Timestamp, default=utcnow)
 
 
+class DomainCategoryHistory(Base):
+    """One analyst's override action on a domain (set or clear): who, when, the category
+    and the note; append-only, written in the transaction that changes
+    :class:`DomainCategory` (:mod:`store.overrides`), so no note is lost when two analysts
+    override one domain (0012)."""
+
+    __tablename__ = "domain_category_history"
+    __table_args__ = (
+        Index("ix_domain_category_history_domain_id", "domain", "id"),
+        CheckConstraint("action IN ('set', 'clear')", name="action"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    domain: Mapped[str] = mapped_column(String(253))
+    action: Mapped[str] = mapped_column(String(10))  # set | clear
+    category: Mapped[str | None] = mapped_column(String(40))  # the override set (a key)
+    note: Mapped[str | None] = mapped_column(Text)
+    analyst: Mapped[str | None] = mapped_column(String(100))  # who, as they named themselves
+    at: Mapped[dt.datetime] = mapped_column(Timestamp, default=utcnow)
+
+
 class PipelineRun(Base):
     """A whole-pipeline run (crawl -> extract -> dedup -> cluster -> themes) with the
     status and timing of each stage."""

@@ -8,6 +8,18 @@ category)``), :mod:`store.analytics`, the report and the dashboard; the analyse 
 overwrites it. Setting or clearing an override also re-votes the category of every final
 cluster the domain belongs to (its own cluster override, if any, still wins).
 
+Every set and clear is also kept, append-only, in
+:class:`~store.models.DomainCategoryHistory` (who, when, the category, the note), in the
+same transaction: when two analysts override one domain, the override is the last one's
+and both notes stay in :func:`override_history`.
+
+Concurrent writers (several dashboard sessions, the command line) are serialised: each
+transaction of :func:`write_locked` first takes the override write lock, SQLite's write
+lock (``BEGIN IMMEDIATE``, waited for within the engine's busy timeout instead of failing
+with "database is locked" half-way) or a PostgreSQL transaction advisory lock
+(:data:`LOCK_KEY`). One lock for every domain, since re-voting a cluster reads the
+overrides of its other domains; writes take milliseconds, so waiting is short.
+
 Examples
 --------
 >>> from store import make_engine, schema
@@ -17,8 +29,10 @@ Examples
 'news_portals'
 >>> [o.domain for o in list_overrides(engine)]
 ['lenta.ru']
->>> clear_override(engine, "lenta.ru")
+>>> clear_override(engine, "lenta.ru", analyst="Ann")
 True
+>>> [(e.action, e.category, e.note, e.analyst) for e in override_history(engine, "lenta.ru")]
+[('clear', None, None, 'Ann'), ('set', 'news_portals', 'a news portal', None)]
 """
 
 from __future__ import annotations
@@ -27,22 +41,37 @@ import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Connection, Engine, event, select
 from sqlalchemy.orm import Session
 
 from analyse.categories import Assignment, Taxonomy, categorize_cluster, load_taxonomy
 from core.domains import is_valid_domain, registered_domain
 from core.exceptions import ParameterError
-from store.models import Cluster, ClusterMember, Document, DomainCategory, utcnow
+from store.models import (
+    Cluster,
+    ClusterMember,
+    Document,
+    DomainCategory,
+    DomainCategoryHistory,
+    utcnow,
+)
 from store.session import session_scope
 
 __all__ = [
+    "LOCK_KEY",
+    "OverrideEvent",
     "OverrideRow",
     "clear_override",
     "list_overrides",
+    "override_history",
     "set_override",
     "stored_assignment",
+    "write_locked",
 ]
+
+#: PostgreSQL's advisory-lock key of override writes ("ovrd"; pipeline runs use "webo")
+LOCK_KEY = 0x6F76_7264
+ANALYST_MAX_LENGTH = 100
 
 
 @dataclass(frozen=True)
@@ -54,6 +83,18 @@ class OverrideRow:
     override_category: str | None
     override_note: str | None
     override_at: dt.datetime | None
+
+
+@dataclass(frozen=True)
+class OverrideEvent:
+    """One override action on a domain: ``set`` (with the category key) or ``clear``."""
+
+    domain: str
+    at: dt.datetime
+    action: str
+    category: str | None
+    note: str | None
+    analyst: str | None
 
 
 def _row(dc: DomainCategory) -> OverrideRow:
@@ -136,15 +177,62 @@ def _taxonomy(taxonomy: Taxonomy | str | Path | None) -> Taxonomy:
     return taxonomy if isinstance(taxonomy, Taxonomy) else load_taxonomy(taxonomy)
 
 
+def _take_write_lock(conn: Connection) -> None:
+    """The ``begin`` event of :func:`write_locked`'s engine."""
+    if conn.dialect.name == "sqlite":
+        # the write lock at the start: sqlite3 would begin only at the first write, after
+        # the reads, and another writer in between makes the reads stale (once: an
+        # engine made by write_locked from one made by write_locked has begun already)
+        if not conn.connection.dbapi_connection.in_transaction:  # type: ignore[union-attr]
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+    elif conn.dialect.name == "postgresql":  # taken twice, it is held once
+        conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({LOCK_KEY})")
+
+
+def write_locked(engine: Engine) -> Engine:
+    """``engine`` (sharing its connections) whose every transaction first takes the
+    override write lock, held until it ends.
+
+    Writers of overrides, and of what follows them (``aggregates.sync_categories``, whose
+    moves add to counts), run one after the other on it: each reads what the previous
+    one committed. The waiting is bounded by SQLite's busy timeout (30 s, see
+    :func:`store.session.make_engine`); PostgreSQL waits for the holder's commit.
+
+    Examples
+    --------
+    >>> from store import make_engine
+    >>> engine = write_locked(make_engine("sqlite://"))
+    >>> with engine.begin() as conn:
+    ...     conn.exec_driver_sql("SELECT 1").scalar()
+    1
+    """
+    locked = engine.execution_options()
+    event.listen(locked, "begin", _take_write_lock)
+    return locked
+
+
+def _analyst(name: str | None) -> str | None:
+    """Who, as they named themselves (blank: unknown)."""
+    name = " ".join((name or "").split())
+    if len(name) > ANALYST_MAX_LENGTH:
+        raise ParameterError(
+            f"analyst name {name[:20]!r}... is {len(name)} characters long; give at most "
+            f"{ANALYST_MAX_LENGTH}"
+        )
+    return name or None
+
+
 def set_override(
     engine: Engine,
     domain: str,
     category: str,
     *,
     note: str | None = None,
+    analyst: str | None = None,
     taxonomy: Taxonomy | str | Path | None = None,
 ) -> OverrideRow:
-    """Set the analyst's category of ``domain`` (validated against the taxonomy).
+    """Set the analyst's category of ``domain`` (validated against the taxonomy) and add
+    the action to the domain's history, in one transaction under the override write lock.
 
     Parameters
     ----------
@@ -155,6 +243,8 @@ def set_override(
         A category key or alias of the taxonomy.
     note : str, optional
         Why (shown beside the override).
+    analyst : str, optional
+        Who (kept in the history; blank: unknown).
     taxonomy : Taxonomy or path, optional
         The taxonomy, or its file; the shipped taxonomy when ``None``.
 
@@ -165,40 +255,76 @@ def set_override(
     Raises
     ------
     ParameterError
-        The domain is not a domain name, or the category is not in the taxonomy.
+        The domain is not a domain name, the category is not in the taxonomy, or the
+        analyst's name is too long.
     """
     tax = _taxonomy(taxonomy)
     key = tax.resolve(category)
     dom = normalise_domain(domain)
-    with session_scope(engine) as s:
+    who = _analyst(analyst)
+    why = (note or "").strip() or None
+    with session_scope(write_locked(engine)) as s:
         row = s.scalar(select(DomainCategory).where(DomainCategory.domain == dom))
         if row is None:
             row = DomainCategory(domain=dom, evidence={})
             s.add(row)
-        row.override_category = key
-        row.override_note = (note or "").strip() or None
-        row.override_at = utcnow()
+        now = utcnow()
+        row.override_category, row.override_note, row.override_at = key, why, now
+        s.add(
+            DomainCategoryHistory(
+                domain=dom, action="set", category=key, note=why, analyst=who, at=now
+            )
+        )
         s.flush()
         _revote_clusters(s, dom, tax)
         return _row(row)
 
 
 def clear_override(
-    engine: Engine, domain: str, *, taxonomy: Taxonomy | str | Path | None = None
+    engine: Engine,
+    domain: str,
+    *,
+    analyst: str | None = None,
+    taxonomy: Taxonomy | str | Path | None = None,
 ) -> bool:
-    """Remove the override of ``domain``; ``False`` when it had none (``taxonomy`` as for
+    """Remove the override of ``domain`` and add the action to its history; ``False``
+    (and no history) when it had none (``analyst`` and ``taxonomy`` as for
     :func:`set_override`)."""
     dom = normalise_domain(domain)
-    with session_scope(engine) as s:
+    who = _analyst(analyst)
+    with session_scope(write_locked(engine)) as s:
         row = s.scalar(select(DomainCategory).where(DomainCategory.domain == dom))
         if row is None or row.override_category is None:
             return False
         row.override_category = None
         row.override_note = None
         row.override_at = None
+        s.add(DomainCategoryHistory(domain=dom, action="clear", analyst=who, at=utcnow()))
         s.flush()
         _revote_clusters(s, dom, _taxonomy(taxonomy))
         return True
+
+
+def override_history(
+    engine: Engine, domain: str | None = None, *, limit: int | None = None
+) -> list[OverrideEvent]:
+    """The override actions, newest first: of ``domain`` (a host or URL is reduced to its
+    registered domain), or of every domain; at most ``limit``.
+
+    Raises
+    ------
+    ParameterError
+        ``domain`` is not a domain name.
+    """
+    h = DomainCategoryHistory
+    query = select(h).order_by(h.id.desc()).limit(limit)
+    if domain is not None:
+        query = query.where(h.domain == normalise_domain(domain))
+    with session_scope(engine) as s:
+        return [
+            OverrideEvent(e.domain, e.at, e.action, e.category, e.note, e.analyst)
+            for e in s.scalars(query)
+        ]
 
 
 def list_overrides(engine: Engine) -> list[OverrideRow]:
