@@ -51,7 +51,6 @@ sys.path.insert(0, str(REPO))
 from bench.common import RESULTS, machine_info, write_results  # noqa: E402
 from bench.dashboard_data import generate  # noqa: E402
 
-APP = REPO / "dashboard" / "app.py"
 PAGES = {
     "Overview": "views/overview.py",
     "University": "views/university.py",
@@ -69,14 +68,15 @@ def render_times(
 ) -> dict[str, dict[str, float]]:
     """Cold and warm render seconds of every page (AppTest, caches cleared before each)."""
     import streamlit as st
-    from streamlit.testing.v1 import AppTest
+
+    from tests import apptest
 
     os.environ["WEBOMETRICS_DB_URL"] = url
     for name in ("streamlit", "streamlit.runtime", "streamlit.runtime.scriptrunner_utils"):
         logging.getLogger(name).setLevel(logging.ERROR)
     # import the app's modules once (a running server has them loaded after its first
     # page), so each page's figure is its own queries and elements
-    primer = AppTest.from_file(str(APP), default_timeout=120)
+    primer = apptest.app(120)
     primer.switch_page(PAGES["Runs"])
     t = time.perf_counter()
     primer.run()
@@ -95,10 +95,9 @@ def render_times(
         for _ in range(repeats):
             st.cache_data.clear()
             st.cache_resource.clear()
-            at = AppTest.from_file(str(APP), default_timeout=120)
-            # the installed components, scanned once as a server does at its start (each
+            # the installed components scanned once, as a server does at its start (each
             # new AppTest scans them again: 0.6 s that no analyst's page waits for)
-            at._bidi_component_manager = primer._bidi_component_manager
+            at = apptest.app(120)
             at.switch_page(path)
             t = time.perf_counter()
             at.run()

@@ -146,9 +146,7 @@ def test_report_writes_the_impact_tables(sqlite_url: str, case: GraphCase, tmp_p
 def test_overview_page_shows_the_impact_figures(
     sqlite_url: str, case: GraphCase, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from streamlit.testing.v1 import AppTest
-
-    import dashboard
+    from tests import apptest
 
     engine = make_engine(sqlite_url)
     schema.upgrade(engine)
@@ -156,8 +154,7 @@ def test_overview_page_shows_the_impact_figures(
     _fill(sqlite_url, case)
     monkeypatch.setenv("WEBOMETRICS_DB_URL", sqlite_url)
     monkeypatch.delenv("WEBOMETRICS_CONFIG", raising=False)
-    app = Path(dashboard.__file__).resolve().parent / "app.py"
-    at = AppTest.from_file(str(app), default_timeout=60)
+    at = apptest.app()
     at.run()
     assert not at.exception, at.exception
     assert at.title[0].value == "Overview"
@@ -179,15 +176,11 @@ def test_overview_page_shows_the_impact_figures(
 
 def test_overview_hides_impact_figures_without_common_crawl(pipeline_db, monkeypatch) -> None:
     """No web graph stored (the pipeline-made database): the toggle starts off."""
-    from streamlit.testing.v1 import AppTest
-
-    import dashboard
+    from tests import apptest
 
     monkeypatch.setenv("WEBOMETRICS_DB_URL", pipeline_db.url)
     monkeypatch.delenv("WEBOMETRICS_CONFIG", raising=False)
-    at = AppTest.from_file(
-        str(Path(dashboard.__file__).resolve().parent / "app.py"), default_timeout=60
-    )
+    at = apptest.app()
     at.run()
     assert not at.exception, at.exception
     assert at.toggle(key="overview-impact").value is False

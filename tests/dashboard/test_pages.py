@@ -11,6 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import dashboard
+from tests import apptest
 from tests.stored_world import (
     CLUSTERINGS,
     DOMAINS,
@@ -32,7 +33,7 @@ def page(dashboard_db, monkeypatch):
     monkeypatch.delenv("WEBOMETRICS_CONFIG", raising=False)
 
     def open_page(path: str) -> AppTest:
-        at = AppTest.from_file(str(APP), default_timeout=60)
+        at = apptest.app()
         at.run()
         assert not at.exception, at.exception
         at.switch_page(path).run()
@@ -53,7 +54,7 @@ def rerun(at: AppTest) -> AppTest:
 
 
 def test_app_opens_on_overview_and_names_the_database(page, dashboard_db) -> None:
-    at = AppTest.from_file(str(APP), default_timeout=60)
+    at = apptest.app()
     rerun(at)
     assert at.title[0].value == "Overview"
     assert "dashboard.db" in " ".join(c.value for c in at.sidebar.caption)
@@ -65,7 +66,7 @@ def test_app_opens_on_overview_and_names_the_database(page, dashboard_db) -> Non
 def test_app_reports_a_database_it_cannot_open(monkeypatch, tmp_path) -> None:
     missing = tmp_path / "missing.db"
     monkeypatch.setenv("WEBOMETRICS_DB_URL", f"sqlite:///{missing}")
-    at = AppTest.from_file(str(APP), default_timeout=60)
+    at = apptest.app()
     rerun(at)
     assert "webometrics db upgrade" in at.error[0].value
     assert not missing.exists()
@@ -75,7 +76,7 @@ def test_app_reports_a_database_it_cannot_open(monkeypatch, tmp_path) -> None:
     empty = tmp_path / "empty.db"
     make_engine(f"sqlite:///{empty}").connect().close()
     monkeypatch.setenv("WEBOMETRICS_DB_URL", f"sqlite:///{empty}")
-    at = AppTest.from_file(str(APP), default_timeout=60)
+    at = apptest.app()
     rerun(at)
     assert "schema is out of date" in at.error[0].value
 
@@ -218,7 +219,7 @@ def test_university_lists_only_its_own_clusterings(fresh_dashboard_db, monkeypat
     )
     monkeypatch.setenv("WEBOMETRICS_DB_URL", facts.url)
     monkeypatch.delenv("WEBOMETRICS_CONFIG", raising=False)
-    at = AppTest.from_file(str(APP), default_timeout=60)
+    at = apptest.app()
     rerun(at)
     rerun(at.switch_page("views/university.py"))
     # Oxford: its one clustering, not spbu.ru's nor the global one
@@ -438,7 +439,7 @@ def test_category_override_writes_through_store(fresh_dashboard_db, monkeypatch)
     facts = fresh_dashboard_db
     monkeypatch.setenv("WEBOMETRICS_DB_URL", facts.url)
     monkeypatch.delenv("WEBOMETRICS_CONFIG", raising=False)
-    at = AppTest.from_file(str(APP), default_timeout=60)
+    at = apptest.app()
     rerun(at)
     rerun(at.switch_page("views/university.py"))
     at.selectbox(key="uni").set_value(facts.university_ids["spbu.ru"])

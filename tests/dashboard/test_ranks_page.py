@@ -12,6 +12,7 @@ from scipy import stats
 from streamlit.testing.v1 import AppTest
 
 import dashboard
+from tests import apptest
 from tests.stored_world import ENV, UNI_BY_DOMAIN, Facts, effective_category
 
 APP = Path(dashboard.__file__).resolve().parent / "app.py"
@@ -21,7 +22,7 @@ def open_ranks_page(url: str, monkeypatch: pytest.MonkeyPatch) -> AppTest:
     """The app on the database at ``url``, switched to the Rank vs groups page."""
     monkeypatch.setenv("WEBOMETRICS_DB_URL", url)
     monkeypatch.delenv("WEBOMETRICS_CONFIG", raising=False)
-    at = AppTest.from_file(str(APP), default_timeout=60)
+    at = apptest.app()
     at.run()
     at.switch_page("views/ranks.py").run()
     assert not at.exception, at.exception

@@ -21,6 +21,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import dashboard
+from tests import apptest
 
 APP = Path(dashboard.__file__).resolve().parent / "app.py"
 PAGES = re.findall(r'st\.Page\(\s*"([^"]+)"', APP.read_text(encoding="utf-8"))
@@ -44,7 +45,7 @@ def page_opener(
     monkeypatch.delenv("WEBOMETRICS_CONFIG", raising=False)
 
     def fresh(path: str) -> AppTest:
-        at = AppTest.from_file(str(APP), default_timeout=120)
+        at = apptest.app(120)
         at.run()
         at.switch_page(path).run()
         if strict:
