@@ -503,15 +503,22 @@ def overrides(url: str) -> pd.DataFrame:
     return _frame_of(ov.OverrideRow, ov.list_overrides(read_engine(url)))
 
 
-def write_override(url: str, domain: str, category: str | None, note: str | None) -> str:
+def write_override(
+    url: str, domain: str, category: str | None, note: str | None, analyst: str | None = None
+) -> str:
     """Set (``category``) or clear (``None``) the override of ``domain`` through
-    :mod:`store.overrides` (validated against the taxonomy of the settings) on the
-    read-write engine, then forget the cached results; returns what was done.
+    :mod:`store.overrides` (validated against the taxonomy of the settings; ``analyst``
+    is who, for the history) on the read-write engine, move the domain in the saved
+    aggregates, then forget the cached results; returns what was done.
+
+    Several sessions may write at once: the override and the aggregates' update each run
+    under the override write lock (:func:`store.overrides.write_locked`), one after the
+    other, so none fails on a busy database and no count is moved twice.
 
     Raises
     ------
     ParameterError
-        Not a domain, or not a category of the taxonomy.
+        Not a domain, not a category of the taxonomy, or too long a name.
     """
     from store import aggregates
     from store import overrides as ov
@@ -519,16 +526,27 @@ def write_override(url: str, domain: str, category: str | None, note: str | None
     taxonomy = settings().analyse.taxonomy
     engine = write_engine(url)
     if category is None:
-        cleared = ov.clear_override(engine, domain, taxonomy=taxonomy)
-        aggregates.sync_categories(engine)  # the saved counts follow, so pages stay fast
-        reload()
-        return f"override of {domain} cleared" if cleared else f"{domain} had no override"
-    row = ov.set_override(engine, domain, category, note=note, taxonomy=taxonomy)
-    aggregates.sync_categories(engine)
+        cleared = ov.clear_override(engine, domain, analyst=analyst, taxonomy=taxonomy)
+    else:
+        row = ov.set_override(
+            engine, domain, category, note=note, analyst=analyst, taxonomy=taxonomy
+        )
+    aggregates.sync_categories(ov.write_locked(engine))  # the saved counts follow
     reload()
+    if category is None:
+        return f"override of {domain} cleared" if cleared else f"{domain} had no override"
     labels = category_labels(url)
     now, before = (labels.get(c, c) if c else "–" for c in (row.override_category, row.category))
     return f"{row.domain} is now {now} (assigned: {before})"
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def override_history(url: str) -> pd.DataFrame:
+    """Every override action, newest first: domain, when, set or clear, the category,
+    the note and who."""
+    from store import overrides as ov
+
+    return _frame_of(ov.OverrideEvent, ov.override_history(read_engine(url)))
 
 
 # --- the groups against the rank: the paper's finding (v_rank_factors) -------------------

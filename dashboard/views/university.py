@@ -220,7 +220,9 @@ st.subheader("Category override")
 st.caption(
     "Set the category of an external domain by hand: it is kept per domain (through "
     "re-crawls and re-clusterings), wins over the assigned category everywhere, and "
-    "re-votes the category of the clusters that hold the domain."
+    "re-votes the category of the clusters that hold the domain. Every set and clear is "
+    "kept in the override history with its note and who made it: when two analysts "
+    "override one domain, the last one's category holds and both notes stay."
 )
 labels = data.category_labels(url)
 if not labels:
@@ -235,7 +237,9 @@ with st.form("override", clear_on_submit=False):
     category = st.selectbox(
         "Category", list(labels), format_func=labels.__getitem__, key="override-category"
     )
-    note = st.text_input("Note (why)", key="override-note")
+    n1, n2 = st.columns([2, 1])
+    note = n1.text_input("Note (why)", key="override-note")
+    analyst = n2.text_input("Your name (for the history)", key="override-by")
     b1, b2 = st.columns(2)
     set_it = b1.form_submit_button("Set override", key="override-set", type="primary")
     clear_it = b2.form_submit_button("Clear override", key="override-clear")
@@ -247,12 +251,16 @@ if set_it or clear_it:
         st.error("Choose a category (none stored yet: run `webometrics analyse`).")
     else:
         try:
-            done = data.write_override(url, target, category if set_it else None, note)
+            done = data.write_override(
+                url, target, category if set_it else None, note, analyst=analyst
+            )
         except WebometricsError as exc:
             st.error(str(exc))
         else:
-            # render again so that every table above shows the new category
+            # render again so that every table above shows the new category, and the
+            # history opens on the domain
             st.session_state["override-done"] = done
+            st.session_state["override-last"] = target.lower()
             st.rerun()
 if done_before := st.session_state.pop("override-done", None):
     st.success(done_before)
@@ -263,6 +271,29 @@ if not overridden.empty:
             widgets.readable_categories(overridden, url, "category", "override_category"),
             "category overrides",
             key="overrides",
+        )
+history = data.override_history(url)
+if not history.empty:
+    with_history = sorted(set(history["domain"]))
+    last = st.session_state.pop("override-last", None)
+    if last in with_history:
+        st.session_state["override-history-domain"] = last
+    with st.expander(
+        f"Override history ({len(history)} actions on {len(with_history)} domains)",
+        expanded=last in with_history,
+    ):
+        shown = st.selectbox(
+            "History of",
+            with_history,
+            index=None,
+            key="override-history-domain",
+            placeholder="every domain",
+        )
+        actions = history if shown is None else history[history["domain"] == shown]
+        widgets.table(
+            widgets.readable_categories(actions, url),
+            f"override history {shown or 'all'}",
+            key="override-history",
         )
 
 st.subheader("Dendrogram levels")
