@@ -313,11 +313,6 @@ def refresh(engine: Engine) -> dict[str, Any]:
         ]
         if states:
             conn.execute(insert(_table(AggregateState)), states)
-        if conn.dialect.name == "postgresql":
-            # v_citing_overlap joins two groupings PostgreSQL underestimates 100-fold; its
-            # merge join on university_id alone then compares every pair of domains
-            # (43 s at 100,000 pages instead of 0.5 s with a hash join)
-            conn.execute(text("SET LOCAL enable_mergejoin = off"))
         for model, view in (
             (AggregateCitingOverlap, "v_citing_overlap"),
             (AggregateCitingRank, "v_citing_rank"),

@@ -47,13 +47,12 @@ PostgreSQL both need the views on top of a replaced one dropped first):
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Sequence
-from pathlib import Path
-from types import ModuleType
 
 import sqlalchemy as sa
 from alembic import op
+
+from migrations.revisions import revision_module
 
 revision: str = "0008"
 down_revision: str | None = "0007"
@@ -63,18 +62,9 @@ depends_on: str | Sequence[str] | None = None
 _FLOAT = "DOUBLE PRECISION"
 
 
-def _sibling(name: str) -> ModuleType:
-    path = Path(__file__).with_name(name)
-    spec = importlib.util.spec_from_file_location(f"_webometrics_{path.stem}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _json(dialect: str, kind: str, col: str, key: str = "") -> str:
     """0002's JSON helpers (an integer key, a text key, an array joined)."""
-    m = _sibling("0002_analyst_views.py")
+    m = revision_module("0002_analyst_views.py")
     table = {"int": m._JSON_INT, "text": m._JSON_TEXT, "join": m._JSON_JOIN}[kind]
     return table["sqlite" if dialect == "sqlite" else "postgresql"].format(col=col, key=key)
 
@@ -113,8 +103,8 @@ def _share_view(scope: str, partition: str) -> str:
 
 def _views(dialect: str) -> list[tuple[str, str]]:
     """``(name, SELECT ...)`` of every view after this revision, in creation order."""
-    old = dict(_sibling("0002_analyst_views.py")._views(dialect))
-    domain_language = _sibling("0004_domain_language_view.py").NEW_BODY
+    old = dict(revision_module("0002_analyst_views.py")._views(dialect))
+    domain_language = revision_module("0004_domain_language_view.py").NEW_BODY
     return [
         ("v_domain_language", domain_language),
         ("v_domain_category", old["v_domain_category"]),
@@ -311,7 +301,7 @@ def drop_views() -> None:
 
 
 def upgrade() -> None:
-    _sibling("0002_analyst_views.py").drop_views()
+    revision_module("0002_analyst_views.py").drop_views()
     op.add_column("category_label", sa.Column("color", sa.String(length=7), nullable=True))
     op.add_column("cluster", sa.Column("category_support", sa.Float(), nullable=True))
     op.add_column("cluster", sa.Column("category_voters", sa.Integer(), nullable=True))
@@ -325,6 +315,6 @@ def downgrade() -> None:
     op.execute("ALTER TABLE cluster DROP COLUMN category_voters")
     op.execute("ALTER TABLE cluster DROP COLUMN category_support")
     op.execute("ALTER TABLE category_label DROP COLUMN color")
-    old = _sibling("0002_analyst_views.py")
+    old = revision_module("0002_analyst_views.py")
     old.create_views()
-    _sibling("0004_domain_language_view.py").upgrade()
+    revision_module("0004_domain_language_view.py").upgrade()

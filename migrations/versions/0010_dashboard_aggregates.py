@@ -46,13 +46,12 @@ Indexes for the freshness check (the newest row of each input is read from an in
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Sequence
-from pathlib import Path
-from types import ModuleType
 
 import sqlalchemy as sa
 from alembic import op
+
+from migrations.revisions import revision_module
 
 revision: str = "0010"
 down_revision: str | None = "0009"
@@ -93,15 +92,6 @@ def _shares(partition: str) -> str:
            END AS known_share"""
 
 
-def _sibling(name: str) -> ModuleType:
-    path = Path(__file__).with_name(name)
-    spec = importlib.util.spec_from_file_location(f"_webometrics_{path.stem}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _views() -> list[tuple[str, str]]:
     """``(name, SELECT ...)`` of this revision's views, in creation order."""
     views = [
@@ -132,7 +122,7 @@ def _views() -> list[tuple[str, str]]:
             """,
         ),
     ]
-    for name, body in _sibling("0009_rank_factors.py")._views():
+    for name, body in revision_module("0009_rank_factors.py")._views():
         fast = body.replace("FROM v_category_share", "FROM agg_v_category_share")
         assert fast != body, f"{name} no longer reads v_category_share"
         views.append((f"agg_{name}", fast))

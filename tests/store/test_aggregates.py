@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from sqlalchemy import Engine, delete, func, insert, select
+from sqlalchemy import Engine, delete, func, insert, select, text
 
 from core.choices import ENVIRONMENT_SOURCES
 from store import aggregates, make_engine
@@ -342,5 +342,22 @@ def test_saved_impact_figures_are_the_views(filled: Facts, monkeypatch: Any) -> 
         monkeypatch.setattr(impact, "V_CITING_OVERLAP", aggregates.CITING_OVERLAP_SOURCE)
         monkeypatch.setattr(impact, "V_CITING_RANK", aggregates.CITING_RANK_SOURCE)
         assert (impact.source_overlap(engine), impact.rank_weighted(engine)) == views
+    finally:
+        engine.dispose()
+
+
+def test_citing_overlap_view_gives_revision_0007_rows(filled: Facts) -> None:
+    """Revision 0013's v_citing_overlap (one read of v_citing_source) gives the rows of
+    revision 0007's SQL (two reads joined), web graph and citations both stored."""
+    from migrations.revisions import revision_module
+
+    old = dict(revision_module("0007_citing_node.py").VIEWS)["v_citing_overlap"]
+    engine = make_engine(filled.url)
+    try:
+        with engine.connect() as conn:
+            new_rows = sorted(map(tuple, conn.execute(text("SELECT * FROM v_citing_overlap"))))
+            old_rows = sorted(map(tuple, conn.execute(text(f"SELECT * FROM ({old}) AS v"))))
+        assert len({r[3] for r in new_rows}) >= 2  # a web graph and citations both counted
+        assert new_rows == old_rows
     finally:
         engine.dispose()
