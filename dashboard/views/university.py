@@ -291,8 +291,10 @@ if not history.empty:
         )
         actions = history if shown is None else history[history["domain"] == shown]
         widgets.table(
-            widgets.readable_categories(actions, url),
-            f"override history {shown or 'all'}",
+            widgets.readable_categories(actions, url).assign(
+                at=actions["at"].dt.strftime("%Y-%m-%d %H:%M:%S UTC")
+            ),
+            f"override history {shown}" if shown else "override history",
             key="override-history",
         )
 

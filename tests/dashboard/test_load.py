@@ -373,5 +373,7 @@ def test_analysts_at_once_lose_no_note(
         assert len(result.renders) == SESSIONS * 7, db
         assert [bool(r.successes) for r in result.overrides] == [True, True], db
         assert all(f"{result.domain} is now" in r.successes[0] for r in result.overrides), db
+        # the page shown after the override has the history, opened on the domain
+        assert all("override-history-domain" in r.widgets for r in result.overrides), db
         assert check_history(urls[db], result) == [], db
         assert "Traceback" not in (tmp_path / f"{db}.log").read_text(), db
