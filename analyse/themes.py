@@ -80,7 +80,7 @@ from dataclasses import dataclass
 
 from stop_words import get_stop_words
 
-from extract.tokens import normalize, stem_words, stopwords_for
+from extract.tokens import STOPWORD_LANGUAGES, normalize, stem_words, stopwords_for
 from extract.tokens import words as tokens
 
 __all__ = [
@@ -103,8 +103,8 @@ _WORD = re.compile(r"[^\W\d_]{2,}")
 _BREAK = re.compile(r"[.,;:!?()\[\]{}<>\"«»“”„|/\\•·–—\n\r\t]+|\s-\s")
 _LETTERS = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*")
 
-STOP_LANGUAGES = ("en", "ru")
-"""Languages whose function words are never theme terms."""
+STOP_LANGUAGES = STOPWORD_LANGUAGES
+"""Languages whose function words are never theme terms (those with a stop list)."""
 
 # words of page furniture that name no activity (the stop lists hold the function words)
 _PAGE_FURNITURE = """cookie cookies javascript browser copyright login logout password menu skip

@@ -7,6 +7,22 @@ a ``webometrics.toml`` file and ``WEBOMETRICS_*`` environment variables.
 
 from __future__ import annotations
 
+from typing import Literal
+
+from core.choices import (
+    Candidates,
+    Canonical,
+    ClusterMethod,
+    Favor,
+    Grouping,
+    LeidenSimilarity,
+    Linkage,
+    Quality,
+    Scheme,
+    Similarity,
+    Unit,
+)
+
 # --- database -------------------------------------------------------------
 DB_URL = "sqlite:///webometrics.db"
 
@@ -47,7 +63,7 @@ RUN_HEARTBEAT_SECONDS = 15.0
 RUN_LEASE_SECONDS = 180.0  # more than the store retry window: an outage is no death
 
 # --- extraction -----------------------------------------------------------
-EXTRACT_FAVOR = "balanced"  # precision | recall | balanced
+EXTRACT_FAVOR: Favor = "balanced"
 EXTRACT_INCLUDE_TABLES = True
 EXTRACT_INCLUDE_COMMENTS = False
 EXTRACT_FALLBACK = True  # trafilatura compares with readability/jusText (False: its fast mode)
@@ -78,35 +94,51 @@ DOMAIN_MAX_TERMS = 1000  # distinct term counts stored per document (most freque
 # 1024 permutations (b = 85, 128, 256 bands).
 MINHASH_NUM_PERM = 1024
 MINHASH_SEED = 1
-MINHASH_SCHEME = "affine32"  # datasketch 2.x scheme: affine32 | affine64 | legacy
+MINHASH_SCHEME: Scheme = "affine32"  # datasketch 2.x permutation scheme
 # threads signing documents (-1: every core; the signatures do not depend on it)
 MINHASH_WORKERS = -1
+# every seed (MinHash permutations, LSH bucket choices, Leiden, weighted MinHash) is an
+# integer in 0 .. SEED_LIMIT - 1, the range of every random number generator seeded here
+# (leidenalg and igraph take a C int)
+SEED_LIMIT = 2**31
 
 # --- clustering (the paper's modified LSH single-link) --------------------
 CLUSTER_THRESHOLD = 0.3
 CLUSTER_R0 = 12
 CLUSTER_R_MIN = 4
 CLUSTER_STEP = 4
-CLUSTER_SIMILARITY = "jaccard"  # signature | jaccard
-CLUSTER_UNIT = "domain"  # page | domain
-CLUSTER_LINKAGE = "single"  # single | leiden
+CLUSTER_SIMILARITY: Similarity = "jaccard"
+CLUSTER_UNIT: Unit = "domain"
+CLUSTER_LINKAGE: Linkage = "single"
 # working memory of one banding (LSH level); above it the bucket entries go to hash
 # partitions on disk, with the same pairs (cluster.lsh.candidate_pairs)
 CLUSTER_BAND_MEMORY_MB = 1024
 # folder of a memory-mapped signature store (None: signatures in memory); when set the
 # cluster stage streams the documents into it instead of loading all shingles
 CLUSTER_SIGNATURE_STORE: str | None = None
+# fail rather than generate more candidate pairs in one banding (a memory guard of the LSH
+# estimators; the clusters do not depend on it)
+CLUSTER_MAX_PAIRS = 50_000_000
+# entries of one dense block of intersections of the exact pair search
+# (cluster.single_link.threshold_edges: ~12 bytes each)
+CLUSTER_BLOCK_ENTRIES = 1 << 24
+# tf-idf of the paper's single link on weighted documents (LSHLink similarity="weighted",
+# cluster.TfidfWeighting): terms of fewer documents, or of more than this share, left out
+TFIDF_MIN_DF = 2
+TFIDF_MAX_DF = 0.5
 
 # --- Leiden on the LSH candidate graph (--linkage leiden) -----------------
 # Chosen by the sweep of bench/linkage.py on WebKB, real university web pages
 # (bench/results/linkage.md): t = 0.02, r = 2 rows in 64 bands (the first 128 rows of the
 # signature), signature similarity, RB quality, levels of resolution 4 -> 0.5.
-CLUSTER_RESOLUTION = (4.0, 2.0, 1.0, 0.5)  # nested levels, finest first; the last = clusters
-CLUSTER_QUALITY = "rb"  # rb | modularity | cpm
+# nested levels, finest first; the last gives the clusters
+CLUSTER_RESOLUTION: tuple[float, ...] = (4.0, 2.0, 1.0, 0.5)
+CLUSTER_QUALITY: Quality = "rb"
 CLUSTER_LEIDEN_THRESHOLD = 0.02
 CLUSTER_LEIDEN_ROWS = 2
 CLUSTER_LEIDEN_BANDS = 64
-CLUSTER_LEIDEN_SIMILARITY = "signature"  # signature | jaccard
+CLUSTER_LEIDEN_SIMILARITY: LeidenSimilarity = "signature"
+LEIDEN_ITERATIONS = 2  # Leiden iterations per level (negative: until no node moves)
 CLUSTER_MAX_NEIGHBOURS: int | None = 20  # strongest edges kept per document (None: all)
 
 # --- activity clustering (the default method of `webometrics cluster`) -----
@@ -114,14 +146,15 @@ CLUSTER_MAX_NEIGHBOURS: int | None = 20  # strongest edges kept per document (No
 # candidates, a k-nearest-neighbour graph, nested Leiden levels. Chosen by
 # leave-one-corpus-out over nine labelled corpora (bench/results/activity.md); the same
 # values for every corpus.
-CLUSTER_METHOD = "activity"  # activity | paper (the shingle-set methods of --linkage)
-ACTIVITY_N_NEIGHBORS: int | str = "auto"  # or a number; auto = round(2.5 ln n)
-ACTIVITY_RESOLUTION = (2.0, 1.0)  # nested levels, finest first; the last (modularity) = clusters
-ACTIVITY_QUALITY = "rb"  # rb | modularity | cpm
+CLUSTER_METHOD: ClusterMethod = "activity"  # or paper: the shingle-set methods of --linkage
+ACTIVITY_N_NEIGHBORS: int | Literal["auto"] = "auto"  # or a number; auto = round(2.5 ln n)
+# nested levels, finest first; the last (modularity) gives the clusters
+ACTIVITY_RESOLUTION: tuple[float, ...] = (2.0, 1.0)
+ACTIVITY_QUALITY: Quality = "rb"
 ACTIVITY_MIN_DF = 2  # a term of fewer documents carries no weight
 ACTIVITY_MAX_DF = 1.0  # nor a term of more than this share of the documents (1.0: no cut)
 # auto: every pair while sum(df^2) + n^2 <= 3e8 (small corpora), else weighted MinHash + LSH
-ACTIVITY_CANDIDATES = "auto"  # auto | wminhash | simhash | exact
+ACTIVITY_CANDIDATES: Candidates = "auto"
 ACTIVITY_NUM_PERM = 64
 ACTIVITY_ROWS = 1
 ACTIVITY_MAX_BUCKET = 10
@@ -130,9 +163,9 @@ ACTIVITY_SEED = 1
 
 # --- near duplicates ------------------------------------------------------
 DEDUP_METHOD = "minhash-lsh"
-DEDUP_CANONICAL = "longest"  # longest | earliest
-DEDUP_GROUPING = "components"  # components | cliques | fpmax
-DEDUP_UNIT: str | None = None  # page | domain; None: the [cluster] unit
+DEDUP_CANONICAL: Canonical = "longest"
+DEDUP_GROUPING: Grouping = "components"
+DEDUP_UNIT: Unit | None = None  # None: the [cluster] unit
 DEDUP_MAX_CLIQUE_SIZE = 100
 DEDUP_FPMAX_MAX_DOCS = 40
 

@@ -33,6 +33,19 @@ from pydantic import (
 )
 
 from core import defaults as D
+from core.choices import (
+    Candidates,
+    Canonical,
+    ClusterMethod,
+    Favor,
+    Grouping,
+    LeidenSimilarity,
+    Linkage,
+    Quality,
+    Scheme,
+    Similarity,
+    Unit,
+)
 from core.exceptions import ConfigError
 
 
@@ -114,7 +127,7 @@ class CrawlSettings(_Section):
 class ExtractSettings(_Section):
     """Main-text extraction (trafilatura), language filter and site templates."""
 
-    favor: Literal["precision", "recall", "balanced"] = D.EXTRACT_FAVOR  # type: ignore[assignment]
+    favor: Favor = D.EXTRACT_FAVOR
     include_tables: bool = D.EXTRACT_INCLUDE_TABLES
     include_comments: bool = D.EXTRACT_INCLUDE_COMMENTS
     fallback: bool = D.EXTRACT_FALLBACK
@@ -161,8 +174,8 @@ class MinHashSettings(_Section):
     """MinHash signatures; they travel with every stored signature."""
 
     num_perm: int = Field(D.MINHASH_NUM_PERM, ge=1, le=4096)
-    seed: int = Field(D.MINHASH_SEED, ge=0, lt=2**32)
-    scheme: Literal["affine32", "affine64", "legacy"] = D.MINHASH_SCHEME  # type: ignore[assignment]
+    seed: int = Field(D.MINHASH_SEED, ge=0, lt=D.SEED_LIMIT)
+    scheme: Scheme = D.MINHASH_SCHEME
     workers: int = Field(D.MINHASH_WORKERS, ge=-256, le=256)
 
     @field_validator("workers")
@@ -181,16 +194,16 @@ class ClusterSettings(_Section):
     r0: int = Field(D.CLUSTER_R0, ge=1)
     r_min: int = Field(D.CLUSTER_R_MIN, ge=1)
     step: int = Field(D.CLUSTER_STEP, ge=1)
-    similarity: Literal["signature", "jaccard", "weighted"] = D.CLUSTER_SIMILARITY  # type: ignore[assignment]
-    unit: Literal["page", "domain"] = D.CLUSTER_UNIT  # type: ignore[assignment]
-    method: Literal["activity", "paper"] = D.CLUSTER_METHOD  # type: ignore[assignment]
-    linkage: Literal["single", "leiden"] = D.CLUSTER_LINKAGE  # type: ignore[assignment]
+    similarity: Similarity = D.CLUSTER_SIMILARITY
+    unit: Unit = D.CLUSTER_UNIT
+    method: ClusterMethod = D.CLUSTER_METHOD
+    linkage: Linkage = D.CLUSTER_LINKAGE
     resolution: tuple[float, ...] = Field(D.CLUSTER_RESOLUTION, min_length=1)
-    quality: Literal["rb", "modularity", "cpm"] = D.CLUSTER_QUALITY  # type: ignore[assignment]
+    quality: Quality = D.CLUSTER_QUALITY
     leiden_threshold: float = Field(D.CLUSTER_LEIDEN_THRESHOLD, gt=0, lt=1)
     leiden_rows: int = Field(D.CLUSTER_LEIDEN_ROWS, ge=1)
     leiden_bands: int = Field(D.CLUSTER_LEIDEN_BANDS, ge=1)
-    leiden_similarity: Literal["signature", "jaccard"] = D.CLUSTER_LEIDEN_SIMILARITY  # type: ignore[assignment]
+    leiden_similarity: LeidenSimilarity = D.CLUSTER_LEIDEN_SIMILARITY
     max_neighbours: int | None = Field(D.CLUSTER_MAX_NEIGHBOURS, ge=1)
     band_memory_mb: int = Field(D.CLUSTER_BAND_MEMORY_MB, ge=1)
     signature_store: str | None = D.CLUSTER_SIGNATURE_STORE
@@ -210,17 +223,17 @@ class ClusterSettings(_Section):
 class ActivitySettings(_Section):
     """Activity clustering (:class:`cluster.ActivityClusterer`), the default method."""
 
-    n_neighbors: Annotated[int, Field(ge=1)] | Literal["auto"] = D.ACTIVITY_N_NEIGHBORS  # type: ignore[assignment]
+    n_neighbors: Annotated[int, Field(ge=1)] | Literal["auto"] = D.ACTIVITY_N_NEIGHBORS
     resolution: tuple[float, ...] = Field(D.ACTIVITY_RESOLUTION, min_length=1)
-    quality: Literal["rb", "modularity", "cpm"] = D.ACTIVITY_QUALITY  # type: ignore[assignment]
+    quality: Quality = D.ACTIVITY_QUALITY
     min_df: int = Field(D.ACTIVITY_MIN_DF, ge=1)
     max_df: float = Field(D.ACTIVITY_MAX_DF, gt=0, le=1)
-    candidates: Literal["auto", "wminhash", "simhash", "exact"] = D.ACTIVITY_CANDIDATES  # type: ignore[assignment]
+    candidates: Candidates = D.ACTIVITY_CANDIDATES
     num_perm: int = Field(D.ACTIVITY_NUM_PERM, ge=1)
     rows: int = Field(D.ACTIVITY_ROWS, ge=1)
     max_bucket: int = Field(D.ACTIVITY_MAX_BUCKET, ge=2)
     refine: int = Field(D.ACTIVITY_REFINE, ge=0)
-    seed: int = Field(D.ACTIVITY_SEED, ge=0, lt=2**31)
+    seed: int = Field(D.ACTIVITY_SEED, ge=0, lt=D.SEED_LIMIT)
 
     _levels = field_validator("resolution", mode="before")(ClusterSettings._levels.__func__)  # type: ignore[attr-defined]
 
@@ -229,9 +242,9 @@ class DedupSettings(_Section):
     """Fuzzy-duplicate removal before clustering (``webometrics dedup --list-methods``)."""
 
     method: str = D.DEDUP_METHOD
-    canonical: Literal["longest", "earliest"] = D.DEDUP_CANONICAL  # type: ignore[assignment]
-    grouping: Literal["components", "cliques", "fpmax"] = D.DEDUP_GROUPING  # type: ignore[assignment]
-    unit: Literal["page", "domain"] | None = D.DEDUP_UNIT  # type: ignore[assignment]
+    canonical: Canonical = D.DEDUP_CANONICAL
+    grouping: Grouping = D.DEDUP_GROUPING
+    unit: Unit | None = D.DEDUP_UNIT
     max_clique_size: int = Field(D.DEDUP_MAX_CLIQUE_SIZE, ge=2)
     fpmax_max_docs: int = Field(D.DEDUP_FPMAX_MAX_DOCS, ge=2)
 

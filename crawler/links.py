@@ -18,9 +18,9 @@ from urllib.parse import urldefrag
 from scrapy.http import Response, TextResponse
 from scrapy.linkextractors import LinkExtractor
 
+from core.choices import HTML_MEDIA_TYPES
 from crawler.items import LinkRecord
 
-_HTML_TYPES = ("text/html", "application/xhtml+xml")
 _MAX_SITEMAP_BYTES = 50 * 1024 * 1024  # the sitemaps.org limit, uncompressed
 
 
@@ -49,7 +49,7 @@ def is_html(response: Response) -> bool:
     if not isinstance(response, TextResponse):
         return False
     ctype = content_type(response)
-    return ctype is None or ctype in _HTML_TYPES
+    return ctype is None or ctype in HTML_MEDIA_TYPES
 
 
 def page_links(response: Response) -> list[LinkRecord]:

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from core.choices import is_text_media_type
 from core.exceptions import ConfigError, StageError
 from crawler.items import PageItem
 
@@ -468,7 +469,7 @@ def record_item(rec: dict[str, Any], path: str, universities: Any) -> PageItem:
     from scrapy.responsetypes import responsetypes
 
     from crawler.links import content_type, page_links
-    from crawler.spiders.base import charset_of, is_text
+    from crawler.spiders.base import charset_of
 
     headers = Headers()
     for name, value in rec["headers"]:
@@ -486,7 +487,7 @@ def record_item(rec: dict[str, Any], path: str, universities: Any) -> PageItem:
         http_status=rec["status"],
         content_type=(headers.get(b"Content-Type") or b"").decode("latin-1")[:200] or None,
         charset=charset_of(response, ctype),
-        body=rec["body"] if is_text(ctype) else None,
+        body=rec["body"] if is_text_media_type(ctype) else None,
         content_length=len(rec["body"]),
         fetched_at=rec["date"],
         warc_file=path,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import itertools
 import threading
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -24,6 +25,7 @@ from sqlalchemy import Engine
 
 from core.settings import Settings, load_settings
 from store import analytics, networks, open_database, queries
+from store.analytics.runs import resolve_run_fresh
 
 TTL_SECONDS = 600
 
@@ -365,8 +367,41 @@ def shares(
 
 
 # --- the Network page: its domains chosen and counted in SQL ------------------------------
+#
+# While the run's aggregates are fresh every count is one SQL query on them. While they
+# are stale (a crawl, an extraction or a clustering since the last `webometrics analyse`)
+# the views regroup every link and citation on each read, so the page reads the run's
+# environment once (:func:`_stale_environment`, cached) and counts it here instead.
 
 Filter = tuple[str, ...] | None  # categories or sources chosen; None: all of them
+_NETWORK_KEYS = ["university", "country", "domain", "category", "language"]
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def _fresh(url: str, run_id: int) -> bool:
+    return resolve_run_fresh(read_engine(url), run_id)[1]
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def _environment(url: str, run_id: int, direction: str) -> pd.DataFrame:
+    rows = analytics.environment(read_engine(url), run_id=run_id, direction=direction)
+    env = _frame_of(analytics.EnvironmentRow, rows)
+    return env.assign(category=env["category"].fillna(analytics.UNCATEGORISED))
+
+
+def _stale_environment(
+    url: str, run_id: int, direction: str, categories: Filter, sources: Filter
+) -> pd.DataFrame | None:
+    """The run's environment rows of the chosen categories and sources when its
+    aggregates are stale, ``None`` while they are fresh (then SQL counts)."""
+    if _fresh(url, run_id):
+        return None
+    env = _environment(url, run_id, direction)
+    if categories is not None:
+        env = env[env["category"].isin(categories)]
+    if sources is not None:
+        env = env[env["source"].isin(sources)]
+    return env
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
@@ -376,11 +411,27 @@ def network_summary(
     """Universities, domains, edges, the most universities one domain is linked with and
     the categories present in a run and direction, over the chosen categories and
     sources; ``None`` when nothing is left."""
-    rows = analytics.environment_summary(
-        read_engine(url), run_id=run_id, direction=direction, categories=categories,
-        sources=sources,
-    )  # fmt: skip
-    return rows[0] if rows else None
+    env = _stale_environment(url, run_id, direction, categories, sources)
+    if env is None:
+        rows = analytics.environment_summary(
+            read_engine(url), run_id=run_id, direction=direction, categories=categories,
+            sources=sources,
+        )  # fmt: skip
+        return rows[0] if rows else None
+    if env.empty:
+        return None
+    present = _stale_environment(url, run_id, direction, None, sources)
+    assert present is not None
+    return analytics.EnvironmentSummaryRow(
+        run_id,
+        direction,
+        env["university_id"].nunique(),
+        env["domain"].nunique(),
+        len(env),
+        len(env.drop_duplicates(["university_id", "domain"])),
+        int(env.groupby("domain")["university_id"].nunique().max()),
+        tuple(sorted(set(present["category"]))),
+    )
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
@@ -395,6 +446,26 @@ def network_domains(
 ) -> tuple[pd.DataFrame, int]:
     """The domains linked with at least ``min_universities`` universities, those shared
     by most first (at most ``limit``), and how many there are in all."""
+    env = _stale_environment(url, run_id, direction, categories, sources)
+    if env is not None:
+        weight = "links" if direction == "outgoing" else "pages"
+        per = (
+            env.groupby("domain")
+            .agg(
+                universities=("university_id", "nunique"),
+                links=("links", "sum"),
+                pages=("pages", "sum"),
+                language=("language", "min"),
+                category=("category", "min"),
+            )
+            .reset_index()
+        )
+        per = per[per["universities"] >= min_universities].assign(
+            run_id=run_id, direction=direction, weight=lambda t: t[weight]
+        )
+        per = per.sort_values(["universities", "weight", "domain"], ascending=[False, False, True])
+        columns = [f.name for f in dataclasses.fields(analytics.NetworkDomainRow)]
+        return per[columns].head(limit).reset_index(drop=True), len(per)
     engine = read_engine(url)
     rows = analytics.network_domains(
         engine, run_id=run_id, direction=direction, min_universities=min_universities,
@@ -406,7 +477,8 @@ def network_domains(
             engine, run_id=run_id, direction=direction, min_universities=min_universities,
             categories=categories, sources=sources,
         )  # fmt: skip
-    return _frame_of(analytics.NetworkDomainRow, rows), total
+    frame = _frame_of(analytics.NetworkDomainRow, rows)
+    return frame.assign(category=frame["category"].fillna(analytics.UNCATEGORISED)), total
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
@@ -415,16 +487,18 @@ def network_edges(
 ) -> pd.DataFrame:
     """One row per university and domain of ``domains`` (links and pages summed over the
     chosen sources: a domain two sources found is one edge)."""
-    rows = analytics.environment(
-        read_engine(url), run_id=run_id, direction=direction, domains=domains
-    )
-    env = _frame_of(analytics.EnvironmentRow, rows)
-    if sources is not None:
-        env = env[env["source"].isin(sources)]
-    keys = ["university", "country", "domain", "category", "language"]
-    env = env.assign(category=env["category"].fillna("uncategorised"))
+    env = _stale_environment(url, run_id, direction, None, sources)
+    if env is None:
+        rows = analytics.environment(
+            read_engine(url), run_id=run_id, direction=direction, domains=domains
+        )
+        env = _frame_of(analytics.EnvironmentRow, rows)
+        env = env.assign(category=env["category"].fillna(analytics.UNCATEGORISED))
+        if sources is not None:
+            env = env[env["source"].isin(sources)]
+    env = env[env["domain"].isin(domains)]
     return (
-        env.groupby(keys, dropna=False)
+        env.groupby(_NETWORK_KEYS, dropna=False)
         .agg(links=("links", "sum"), pages=("pages", "sum"))
         .reset_index()
     )
@@ -435,12 +509,26 @@ def network_overlaps(
     url: str, run_id: int, direction: str, categories: Filter = None, sources: Filter = None
 ) -> pd.DataFrame:
     """Co-link overlap of every pair of universities over the chosen categories and
-    sources, counted in SQL (:func:`overlaps`: the whole environment, as analysed)."""
-    rows = analytics.colink_overlaps(
-        read_engine(url), run_id=run_id, direction=direction, categories=categories,
-        sources=sources,
-    )  # fmt: skip
-    return _frame_of(networks.OverlapRow, rows)
+    sources (:func:`overlaps`: the whole environment, as analysed)."""
+    env = _stale_environment(url, run_id, direction, categories, sources)
+    if env is None:
+        rows = analytics.colink_overlaps(
+            read_engine(url), run_id=run_id, direction=direction, categories=categories,
+            sources=sources,
+        )  # fmt: skip
+        return _frame_of(networks.OverlapRow, rows)
+    sets = env.groupby("university")["domain"].agg(set).to_dict()
+    pairs = []
+    for a, b in itertools.combinations(sorted(sets), 2):
+        shared, union = len(sets[a] & sets[b]), len(sets[a] | sets[b])
+        pairs.append(
+            networks.OverlapRow(
+                a, b, shared, round(shared / union, 4) if union else 0.0,
+                len(sets[a]) - shared, len(sets[b]) - shared,
+            )
+        )  # fmt: skip
+    pairs.sort(key=lambda o: (-o.shared, -o.jaccard, o.a, o.b))
+    return _frame_of(networks.OverlapRow, pairs)
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)

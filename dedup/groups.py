@@ -59,13 +59,11 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
+from core.choices import CANONICAL_RULES, GROUPINGS
 from core.exceptions import ParameterError
 
-GROUPINGS = ("components", "cliques", "fpmax")
-"""The ways to build groups from pairs."""
-
-CANONICAL_RULES = ("longest", "earliest")
-"""How a group's canonical document is chosen."""
+# GROUPINGS: the ways to build groups from pairs; CANONICAL_RULES: how a group's canonical
+# document is chosen (core.choices)
 
 
 @dataclass(frozen=True, slots=True)

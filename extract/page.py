@@ -45,9 +45,10 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from core import defaults as D
+from core.choices import EXTRACTION_STATUSES, FAVORS, ExtractionStatus, Favor, is_text_media_type
 from extract.encoding import decode_html
 from extract.language import identify_language
 
@@ -63,16 +64,8 @@ __all__ = [
     "sniff_binary",
 ]
 
-Status = Literal["ok", "empty", "binary", "too-large", "timeout", "language-filtered", "error"]
-STATUSES: tuple[str, ...] = (
-    "ok",
-    "empty",
-    "binary",
-    "too-large",
-    "timeout",
-    "language-filtered",
-    "error",
-)
+Status = ExtractionStatus
+STATUSES = EXTRACTION_STATUSES
 """Every status of an :class:`ExtractResult` (``pending`` is the stored state before)."""
 
 _MAGIC: tuple[tuple[bytes, str], ...] = (
@@ -98,7 +91,6 @@ _MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"\x00\x00\x01\x00", "ICO image"),
     (b"RIFF", "RIFF media (WebP/WAV/AVI)"),
 )
-_TEXT_TYPES = re.compile(r"^\s*(text/|application/(xhtml\+xml|xml|rss\+xml|atom\+xml))", re.I)
 _XML_DECL = re.compile(r"^\s*<\?xml[^>]*\?>")
 _MAX_REASON = 500
 
@@ -142,7 +134,7 @@ class ExtractOptions:
     ('en', 'ru')
     """
 
-    favor: Literal["balanced", "precision", "recall"] = D.EXTRACT_FAVOR  # type: ignore[assignment]
+    favor: Favor = D.EXTRACT_FAVOR
     include_tables: bool = D.EXTRACT_INCLUDE_TABLES
     include_comments: bool = D.EXTRACT_INCLUDE_COMMENTS
     fallback: bool = D.EXTRACT_FALLBACK
@@ -153,9 +145,9 @@ class ExtractOptions:
     with_metadata: bool = True
 
     def __post_init__(self) -> None:
-        if self.favor not in ("balanced", "precision", "recall"):
+        if self.favor not in FAVORS:
             raise ValueError(
-                f"favor={self.favor!r}: use 'balanced', 'precision' or 'recall' ([extract] favor)"
+                f"favor={self.favor!r}: use one of {', '.join(FAVORS)} ([extract] favor)"
             )
         if self.timeout_seconds is not None and self.timeout_seconds <= 0:
             raise ValueError(f"timeout_seconds={self.timeout_seconds}: must be > 0 or None")
@@ -364,7 +356,7 @@ def _extract(
             "too-large",
             f"body of {size:,} bytes exceeds [extract] max_html_bytes = {opts.max_html_bytes:,}",
         )
-    if content_type and not _TEXT_TYPES.match(content_type):
+    if not is_text_media_type(content_type):
         return ExtractResult("binary", f"content type {content_type!r} is not HTML or text")
     note = None
     used_charset = None

@@ -28,7 +28,9 @@ from pathlib import Path
 
 import numpy as np
 
-LEVELS = ("domain", "host")
+from core.choices import GRAPH_LEVELS
+
+LEVELS = GRAPH_LEVELS
 
 
 @dataclass(frozen=True)

@@ -17,10 +17,11 @@ import heapq
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from core.choices import HTML_MEDIA_TYPES
 from core.exceptions import ConfigError
 
 #: media types kept as HTML pages
-HTML_TYPES: tuple[str, ...] = ("text/html", "application/xhtml+xml")
+HTML_TYPES = HTML_MEDIA_TYPES
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,9 +17,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from core.choices import GRAPH_LEVELS
 from core.exceptions import ConfigError, ParameterError
 
-LEVELS = ("domain", "host")
+LEVELS = GRAPH_LEVELS
 
 #: the columns of the published files, per level
 VERTEX_COLUMNS = {

@@ -24,13 +24,13 @@ from scrapy.http import Response, TextResponse
 from twisted.python.failure import Failure
 from w3lib.url import safe_url_string
 
+from core.choices import is_text_media_type
 from core.domains import host_of, in_domains, normalize_url
 from crawler.errors import classify_failure
 from crawler.items import PageErrorItem, PageItem
 from crawler.links import content_type
 
 _REDIRECTS = (301, 302, 303, 307, 308)
-_TEXT_TYPES = ("text/", "application/xhtml+xml", "application/xml", "application/json")
 
 
 @dataclass(frozen=True)
@@ -86,17 +86,12 @@ def _header(response: Response, name: bytes, limit: int) -> str | None:
 def charset_of(response: Response, ctype: str | None) -> str | None:
     """The declared encoding (header, BOM or ``<meta>``), else the one Scrapy infers from
     a non-empty text body; None for binary or empty answers."""
-    if not isinstance(response, TextResponse) or not is_text(ctype):
+    if not isinstance(response, TextResponse) or not is_text_media_type(ctype):
         return None
     declared = response._declared_encoding()  # private in Scrapy, but the only way
     if declared:
         return declared[:50]
     return response.encoding[:50] if response.body else None
-
-
-def is_text(ctype: str | None) -> bool:
-    """True for media types whose bodies are stored (text, HTML, XML, JSON)."""
-    return ctype is None or ctype.startswith(_TEXT_TYPES) or ctype.endswith("+xml")
 
 
 class BaseSpider(scrapy.Spider):
@@ -157,7 +152,7 @@ class BaseSpider(scrapy.Spider):
             http_status=response.status,
             content_type=_header(response, b"Content-Type", 200),
             charset=charset_of(response, ctype),
-            body=response.body if is_text(ctype) else None,
+            body=response.body if is_text_media_type(ctype) else None,
             content_length=len(response.body),
             etag=_header(response, b"ETag", 300),
             last_modified=_header(response, b"Last-Modified", 100),

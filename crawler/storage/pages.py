@@ -17,13 +17,12 @@ from sqlalchemy import Engine, and_, case, null, or_, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
+from core.choices import HTML_MEDIA_TYPES
 from core.domains import host_of, normalize_url, registered_domain
 from core.exceptions import DatabaseError
 from crawler.items import PageErrorItem, PageItem
 from store.models import Link, Page, utcnow
 from store.session import session_scope
-
-_HTML = ("text/html", "application/xhtml+xml")
 
 #: extractor(url, body, content_type, charset) -> Page extraction columns
 Extractor = Callable[[str, bytes, str | None, str | None], Mapping[str, Any]]
@@ -60,7 +59,7 @@ def extraction_state(item: PageItem) -> tuple[str, str | None]:
     if item.http_status is None or not 200 <= item.http_status < 300:
         return "skipped", f"HTTP {item.http_status}"
     media = _media_type(item.content_type)
-    if media is not None and media not in _HTML:
+    if media is not None and media not in HTML_MEDIA_TYPES:
         return "skipped", f"not HTML: {media}"
     if not item.body:
         return "skipped", "empty body"

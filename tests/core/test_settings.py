@@ -51,7 +51,7 @@ def test_file_then_environment_override(tmp_path: Path) -> None:
         ("[extract]\nlanguages = ['english']\n", r"extract\.languages.*ISO 639"),
         (
             "[cluster]\nsimilarity = 'cosine'\n",
-            r"cluster\.similarity.*'signature', 'jaccard' or 'weighted'",
+            r"cluster\.similarity.*'jaccard', 'signature' or 'weighted'",
         ),
     ],
 )

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from core.choices import GRAPH_LEVELS
+
 EPILOG = """\
 files (one release, as published under https://data.commoncrawl.org/projects/hyperlinkgraph/):
   domain graph  <release>-domain-vertices.txt.gz   id, reversed domain, number of hosts
@@ -51,7 +53,7 @@ def add_parser(csub: argparse._SubParsersAction) -> None:
     p.add_argument("--ranks", metavar="FILE", help="the release's ranks file (optional)")
     p.add_argument(
         "--level",
-        choices=("domain", "host"),
+        choices=GRAPH_LEVELS,
         help="the graph's level (default: told by the vertices' columns)",
     )
     p.add_argument(

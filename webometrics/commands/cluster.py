@@ -5,6 +5,15 @@ from __future__ import annotations
 
 import argparse
 
+from core.choices import (
+    CLUSTER_METHODS,
+    DIRECTION_CHOICES,
+    LINKAGES,
+    QUALITIES,
+    SIMILARITIES,
+    UNITS,
+)
+
 ORDER = 50
 
 
@@ -37,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "seed give the same clusters, whatever the number of --workers and with or without "
         "a --signature-store.",
     )
-    p.add_argument("--unit", choices=("page", "domain"), help="default: [cluster] unit")
+    p.add_argument("--unit", choices=UNITS, help="default: [cluster] unit")
     p.add_argument(
         "--university",
         metavar="NAME",
@@ -46,13 +55,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--direction",
-        choices=("outgoing", "citing", "both"),
+        choices=DIRECTION_CHOICES,
         help="domains the university links to, that link to it, or both (default: outgoing "
         "and citing each on its own; both with --university all)",
     )
     p.add_argument(
         "--method",
-        choices=("activity", "paper"),
+        choices=CLUSTER_METHODS,
         help="activity: tf-idf k-NN graph + Leiden ([activity]); paper: the shingle-set "
         "methods of --linkage (default: [cluster] method, activity)",
     )
@@ -64,14 +73,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, help="seed of the permutations and bucket choices")
     p.add_argument(
         "--similarity",
-        choices=("jaccard", "signature", "weighted"),
+        choices=SIMILARITIES,
         help="exact Jaccard of the shingle sets, or the share of equal MinHash rows; "
         "weighted: the paper's single link on the stored term counts (tf-idf, weighted "
         "MinHash, exact cosine against --threshold)",
     )
     p.add_argument(
         "--linkage",
-        choices=("single", "leiden"),
+        choices=LINKAGES,
         help="the paper's LSH single link, or Leiden communities of the LSH candidate graph "
         "(default: [cluster] linkage)",
     )
@@ -85,7 +94,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--quality",
-        choices=("rb", "modularity", "cpm"),
+        choices=QUALITIES,
         help="leiden: quality function (default: [cluster] quality)",
     )
     p.add_argument(

@@ -6,6 +6,8 @@ import argparse
 import json
 import sys
 
+from core.choices import DIRECTION_CHOICES
+
 ORDER = 30
 
 
@@ -32,7 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--direction",
-        choices=("outgoing", "citing", "both"),
+        choices=DIRECTION_CHOICES,
         default="both",
         help="which environment to crawl (default: both)",
     )

@@ -6,6 +6,8 @@ import argparse
 import json
 from typing import Any
 
+from core.choices import CANONICAL_RULES, GROUPINGS, UNITS
+
 ORDER = 40
 
 
@@ -36,9 +38,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "others out. Defaults come from [dedup] in the settings.",
     )
     p.add_argument("--method", metavar="NAME", help="method name (see --list-methods)")
-    p.add_argument("--grouping", choices=("components", "cliques", "fpmax"))
-    p.add_argument("--unit", choices=("page", "domain"), help="default: [dedup] or [cluster] unit")
-    p.add_argument("--canonical", choices=("longest", "earliest"))
+    p.add_argument("--grouping", choices=GROUPINGS)
+    p.add_argument("--unit", choices=UNITS, help="default: [dedup] or [cluster] unit")
+    p.add_argument("--canonical", choices=CANONICAL_RULES)
     p.add_argument(
         "--param",
         metavar="KEY=VALUE",

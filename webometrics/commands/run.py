@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from core.choices import DIRECTION_CHOICES
+
 ORDER = 90
 
 
@@ -19,7 +21,7 @@ def _common(p: argparse.ArgumentParser) -> None:
         default="crawl,extract,dedup,cluster,analyse",
         help="comma-separated stages to run, in order (default: all)",
     )
-    p.add_argument("--direction", choices=("outgoing", "citing", "both"), default="both")
+    p.add_argument("--direction", choices=DIRECTION_CHOICES, default="both")
     p.add_argument("--proxy", metavar="URL", help="HTTP proxy for the crawl (the test web)")
     p.add_argument(
         "--testbed", metavar="DIR", help="test-web folder (citing sources of the local test web)"

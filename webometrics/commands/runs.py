@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 
+from core.choices import RUN_STATUSES
+
 ORDER = 92
 
 
@@ -22,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--limit", type=int, default=20, metavar="N", help="runs of each kind (20)")
     p.add_argument(
         "--status",
-        choices=("running", "finished", "failed", "interrupted"),
+        choices=RUN_STATUSES,
         help="only runs with this status",
     )
     p.set_defaults(func=_runs)

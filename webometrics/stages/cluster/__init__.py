@@ -46,12 +46,13 @@ from typing import Any
 
 from sqlalchemy import Engine, select
 
+from core.choices import CLUSTER_METHODS, DIRECTION_CHOICES, LINKAGES, UNITS
 from core.exceptions import ParameterError, StageError
 from core.settings import Settings
 from store.models import University
 from store.session import session_scope
 from webometrics.stages.cluster.activity import _run_activity, activity_model
-from webometrics.stages.cluster.paper import LINKAGES, _run_paper
+from webometrics.stages.cluster.paper import _run_paper
 
 __all__ = [
     "DIRECTIONS",
@@ -65,8 +66,8 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-DIRECTIONS = ("outgoing", "citing", "both")
-METHODS = ("activity", "paper")
+DIRECTIONS = DIRECTION_CHOICES
+METHODS = CLUSTER_METHODS
 
 
 def resolve_method(settings: Settings, method: str | None, paper_options: dict[str, Any]) -> str:
@@ -179,7 +180,7 @@ def run(
     """
     cfg = settings.cluster
     unit = unit or cfg.unit
-    if unit not in ("page", "domain"):
+    if unit not in UNITS:
         raise ParameterError(f"unit must be page or domain, got {unit!r}")
     if direction not in DIRECTIONS:
         raise ParameterError(f"direction must be one of {', '.join(DIRECTIONS)}, got {direction!r}")

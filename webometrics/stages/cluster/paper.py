@@ -18,6 +18,7 @@ from typing import Any
 from sqlalchemy import Engine
 from tqdm import tqdm
 
+from core.choices import LINKAGES
 from core.exceptions import ParameterError, StageError
 from core.settings import Settings
 from webometrics.stages.cluster.documents import _check_terms, _DatabaseShingles, _load
@@ -25,9 +26,6 @@ from webometrics.stages.cluster.signatures import _sign_into_store, _store_signa
 from webometrics.stages.cluster.storing import _store_clustering
 
 log = logging.getLogger(__name__)
-
-LINKAGES = ("single", "leiden")
-
 
 def _leiden_resolution(
     given: float | Sequence[float] | None, quality: str, configured: Sequence[float]

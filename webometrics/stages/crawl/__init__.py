@@ -39,6 +39,7 @@ from typing import Any
 
 from sqlalchemy import Engine
 
+from core.choices import DIRECTION_CHOICES
 from core.exceptions import DatabaseError, ParameterError, StageError
 from core.settings import Settings
 from webometrics.liveness import Heartbeat
@@ -71,7 +72,7 @@ __all__ = ["DIRECTIONS", "FRONTIER_FILE", "STATE_FILE", "CrawlOptions", "run", "
 
 log = logging.getLogger(__name__)
 
-DIRECTIONS = ("outgoing", "citing", "both")
+DIRECTIONS = DIRECTION_CHOICES
 
 
 def run(

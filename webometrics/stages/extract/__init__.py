@@ -38,6 +38,7 @@ from typing import Any
 
 from sqlalchemy import Engine, update
 
+from core.choices import EXTRACTION_STATUSES
 from core.exceptions import ParameterError
 from core.settings import Settings
 from store.models import Page
@@ -65,8 +66,9 @@ __all__ = [
     "shingles_of",
 ]
 
-#: Statuses a user may ask to redo (``--redo``); ``skipped`` pages were never HTML.
-REDO_STATUSES = ("ok", "empty", "binary", "too-large", "timeout", "language-filtered", "error")
+#: Statuses a user may ask to redo (``--redo``): every outcome of an extraction;
+#: ``skipped`` pages were never HTML.
+REDO_STATUSES = EXTRACTION_STATUSES
 
 
 def reset_status(engine: Engine, statuses: tuple[str, ...]) -> int:
