@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any
 
+from core.defaults import CRAWL_EXTRACT_WORKERS
 from store.models import utcnow
 
 Row = tuple[str, bytes, str | None, str | None]  # url, body, content type, charset
@@ -131,4 +132,4 @@ class InlineExtractor:
 
 def inline_extractor(options: Mapping[str, Any]) -> InlineExtractor:
     """The extractor of ``options = {"extract": {...}, "shingle": {...}, "workers": n}``."""
-    return InlineExtractor(options, int(options.get("workers") or 1))
+    return InlineExtractor(options, int(options.get("workers") or CRAWL_EXTRACT_WORKERS))

@@ -26,6 +26,7 @@ from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from twisted.internet import task, threads
 from twisted.internet.defer import DeferredLock
 
+from core import defaults as D
 from core.domains import normalize_url
 from crawler.items import PageErrorItem, PageItem
 from crawler.storage import BatchResult, Extractor, extraction_state, store_batch
@@ -68,9 +69,11 @@ class StorePipeline:
         self.crawler = crawler
         self.stats = crawler.stats
         self.run_id = s.getint("WEBOMETRICS_RUN_ID")
-        self.batch_size = s.getint("WEBOMETRICS_BATCH_SIZE", 200)
-        self.flush_seconds = s.getfloat("WEBOMETRICS_FLUSH_SECONDS", 2.0)
-        self.retry_seconds = s.getfloat("WEBOMETRICS_STORE_RETRY_SECONDS", 60.0)
+        self.batch_size = s.getint("WEBOMETRICS_BATCH_SIZE", D.CRAWL_BATCH_SIZE)
+        self.flush_seconds = s.getfloat("WEBOMETRICS_FLUSH_SECONDS", D.CRAWL_FLUSH_SECONDS)
+        self.retry_seconds = s.getfloat(
+            "WEBOMETRICS_STORE_RETRY_SECONDS", D.CRAWL_STORE_RETRY_SECONDS
+        )
         self.unavailable = False  # the database stayed unreachable: write nothing more
         self.engine = make_engine(s.get("WEBOMETRICS_DB_URL"))
         extract = s.get("WEBOMETRICS_EXTRACT")

@@ -55,12 +55,13 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
+from core.defaults import CRAWL_WORKER_LEASE
 from crawler.frontier import DEFERRED, EXTERNAL, INTERNAL, Gate
 
 #: queue entries looked at per class to find one whose host may be fetched now
 LOOKAHEAD = 64
 #: seconds without a heartbeat after which a process is taken for dead
-DEFAULT_LEASE = 60.0
+DEFAULT_LEASE = CRAWL_WORKER_LEASE
 
 _DEPTH = 1 << 40  # score = depth * 2**40 + priority rank * 2**32 + arrival
 _RANK = 1 << 32

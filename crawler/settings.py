@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from core.defaults import CRAWL_MAX_RESPONSE_BYTES_CEILING
+from core.defaults import CRAWL_MAX_RESPONSE_BYTES_CEILING, CRAWL_WORKER_LEASE
 
 if TYPE_CHECKING:
     from core.settings import CrawlSettings
@@ -165,7 +165,7 @@ def scrapy_settings(
             SCHEDULER="crawler.redis_scheduler.RedisScheduler",
             REDIS_URL=redis["url"],
             WEBOMETRICS_REDIS_PREFIX=redis["prefix"],
-            WEBOMETRICS_REDIS_LEASE=float(redis.get("lease") or 60.0),
+            WEBOMETRICS_REDIS_LEASE=float(redis.get("lease") or CRAWL_WORKER_LEASE),
         )
     if crawl.http_cache_dir:
         settings.update(
