@@ -36,90 +36,11 @@ Examples
 
 from __future__ import annotations
 
-import ipaddress
-import socket
 from urllib.parse import urlsplit
 
+from core.domains import address_kind, internal_name, ip_literal
+
 SCHEMES = frozenset({"http", "https"})
-
-#: Name suffixes that never name a public host (RFC 6761, RFC 6762, RFC 8375, common use).
-INTERNAL_SUFFIXES = (
-    ".localhost",
-    ".local",
-    ".internal",
-    ".intranet",
-    ".home.arpa",
-    ".lan",
-    ".corp",
-    ".localdomain",
-)
-
-
-def ip_literal(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
-    """The address when ``host`` is an IP literal in any spelling a resolver accepts.
-
-    ``inet_aton`` semantics are used for IPv4, so ``127.1``, ``0x7f000001`` and
-    ``2130706433`` count as the loopback address they open a connection to.
-
-    >>> str(ip_literal("0x7f.1"))
-    '127.0.0.1'
-    >>> ip_literal("example.org") is None
-    True
-    """
-    h = host.strip("[]").rstrip(".").lower()
-    if not h:
-        return None
-    try:
-        return ipaddress.ip_address(h.split("%", 1)[0])
-    except ValueError:
-        pass
-    if all(part and (part.isdigit() or part.startswith("0x")) for part in h.split(".")):
-        try:
-            return ipaddress.IPv4Address(socket.inet_aton(h))
-        except OSError:
-            return None
-    return None
-
-
-def address_kind(addr: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
-    """Why an address must not be fetched (``'loopback'``, ``'private'``, ...), else None.
-
-    >>> address_kind(ipaddress.ip_address("192.168.1.1"))
-    'private'
-    >>> address_kind(ipaddress.ip_address("93.184.216.34")) is None
-    True
-    """
-    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
-        addr = addr.ipv4_mapped
-    if addr.is_loopback:
-        return "loopback"
-    if addr.is_link_local:
-        return "link-local"
-    if addr.is_unspecified:
-        return "unspecified"
-    if addr.is_multicast:
-        return "multicast"
-    if isinstance(addr, ipaddress.IPv4Address) and addr in ipaddress.ip_network("100.64.0.0/10"):
-        return "shared"
-    if addr.is_private:
-        return "private"
-    if addr.is_reserved:
-        return "reserved"
-    if not addr.is_global:
-        return "non-global"
-    return None
-
-
-def internal_name(host: str) -> bool:
-    """True for names that are internal by definition (``localhost``, ``*.internal``,
-    single-label names)."""
-    h = host.rstrip(".").lower()
-    if h in ("localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"):
-        return True
-    if "." not in h:
-        return True
-    return h.endswith(INTERNAL_SUFFIXES)
-
 
 def unsafe_reason(url: str, *, allow_private: bool = False) -> str | None:
     """Why ``url`` must not be fetched, or None when it may be.

@@ -18,11 +18,9 @@ Examples
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import mmap
 import re
-import socket
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -30,6 +28,8 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 from w3lib.url import canonicalize_url
+
+from core.domains import is_public_host
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 INDEX_FILE = "index.json"
@@ -140,39 +140,19 @@ def _prefixed(prefixes: list[dict], key: str) -> StoredResponse | None:
     return None
 
 
-#: Name suffixes that never name a public host (RFC 6761, RFC 6762, RFC 8375, common use).
-INTERNAL_SUFFIXES = (".localhost", ".local", ".internal", ".intranet", ".home.arpa", ".lan",
-                     ".corp", ".localdomain")  # fmt: skip
-
-
 def is_forbidden_host(host: str) -> bool:
-    """True for hosts a crawler must never fetch: IP literals (in any spelling the C
-    resolver accepts, such as ``127.1`` or ``2130706433``) that are not global addresses,
-    ``localhost``, internal name suffixes (``.local``, ``.internal`` ...) and single-label
-    names (``intranet``, ``www``), which resolve through DNS search domains to internal
-    machines.
+    """True for hosts a crawler must never fetch (:func:`core.domains.is_public_host` is
+    false): IP literals (in any spelling the C resolver accepts, such as ``127.1`` or
+    ``2130706433``) that are not global addresses, ``localhost``, internal name suffixes
+    (``.local``, ``.internal`` ...) and single-label names (``intranet``, ``www``), which
+    resolve through DNS search domains to internal machines.
 
     >>> is_forbidden_host("169.254.169.254"), is_forbidden_host("www.cs.cornell.edu")
     (True, False)
     >>> is_forbidden_host("2130706433"), is_forbidden_host("intranet")
     (True, True)
     """
-    host = host.strip("[]").rstrip(".").lower()
-    if not host:
-        return True
-    try:
-        return not ipaddress.ip_address(host.split("%", 1)[0]).is_global
-    except ValueError:
-        pass
-    parts = host.split(".")
-    if all(p and (p.isdigit() or p.startswith("0x")) for p in parts):
-        try:
-            return not ipaddress.IPv4Address(socket.inet_aton(host)).is_global
-        except OSError:
-            return True  # not an address, not a name
-    if host == "localhost" or host.endswith(INTERNAL_SUFFIXES):
-        return True
-    return len(parts) < 2
+    return not is_public_host(host)
 
 
 class _Answers:

@@ -18,7 +18,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from core.choices import HTML_MEDIA_TYPES
-from core.domains import host_of, normalize_url, registered_domain
+from core.domains import host_of, is_public_host, normalize_url, registered_domain
 from core.exceptions import DatabaseError
 from crawler.items import PageErrorItem, PageItem
 from store.models import Link, Page, utcnow
@@ -260,7 +260,9 @@ def _write_batch(
                 "target_domain": registered_domain(host)[:253],
                 "anchor": link.anchor or None,
                 "nofollow": link.nofollow,
-                "external": link.external,
+                # a link to no host of the public web (http://intranet/, 10.0.0.1) reaches
+                # no site of the university's environment
+                "external": link.external and is_public_host(host),
             }
     if link_rows:
         stmt = _insert(session, Link).on_conflict_do_nothing(

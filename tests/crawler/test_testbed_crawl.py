@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from core.domains import normalize_url
+from core.domains import is_public_host, normalize_url
 from crawler.safety import unsafe_reason
-from store.models import Citation, Link, Page, University
+from store.models import Citation, Environment, Link, Page, University
 from store.session import session_scope
 from webometrics.stages import crawl
 
@@ -56,7 +56,11 @@ def result(tmp_path_factory: pytest.TempPathFactory, testbed_dir: Path) -> dict[
             .where(Page.role == "university")
         ).all()
         citations = {(c.university_id, c.citing_url): c for c in s.scalars(select(Citation))}
+        link_flags = set(s.execute(select(Link.target_host, Link.external)).all())
+        environment = set(s.scalars(select(Environment.domain)))
     return {
+        "link_flags": link_flags,
+        "environment": environment,
         "stats": stats,
         "log": log,
         "fetches": collections.Counter(normalize_url(e["url"]) for e in log),
@@ -93,6 +97,16 @@ def test_every_external_link_of_the_manifest_is_found(
     for e in expected:
         anchor, nofollow = stored[(normalize_url(e["source"]), normalize_url(e["target"]))]
         assert (anchor or "") == e["anchor"] and nofollow == e["nofollow"], e
+
+
+def test_links_off_the_public_web_are_not_external(result: dict[str, Any]) -> None:
+    """The trouble cases link to intranet names, loopback and private addresses: stored,
+    never external, never a domain of the environment (the crawler fetches none)."""
+    off_web = {host for host, _ in result["link_flags"] if not is_public_host(host)}
+    assert {"intranet", "localhost", "10.0.0.1"} <= off_web
+    for host, external in result["link_flags"]:
+        assert external == is_public_host(host), host
+    assert result["environment"] and not off_web & result["environment"]
 
 
 @pytest.mark.parametrize("key", KEYS)
