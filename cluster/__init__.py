@@ -4,6 +4,9 @@ single-link baseline, and the scores to judge them.
 Works on numpy arrays of 64-bit shingle hashes (:func:`extract.shingle_hashes`); imports
 neither the database nor Scrapy.
 
+- :class:`Estimator` (``cluster.base``): the one base of the estimators (parameters by
+  introspection, constraints checked at ``fit``, ``from_settings``); its defaults are the
+  settings', so an estimator made with no arguments is the command line's.
 - :class:`MinHasher`, :class:`Signatures` (``cluster.minhash``): datasketch-equal MinHash
   signatures of a whole corpus at once.
 - :func:`band_keys`, :func:`bucket_pairs`, :func:`candidate_pairs` (``cluster.lsh``): LSH
@@ -30,6 +33,7 @@ from typing import Any
 
 _EXPORTS = {
     "ActivityClusterer": "cluster.activity",
+    "Estimator": "cluster.base",
     "ExactLeiden": "cluster.graph_leiden",
     "ExactSingleLink": "cluster.single_link",
     "LSHLeiden": "cluster.lsh_leiden",

@@ -63,11 +63,12 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
 
+from cluster.base import N_JOBS, POSITIVE, SEED, Constraints, Estimator, Interval, Options
 from cluster.graph_leiden import LeidenLevel, check_quality
 from cluster.knn import (
     KNNGraph,
@@ -78,10 +79,12 @@ from cluster.knn import (
     merge_top_k,
     pair_cosine,
 )
-from cluster.minhash import effective_n_jobs
 from cluster.nested_leiden import igraph_leiden, modularity, refined_levels
 from cluster.unionfind import canonical_labels
-from cluster.weighting import TfidfWeighting, check_df_caps
+from cluster.weighting import DF_CONSTRAINTS, TfidfWeighting
+from core import defaults as D
+from core.choices import CANDIDATES, QUALITIES
+from core.exceptions import ParameterError
 
 # igraph_leiden, modularity and refined_levels live in cluster.nested_leiden
 __all__ = [
@@ -95,9 +98,6 @@ __all__ = [
     "refined_levels",
     "weighted_terms",
 ]
-
-CANDIDATES = ("auto", "wminhash", "simhash", "exact")
-"""How candidate neighbours are found (see the module docstring)."""
 
 EXACT_WORK = 3 * 10**8
 """``candidates="auto"`` compares every pair when ``Σ_t df(t)² + n²`` (the multiply-adds of
@@ -122,12 +122,12 @@ def exact_work(X: sp.csr_matrix) -> int:
 Document = str | Mapping[str, int]
 
 
-def _is_int(v: Any, low: int) -> bool:
-    return not isinstance(v, bool) and isinstance(v, int | np.integer) and v >= low
-
-
-class ActivityClusterer:
+class ActivityClusterer(Estimator):
     """Group documents by kind of activity (tf-idf, LSH k-NN graph, Leiden).
+
+    The defaults are the settings' ``[activity]`` (chosen by leave-one-corpus-out,
+    ``bench/results/activity.md``): ``ActivityClusterer()`` is what ``webometrics
+    cluster`` runs (:meth:`from_settings` with the run's settings).
 
     Parameters
     ----------
@@ -149,6 +149,8 @@ class ActivityClusterer:
         ``ln n + 1`` for a rare one, and cutting at 0.5 or 0.2 lowered class F in the
         leave-one-corpus-out measurements).
     candidates : {"auto", "wminhash", "simhash", "exact"}, default "auto"
+        How candidate neighbours are found (:data:`core.choices.CANDIDATES`, see the
+        module docstring).
         ``auto``: ``exact`` when :func:`exact_work` is at most :data:`EXACT_WORK`, else
         ``wminhash``.
     num_perm : int, default 64
@@ -162,7 +164,8 @@ class ActivityClusterer:
     seed : int, default 1
         Seed of the signatures, the bucket shuffles and Leiden.
     n_jobs : int, default 1
-        Threads signing (``-1``: every core); the result does not depend on it.
+        Threads signing (``-1``: every core; from the settings ``[minhash] workers``); the
+        result does not depend on it.
 
     Attributes
     ----------
@@ -184,25 +187,55 @@ class ActivityClusterer:
 
     Raises
     ------
+    ParameterError
+        In :meth:`fit`: a parameter outside what is allowed (a ``ValueError``).
     ValueError
-        In :meth:`fit`: a parameter outside what is allowed, documents of mixed types, or
-        an unknown language code (the message says what is allowed).
+        In :meth:`fit`: documents of mixed types, or an unknown language code (the
+        message says what is allowed).
     """
+
+    _parameter_constraints: ClassVar[Constraints] = {
+        "n_neighbors": [POSITIVE, Options(("auto",))],
+        "quality": [Options(QUALITIES)],
+        **DF_CONSTRAINTS,
+        "candidates": [Options(CANDIDATES)],
+        "num_perm": [POSITIVE],
+        "rows": [POSITIVE],
+        "max_bucket": [Interval(int, 2, None)],
+        "refine": [Interval(int, 0, None)],
+        "seed": [SEED],
+        "n_jobs": [N_JOBS],
+    }
+    _settings_keys: ClassVar[Mapping[str, str]] = {
+        "n_neighbors": "activity.n_neighbors",
+        "resolution": "activity.resolution",
+        "quality": "activity.quality",
+        "min_df": "activity.min_df",
+        "max_df": "activity.max_df",
+        "candidates": "activity.candidates",
+        "num_perm": "activity.num_perm",
+        "rows": "activity.rows",
+        "max_bucket": "activity.max_bucket",
+        "refine": "activity.refine",
+        "seed": "activity.seed",
+        "n_jobs": "minhash.workers",
+    }
+    _resource_params = ("n_jobs",)
 
     def __init__(
         self,
         *,
-        n_neighbors: int | str = "auto",
-        resolution: float | Sequence[float] = (2.0, 1.0),
-        quality: str = "rb",
-        min_df: int = 2,
-        max_df: float = 1.0,
-        candidates: str = "auto",
-        num_perm: int = 64,
-        rows: int = 1,
-        max_bucket: int = 10,
-        refine: int = 1,
-        seed: int = 1,
+        n_neighbors: int | str = D.ACTIVITY_N_NEIGHBORS,
+        resolution: float | Sequence[float] = D.ACTIVITY_RESOLUTION,
+        quality: str = D.ACTIVITY_QUALITY,
+        min_df: int = D.ACTIVITY_MIN_DF,
+        max_df: float = D.ACTIVITY_MAX_DF,
+        candidates: str = D.ACTIVITY_CANDIDATES,
+        num_perm: int = D.ACTIVITY_NUM_PERM,
+        rows: int = D.ACTIVITY_ROWS,
+        max_bucket: int = D.ACTIVITY_MAX_BUCKET,
+        refine: int = D.ACTIVITY_REFINE,
+        seed: int = D.ACTIVITY_SEED,
         n_jobs: int = 1,
     ) -> None:
         self.n_neighbors = n_neighbors
@@ -218,52 +251,13 @@ class ActivityClusterer:
         self.seed = seed
         self.n_jobs = n_jobs
 
-    def get_params(self) -> dict[str, Any]:
-        """The constructor's parameters (JSON-ready)."""
-        res = self.resolution
-        return {
-            "n_neighbors": self.n_neighbors,
-            "resolution": list(res) if not isinstance(res, int | float) else res,
-            "quality": self.quality,
-            "min_df": self.min_df,
-            "max_df": self.max_df,
-            "candidates": self.candidates,
-            "num_perm": self.num_perm,
-            "rows": self.rows,
-            "max_bucket": self.max_bucket,
-            "refine": self.refine,
-            "seed": self.seed,
-            "n_jobs": self.n_jobs,
-        }
-
     def resolutions(self) -> list[float]:
         """The levels' resolutions, finest first (validated)."""
-        try:
-            return check_quality(self.quality, self.resolution)
-        except ValueError as err:
-            raise ValueError(str(err)) from None
+        return check_quality(self.quality, self.resolution)
 
     def _validate(self) -> None:
-        if self.n_neighbors != "auto" and not _is_int(self.n_neighbors, 1):
-            raise ValueError(
-                f"n_neighbors must be an integer >= 1 or 'auto', got {self.n_neighbors!r}"
-            )
-        check_df_caps(self.min_df, self.max_df)
-        if self.candidates not in CANDIDATES:
-            raise ValueError(
-                f"candidates must be one of {', '.join(CANDIDATES)}, got {self.candidates!r}"
-            )
-        for name in ("num_perm", "rows", "max_bucket"):
-            if not _is_int(getattr(self, name), 2 if name == "max_bucket" else 1):
-                low = 2 if name == "max_bucket" else 1
-                raise ValueError(f"{name} must be an integer >= {low}, got {getattr(self, name)!r}")
         if self.rows > self.num_perm:
-            raise ValueError(f"rows={self.rows} exceeds num_perm={self.num_perm}")
-        if not _is_int(self.refine, 0):
-            raise ValueError(f"refine must be an integer >= 0, got {self.refine!r}")
-        if not _is_int(self.seed, 0) or self.seed >= 2**31:
-            raise ValueError(f"seed must be an integer in 0..2**31-1, got {self.seed!r}")
-        effective_n_jobs(self.n_jobs)  # a non-zero integer, joblib's convention
+            raise ParameterError(f"rows={self.rows} exceeds num_perm={self.num_perm}")
         self.resolutions()
 
     # -- the steps ---------------------------------------------------------------------
@@ -361,7 +355,7 @@ class ActivityClusterer:
         ActivityClusterer
             ``self``, fitted.
         """
-        self._validate()
+        self.check_params()
         seconds: dict[str, float] = {}
         t0 = time.perf_counter()
         counts = self.term_counts(documents, languages)
@@ -460,7 +454,7 @@ def _count_texts(
             f"languages has {len(languages)} entries for {len(texts)} documents: give one "
             "ISO 639-1 code (or None) per document"
         )
-    langs = list(languages) if languages is not None else [None] * len(texts)
+    langs: list[str | None] = list(languages) if languages is not None else [None] * len(texts)
     for code in set(langs):
         if code is not None and code not in STEMMER_LANGUAGES:
             raise ValueError(

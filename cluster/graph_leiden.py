@@ -61,18 +61,46 @@ Examples
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import numpy as np
 
+from cluster.base import (
+    NONE,
+    POSITIVE,
+    SEED,
+    THRESHOLD,
+    Constraints,
+    Estimator,
+    Options,
+    Predicate,
+    check_param,
+    is_int,
+)
 from cluster.single_link import ShingleMatrix, threshold_edges
 from cluster.unionfind import canonical_labels
+from core import defaults as D
+from core.choices import QUALITIES
 from core.exceptions import ParameterError
 
-QUALITIES = ("rb", "modularity", "cpm")
-"""The quality functions Leiden can optimise."""
+if TYPE_CHECKING:
+    from core.settings import Settings
+
+ITERATIONS = Predicate(
+    lambda v: is_int(v) and v != 0, "a non-zero integer (negative: until stable)"
+)
+"""Leiden iterations per level."""
+
+LEIDEN_CONSTRAINTS: Constraints = {
+    "threshold": [THRESHOLD],
+    "quality": [Options(QUALITIES)],
+    "seed": [SEED],
+    "max_neighbours": [POSITIVE, NONE],
+    "n_iterations": [ITERATIONS],
+}
+"""The parameters every Leiden estimator shares (the resolution: :func:`check_quality`)."""
 
 DEFAULT_RESOLUTION = {"rb": 0.2, "modularity": 1.0, "cpm": 0.05}
 """The resolution used when none is given (``rb`` and ``cpm`` chosen by ``bench/linkage.py``)."""
@@ -157,6 +185,16 @@ def check_quality(quality: str, resolution: float | Sequence[float] | None) -> l
             "use quality='rb' to choose a resolution"
         )
     return sorted(set(out), reverse=True)
+
+
+def modularity_resolution(settings: Settings, overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """The overrides of a Leiden estimator built from the settings, with ``resolution=None``
+    when the quality is modularity and no resolution is given: modularity has none, and
+    ``[cluster] resolution`` is the levels of ``rb`` and ``cpm``."""
+    quality = overrides.get("quality", settings.cluster.quality)
+    if quality == "modularity" and "resolution" not in overrides:
+        return {**overrides, "resolution": None}
+    return dict(overrides)
 
 
 def sparsify_neighbours(
@@ -247,8 +285,8 @@ def leiden_levels(
     *,
     quality: str = "rb",
     resolutions: float | Sequence[float] | None = None,
-    seed: int = 1,
-    n_iterations: int = 2,
+    seed: int = D.MINHASH_SEED,
+    n_iterations: int = D.LEIDEN_ITERATIONS,
     graph: Any = None,
 ) -> list[LeidenLevel]:
     """Leiden at one or more resolutions on a weighted graph; nested levels, finest first.
@@ -286,13 +324,8 @@ def leiden_levels(
     import leidenalg as la
 
     res = check_quality(quality, resolutions)
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not 0 <= seed < 2**31:
-        raise ParameterError(f"seed must be an integer in 0..2**31-1, got {seed!r}")
-    if isinstance(n_iterations, bool) or not isinstance(n_iterations, int) or n_iterations == 0:
-        raise ParameterError(
-            "n_iterations must be a non-zero integer (negative: until stable), "
-            f"got {n_iterations!r}"
-        )
+    check_param("seed", seed, [SEED])
+    check_param("n_iterations", n_iterations, [ITERATIONS])
     if n == 0:
         return [LeidenLevel(r, 0, 0.0, 0.0, np.empty(0, dtype=np.int64)) for r in res]
     if graph is None:
@@ -324,24 +357,48 @@ def leiden_levels(
     return levels
 
 
-class ExactLeiden:
+class LeidenEstimator(Estimator):
+    """What the Leiden estimators share: :data:`LEIDEN_CONSTRAINTS`, the resolution
+    checked with the quality, and modularity taking no resolution from the settings."""
+
+    quality: str
+    resolution: float | Sequence[float] | None
+
+    @classmethod
+    def from_settings(cls, settings: Settings, **overrides: Any) -> Self:
+        """The estimator of ``[cluster]`` and ``[minhash]`` (see
+        :meth:`cluster.base.Estimator.from_settings`); modularity, which has no
+        resolution, takes none from the settings."""
+        return super().from_settings(settings, **modularity_resolution(settings, overrides))
+
+    def _validate(self) -> None:
+        check_quality(self.quality, self.resolution)
+
+
+class ExactLeiden(LeidenEstimator):
     """Leiden on the exact Jaccard similarity graph of shingle sets.
+
+    The defaults are those of :class:`cluster.lsh_leiden.LSHLeiden`, whose reference this
+    is: ``[cluster]`` ``leiden_threshold``, ``resolution``, ``quality``,
+    ``max_neighbours`` and ``[minhash] seed``.
 
     Parameters
     ----------
-    threshold : float, default 0.2
+    threshold : float, default ``[cluster] leiden_threshold`` (0.02)
         The lowest Jaccard similarity kept as an edge (pairs with ``J > threshold``);
         in (0, 1).
-    resolution : float or sequence of float, optional
-        See :func:`check_quality`; several give nested levels.
-    quality : {"rb", "modularity", "cpm"}, default "rb"
-    seed : int, default 1
-    max_neighbours : int or None, default 20
+    resolution : float, sequence of float or None, default ``[cluster] resolution``
+        See :func:`check_quality`; several give nested levels (``None``: one level at
+        :data:`DEFAULT_RESOLUTION`, the only choice of ``quality="modularity"``).
+    quality : {"rb", "modularity", "cpm"}, default ``[cluster] quality`` ("rb")
+    seed : int, default ``[minhash] seed`` (1)
+        Seed of Leiden.
+    max_neighbours : int or None, default ``[cluster] max_neighbours`` (20)
         Keep only the edges among the strongest ``max_neighbours`` of either end
         (:func:`sparsify_neighbours`); ``None`` keeps every edge above the threshold.
-    n_iterations : int, default 2
+    n_iterations : int, default ``LEIDEN_ITERATIONS`` (2)
         Leiden iterations per level (negative: until stable).
-    block_entries : int, default 2**24
+    block_entries : int, default ``CLUSTER_BLOCK_ENTRIES`` (2**24)
         Block size of the exact pair search (see
         :func:`cluster.single_link.threshold_edges`).
 
@@ -369,16 +426,29 @@ class ExactLeiden:
     [0, 0, 0, 1, 1, 1]
     """
 
+    _parameter_constraints: ClassVar[Constraints] = {
+        **LEIDEN_CONSTRAINTS,
+        "block_entries": [POSITIVE],
+    }
+    _settings_keys: ClassVar[Mapping[str, str]] = {
+        "threshold": "cluster.leiden_threshold",
+        "resolution": "cluster.resolution",
+        "quality": "cluster.quality",
+        "seed": "minhash.seed",
+        "max_neighbours": "cluster.max_neighbours",
+    }
+    _resource_params = ("block_entries",)
+
     def __init__(
         self,
         *,
-        threshold: float = 0.2,
-        resolution: float | Sequence[float] | None = None,
-        quality: str = "rb",
-        seed: int = 1,
-        max_neighbours: int | None = 20,
-        n_iterations: int = 2,
-        block_entries: int = 1 << 24,
+        threshold: float = D.CLUSTER_LEIDEN_THRESHOLD,
+        resolution: float | Sequence[float] | None = D.CLUSTER_RESOLUTION,
+        quality: str = D.CLUSTER_QUALITY,
+        seed: int = D.MINHASH_SEED,
+        max_neighbours: int | None = D.CLUSTER_MAX_NEIGHBOURS,
+        n_iterations: int = D.LEIDEN_ITERATIONS,
+        block_entries: int = D.CLUSTER_BLOCK_ENTRIES,
     ) -> None:
         self.threshold = threshold
         self.resolution = resolution
@@ -387,24 +457,6 @@ class ExactLeiden:
         self.max_neighbours = max_neighbours
         self.n_iterations = n_iterations
         self.block_entries = block_entries
-
-    def get_params(self) -> dict[str, Any]:
-        """The constructor parameters (scikit-learn style)."""
-        return {
-            "threshold": self.threshold,
-            "resolution": self.resolution,
-            "quality": self.quality,
-            "seed": self.seed,
-            "max_neighbours": self.max_neighbours,
-            "n_iterations": self.n_iterations,
-            "block_entries": self.block_entries,
-        }
-
-    def _validate(self) -> None:
-        if not isinstance(self.threshold, int | float) or not 0.0 < self.threshold < 1.0:
-            raise ParameterError(f"threshold must be in (0, 1), got {self.threshold!r}")
-        check_max_neighbours(self.max_neighbours)
-        check_quality(self.quality, self.resolution)
 
     def fit(self, shingle_sets: Sequence[np.ndarray] | ShingleMatrix) -> ExactLeiden:
         """Find every pair above the threshold, then run Leiden.
@@ -417,7 +469,7 @@ class ExactLeiden:
         -------
         self
         """
-        self._validate()
+        self.check_params()
         t0 = time.perf_counter()
         matrix = (
             shingle_sets
@@ -454,12 +506,6 @@ class ExactLeiden:
     def fit_predict(self, shingle_sets: Sequence[np.ndarray] | ShingleMatrix) -> np.ndarray:
         """:meth:`fit` and return :attr:`labels_`."""
         return self.fit(shingle_sets).labels_
-
-
-def check_max_neighbours(k: int | None) -> None:
-    """Raise :class:`~core.exceptions.ParameterError` unless ``k`` is None or >= 1."""
-    if k is not None and (isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1):
-        raise ParameterError(f"max_neighbours must be a positive integer or None, got {k!r}")
 
 
 def isolated_count(n: int, i: np.ndarray, j: np.ndarray) -> int:

@@ -8,7 +8,7 @@ candidates) and replaces the union of linked pairs by community detection:
 
 1. sign the shingle sets (:class:`cluster.minhash.MinHasher`, datasketch's values);
 2. for every ``r`` of the banding schedule, cut the signatures into ``b`` bands
-   (default ``num_perm // r``) and take the pairs of documents sharing a bucket
+   (``min(bands, num_perm // r)``) and take the pairs of documents sharing a bucket
    (:func:`cluster.lsh.bucket_pairs`); their union is the set of candidate pairs;
 3. compute each candidate pair's similarity (``"signature"``: the fraction of equal
    MinHash rows; ``"jaccard"``: exact Jaccard of the shingle sets) and keep the pairs
@@ -22,8 +22,9 @@ candidates) and replaces the union of linked pairs by community detection:
 A pair of Jaccard similarity ``s`` becomes a candidate with probability
 ``1 - (1 - s^r)^b`` in one banding, so the schedule sets which edges the graph can
 hold: with 128 permutations, ``r = 3`` (42 bands) finds 9 pairs in 10 at ``s = 0.4``
-and about 3 in 10 at ``s = 0.2``; each document still keeps its strongest neighbours,
-which is what the communities are made of.
+and about 3 in 10 at ``s = 0.2``; the default, ``r = 2`` in 64 bands, finds 9 in 10 at
+``s = 0.19``; each document still keeps its strongest neighbours, which is what the
+communities are made of.
 
 Complexity, for n documents, P permutations, schedule rows ``r_1..r_L`` and C candidate
 pairs: signing O(P · S) for S shingles; banding O(n · P · L · log(n · P)); similarity
@@ -58,15 +59,17 @@ Examples
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 
+from cluster.base import N_JOBS, NONE, POSITIVE, Constraints, Options
 from cluster.graph_leiden import (
+    LEIDEN_CONSTRAINTS,
+    LeidenEstimator,
     LeidenLevel,
     build_graph,
-    check_max_neighbours,
     check_quality,
     isolated_count,
     leiden_levels,
@@ -74,54 +77,60 @@ from cluster.graph_leiden import (
 )
 from cluster.lsh import check_banding, level_pairs, s_curve_threshold
 from cluster.lsh_link import check_signatures, pair_similarity_function
-from cluster.minhash import SCHEMES, MinHasher, Signatures, effective_n_jobs
+from cluster.minhash import NUM_PERM, MinHasher, Signatures
 from cluster.sigstore import ShingleSource
 from core import defaults as D
+from core.choices import LEIDEN_SIMILARITIES, SCHEMES
 from core.exceptions import ParameterError
 
-SIMILARITIES = ("signature", "jaccard")
-"""How a candidate pair's similarity is computed."""
 
-
-class LSHLeiden:
+class LSHLeiden(LeidenEstimator):
     """Leiden communities of the weighted LSH candidate graph.
+
+    The defaults are the settings' (``[cluster]`` ``leiden_*``, ``resolution``,
+    ``quality``, ``max_neighbours``, ``band_memory_mb`` and ``[minhash]``), the choice of
+    ``bench/linkage.py`` on WebKB: ``LSHLeiden()`` is what ``webometrics cluster --method
+    paper --linkage leiden`` runs (:meth:`from_settings` with the run's settings).
 
     Parameters
     ----------
-    threshold : float, default 0.2
+    threshold : float, default ``[cluster] leiden_threshold`` (0.02)
         The lowest similarity kept as an edge (pairs with a similarity above it); in
         (0, 1).
-    num_perm : int, default 128
+    num_perm : int, default ``[minhash] num_perm`` (1024)
         MinHash permutations.
-    seed : int, default 1
+    seed : int, default ``[minhash] seed`` (1)
         Seed of the permutations and of Leiden: the same documents, parameters and seed
         give the same clusters.
-    rows : int or sequence of int, default 3
+    rows : int or sequence of int, default ``[cluster] leiden_rows`` (2)
         The banding schedule: rows per band of each banding; the candidate pairs are
         the union over them.
-    bands : int, optional
-        Bands of every banding; default ``num_perm // r``. ``bands * r <= num_perm``.
-    resolution : float or sequence of float, optional
-        Leiden's resolution ``γ``; several values give nested levels (see
-        :func:`cluster.graph_leiden.check_quality`). Default
-        :data:`cluster.graph_leiden.DEFAULT_RESOLUTION` of the quality.
-    quality : {"rb", "modularity", "cpm"}, default "rb"
+    bands : int or None, default ``[cluster] leiden_bands`` (64)
+        Bands of every banding, at most: a banding of ``r`` rows has
+        ``min(bands, num_perm // r)`` bands (fewer on short signatures); ``None``:
+        ``num_perm // r``.
+    resolution : float, sequence of float or None, default ``[cluster] resolution``
+        Leiden's resolution ``γ``; several values give nested levels, finest first (see
+        :func:`cluster.graph_leiden.check_quality`); ``None``: one level at
+        :data:`cluster.graph_leiden.DEFAULT_RESOLUTION` of the quality, the only choice
+        of ``quality="modularity"``.
+    quality : {"rb", "modularity", "cpm"}, default ``[cluster] quality`` ("rb")
         Reichardt-Bornholdt configuration model, modularity, or Constant Potts Model.
-    similarity : {"signature", "jaccard"}, default "signature"
+    similarity : {"signature", "jaccard"}, default ``[cluster] leiden_similarity``
         Fraction of equal MinHash rows, or exact Jaccard of the shingle sets.
-    max_neighbours : int or None, default 20
+    max_neighbours : int or None, default ``[cluster] max_neighbours`` (20)
         Keep only the edges among the strongest ``max_neighbours`` of either end;
         ``None`` keeps every edge.
-    n_iterations : int, default 2
+    n_iterations : int, default ``LEIDEN_ITERATIONS`` (2)
         Leiden iterations per level (negative: until no node moves).
-    scheme : str, default "affine32"
-        datasketch permutation scheme (:data:`cluster.minhash.SCHEMES`).
-    max_pairs : int or None, default 50_000_000
+    scheme : str, default ``[minhash] scheme`` ("affine32")
+        datasketch permutation scheme (:data:`core.choices.SCHEMES`).
+    max_pairs : int or None, default ``CLUSTER_MAX_PAIRS`` (50,000,000)
         Fail (``ValueError``) rather than generate more candidate pairs in one banding.
     n_jobs : int, default 1
-        Threads signing the shingle sets (``-1`` all cores); the clusters do not depend
-        on it.
-    band_memory_mb : int, default ``CLUSTER_BAND_MEMORY_MB`` (1024)
+        Threads signing the shingle sets (``-1`` all cores; from the settings ``[minhash]
+        workers``); the clusters do not depend on it.
+    band_memory_mb : int, default ``[cluster] band_memory_mb`` (1024)
         Working memory of a banding (:func:`cluster.lsh.candidate_pairs`) and of the
         similarity blocks; the clusters do not depend on it.
 
@@ -147,21 +156,47 @@ class LSHLeiden:
         From :meth:`fit`: a parameter outside what is allowed (a ``ValueError``).
     """
 
+    _parameter_constraints: ClassVar[Constraints] = {
+        **LEIDEN_CONSTRAINTS,
+        "num_perm": [NUM_PERM],
+        "bands": [POSITIVE, NONE],
+        "similarity": [Options(LEIDEN_SIMILARITIES)],
+        "scheme": [Options(SCHEMES)],
+        "max_pairs": [POSITIVE, NONE],
+        "n_jobs": [N_JOBS],
+        "band_memory_mb": [POSITIVE],
+    }
+    _settings_keys: ClassVar[Mapping[str, str]] = {
+        "threshold": "cluster.leiden_threshold",
+        "num_perm": "minhash.num_perm",
+        "seed": "minhash.seed",
+        "rows": "cluster.leiden_rows",
+        "bands": "cluster.leiden_bands",
+        "resolution": "cluster.resolution",
+        "quality": "cluster.quality",
+        "similarity": "cluster.leiden_similarity",
+        "max_neighbours": "cluster.max_neighbours",
+        "scheme": "minhash.scheme",
+        "n_jobs": "minhash.workers",
+        "band_memory_mb": "cluster.band_memory_mb",
+    }
+    _resource_params = ("max_pairs", "n_jobs", "band_memory_mb")
+
     def __init__(
         self,
         *,
-        threshold: float = 0.2,
-        num_perm: int = 128,
-        seed: int = 1,
-        rows: int | Sequence[int] = 3,
-        bands: int | None = None,
-        resolution: float | Sequence[float] | None = None,
-        quality: str = "rb",
-        similarity: str = "signature",
-        max_neighbours: int | None = 20,
-        n_iterations: int = 2,
-        scheme: str = "affine32",
-        max_pairs: int | None = 50_000_000,
+        threshold: float = D.CLUSTER_LEIDEN_THRESHOLD,
+        num_perm: int = D.MINHASH_NUM_PERM,
+        seed: int = D.MINHASH_SEED,
+        rows: int | Sequence[int] = D.CLUSTER_LEIDEN_ROWS,
+        bands: int | None = D.CLUSTER_LEIDEN_BANDS,
+        resolution: float | Sequence[float] | None = D.CLUSTER_RESOLUTION,
+        quality: str = D.CLUSTER_QUALITY,
+        similarity: str = D.CLUSTER_LEIDEN_SIMILARITY,
+        max_neighbours: int | None = D.CLUSTER_MAX_NEIGHBOURS,
+        n_iterations: int = D.LEIDEN_ITERATIONS,
+        scheme: str = D.MINHASH_SCHEME,
+        max_pairs: int | None = D.CLUSTER_MAX_PAIRS,
         n_jobs: int = 1,
         band_memory_mb: int = D.CLUSTER_BAND_MEMORY_MB,
     ) -> None:
@@ -179,25 +214,6 @@ class LSHLeiden:
         self.max_pairs = max_pairs
         self.n_jobs = n_jobs
         self.band_memory_mb = band_memory_mb
-
-    def get_params(self) -> dict[str, Any]:
-        """The constructor parameters (scikit-learn style)."""
-        return {
-            "threshold": self.threshold,
-            "num_perm": self.num_perm,
-            "seed": self.seed,
-            "rows": self.rows,
-            "bands": self.bands,
-            "resolution": self.resolution,
-            "quality": self.quality,
-            "similarity": self.similarity,
-            "max_neighbours": self.max_neighbours,
-            "n_iterations": self.n_iterations,
-            "scheme": self.scheme,
-            "max_pairs": self.max_pairs,
-            "n_jobs": self.n_jobs,
-            "band_memory_mb": self.band_memory_mb,
-        }
 
     def banding_schedule(self) -> list[tuple[int, int]]:
         """The ``(r, b)`` of every banding, in the order given.
@@ -219,7 +235,9 @@ class LSHLeiden:
                     f"r={r} exceeds num_perm={self.num_perm}: a band cannot have more rows "
                     "than the signature"
                 )
-            b = int(self.bands) if self.bands is not None else int(self.num_perm) // int(r)
+            b = int(self.num_perm) // int(r)
+            if self.bands is not None:
+                b = min(int(self.bands), b)
             check_banding(int(r), b, int(self.num_perm))
             out.append((int(r), b))
         return out
@@ -232,48 +250,12 @@ class LSHLeiden:
         ParameterError
             A parameter is outside what is allowed.
         """
-        self._validate()
+        self.check_params()
         return check_quality(self.quality, self.resolution)
 
     def _validate(self) -> None:
-        def is_int(v: object) -> bool:
-            return isinstance(v, int | np.integer) and not isinstance(v, bool)
-
-        if (
-            isinstance(self.threshold, bool)
-            or not isinstance(self.threshold, int | float)
-            or not 0.0 < self.threshold < 1.0
-        ):
-            raise ParameterError(f"threshold must be in (0, 1), got {self.threshold!r}")
-        if not is_int(self.num_perm) or not 1 <= self.num_perm <= 4096:
-            raise ParameterError(f"num_perm must be an integer in 1..4096, got {self.num_perm!r}")
-        if not is_int(self.seed) or not 0 <= self.seed < 2**31:
-            raise ParameterError(f"seed must be an integer in 0..2**31-1, got {self.seed!r}")
-        if self.bands is not None and (not is_int(self.bands) or self.bands < 1):
-            raise ParameterError(f"bands must be a positive integer or None, got {self.bands!r}")
         self.banding_schedule()
-        check_quality(self.quality, self.resolution)
-        if self.similarity not in SIMILARITIES:
-            raise ParameterError(
-                f"similarity must be one of {', '.join(SIMILARITIES)}; got {self.similarity!r}"
-            )
-        check_max_neighbours(self.max_neighbours)
-        if not is_int(self.n_iterations) or self.n_iterations == 0:
-            raise ParameterError(
-                f"n_iterations must be a non-zero integer (negative: until stable), "
-                f"got {self.n_iterations!r}"
-            )
-        if self.scheme not in SCHEMES:
-            raise ParameterError(f"scheme must be one of {', '.join(SCHEMES)}; got {self.scheme!r}")
-        if self.max_pairs is not None and (not is_int(self.max_pairs) or self.max_pairs < 1):
-            raise ParameterError(
-                f"max_pairs must be a positive integer or None, got {self.max_pairs!r}"
-            )
-        effective_n_jobs(self.n_jobs)
-        if not is_int(self.band_memory_mb) or self.band_memory_mb < 1:
-            raise ParameterError(
-                f"band_memory_mb must be an integer >= 1, got {self.band_memory_mb!r}"
-            )
+        super()._validate()
 
     def _signatures(
         self,
@@ -321,7 +303,7 @@ class LSHLeiden:
             ``signatures`` do not match the documents or the parameters, or a banding
             gives more than ``max_pairs`` candidate pairs.
         """
-        self._validate()
+        self.check_params()
         seconds: dict[str, float] = {}
         t0 = time.perf_counter()
         signatures = self._signatures(shingle_sets, signatures)

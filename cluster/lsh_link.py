@@ -62,19 +62,19 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
+from cluster.base import N_JOBS, NONE, POSITIVE, SEED, THRESHOLD, Constraints, Estimator, Options
 from cluster.lsh import level_pairs, s_curve_threshold
-from cluster.minhash import SCHEMES, MinHasher, Signatures, effective_n_jobs
+from cluster.minhash import NUM_PERM, MinHasher, Signatures
 from cluster.sigstore import ShingleSource, pair_jaccard_segments
 from cluster.single_link import ShingleMatrix
 from cluster.unionfind import connected_labels, single_linkage
 from core import defaults as D
+from core.choices import SCHEMES, SIMILARITIES
 from core.exceptions import ParameterError
-
-SIMILARITIES = ("jaccard", "signature", "weighted")
 
 
 @dataclass
@@ -124,25 +124,29 @@ class LSHLevel:
         }
 
 
-class LSHLink:
+class LSHLink(Estimator):
     """The paper's LSH single-link agglomeration over MinHash signatures.
+
+    The defaults are the settings' (``[cluster]`` and ``[minhash]``), chosen by the sweep
+    of ``bench/table1.py`` on Reuters-21578: ``LSHLink()`` is what ``webometrics cluster
+    --method paper`` runs (:meth:`from_settings` with the run's settings).
 
     Parameters
     ----------
-    threshold : float, default ``CLUSTER_THRESHOLD`` (0.3)
+    threshold : float, default ``[cluster] threshold`` (0.3)
         ``t``: clusters merge when two of their documents sharing a bucket have a
         similarity above it; in (0, 1).
-    r0 : int, default ``CLUSTER_R0`` (12)
+    r0 : int, default ``[cluster] r0`` (12)
         Rows per band at the first level; 1 .. num_perm.
-    r_min : int, default ``CLUSTER_R_MIN`` (4)
+    r_min : int, default ``[cluster] r_min`` (4)
         Smallest rows per band; 1 .. r0.
-    step : int, default ``CLUSTER_STEP`` (4)
+    step : int, default ``[cluster] step`` (4)
         ``Δ``, how much r decreases per level; >= 1.
-    num_perm : int, default ``MINHASH_NUM_PERM`` (1024)
+    num_perm : int, default ``[minhash] num_perm`` (1024)
         MinHash permutations.
-    seed : int, default ``MINHASH_SEED`` (1)
+    seed : int, default ``[minhash] seed`` (1)
         Seed of the permutations and of which document a bucket keeps.
-    similarity : {"jaccard", "signature", "weighted"}, default ``CLUSTER_SIMILARITY`` ("jaccard")
+    similarity : {"jaccard", "signature", "weighted"}, default ``[cluster] similarity``
         Exact Jaccard of the shingle sets, or the fraction of equal MinHash rows; or
         ``"weighted"``: the paper's schedule on weighted documents (:meth:`fit` then
         takes term-count mappings): tf-idf vectors (:class:`cluster.weighting.
@@ -150,17 +154,14 @@ class LSHLink:
         (:class:`cluster.weighted_minhash.WeightedMinHasher`, ``num_perm`` samples), the
         same banding level by level, and the exact cosine of each candidate pair against
         ``threshold``.
-    scheme : str, default ``MINHASH_SCHEME`` ("affine32")
-        datasketch permutation scheme (:data:`cluster.minhash.SCHEMES`).
-
-    The defaults live in :mod:`core.defaults`, chosen by the sweep of
-    ``bench/table1.py`` on Reuters-21578.
-    max_pairs : int or None, default 50_000_000
+    scheme : str, default ``[minhash] scheme`` ("affine32")
+        datasketch permutation scheme (:data:`core.choices.SCHEMES`).
+    max_pairs : int or None, default ``CLUSTER_MAX_PAIRS`` (50,000,000)
         Fail (``ValueError``) rather than generate more candidate pairs at one level.
     n_jobs : int, default 1
-        Threads signing the shingle sets (:meth:`MinHasher.sign`; ``-1`` all cores); the
-        clusters do not depend on it.
-    band_memory_mb : int, default ``CLUSTER_BAND_MEMORY_MB`` (1024)
+        Threads signing the shingle sets (:meth:`MinHasher.sign`; ``-1`` all cores; from
+        the settings ``[minhash] workers``); the clusters do not depend on it.
+    band_memory_mb : int, default ``[cluster] band_memory_mb`` (1024)
         Working memory of a level's banding (:func:`cluster.lsh.candidate_pairs`: above
         it, hash partitions on disk) and of its similarity blocks; the clusters do not
         depend on it.
@@ -187,6 +188,33 @@ class LSHLink:
         From :meth:`fit`: a parameter outside what is allowed (a ``ValueError``).
     """
 
+    _parameter_constraints: ClassVar[Constraints] = {
+        "threshold": [THRESHOLD],
+        "num_perm": [NUM_PERM],
+        "r0": [POSITIVE],
+        "r_min": [POSITIVE],
+        "step": [POSITIVE],
+        "seed": [SEED],
+        "similarity": [Options(SIMILARITIES)],
+        "scheme": [Options(SCHEMES)],
+        "max_pairs": [POSITIVE, NONE],
+        "n_jobs": [N_JOBS],
+        "band_memory_mb": [POSITIVE],
+    }
+    _settings_keys: ClassVar[Mapping[str, str]] = {
+        "threshold": "cluster.threshold",
+        "r0": "cluster.r0",
+        "r_min": "cluster.r_min",
+        "step": "cluster.step",
+        "num_perm": "minhash.num_perm",
+        "seed": "minhash.seed",
+        "similarity": "cluster.similarity",
+        "scheme": "minhash.scheme",
+        "n_jobs": "minhash.workers",
+        "band_memory_mb": "cluster.band_memory_mb",
+    }
+    _resource_params = ("max_pairs", "n_jobs", "band_memory_mb")
+
     def __init__(
         self,
         *,
@@ -198,7 +226,7 @@ class LSHLink:
         seed: int = D.MINHASH_SEED,
         similarity: str = D.CLUSTER_SIMILARITY,
         scheme: str = D.MINHASH_SCHEME,
-        max_pairs: int | None = 50_000_000,
+        max_pairs: int | None = D.CLUSTER_MAX_PAIRS,
         n_jobs: int = 1,
         band_memory_mb: int = D.CLUSTER_BAND_MEMORY_MB,
     ) -> None:
@@ -214,60 +242,18 @@ class LSHLink:
         self.n_jobs = n_jobs
         self.band_memory_mb = band_memory_mb
 
-    def get_params(self) -> dict[str, Any]:
-        """The constructor parameters (scikit-learn style)."""
-        return {
-            "threshold": self.threshold,
-            "r0": self.r0,
-            "r_min": self.r_min,
-            "step": self.step,
-            "num_perm": self.num_perm,
-            "seed": self.seed,
-            "similarity": self.similarity,
-            "scheme": self.scheme,
-            "max_pairs": self.max_pairs,
-            "n_jobs": self.n_jobs,
-            "band_memory_mb": self.band_memory_mb,
-        }
-
     def _validate(self) -> None:
-        def is_int(v: object) -> bool:
-            return isinstance(v, int | np.integer) and not isinstance(v, bool)
-
-        if not isinstance(self.threshold, int | float) or not 0.0 < self.threshold < 1.0:
-            raise ParameterError(f"threshold t must be in (0, 1), got {self.threshold!r}")
-        if not is_int(self.num_perm) or not 1 <= self.num_perm <= 4096:
-            raise ParameterError(f"num_perm must be an integer in 1..4096, got {self.num_perm!r}")
-        if not is_int(self.r0) or not 1 <= self.r0 <= self.num_perm:
+        if self.r0 > self.num_perm:
             raise ParameterError(
                 f"r0={self.r0!r} must be an integer in 1..num_perm={self.num_perm} "
                 "(a band cannot have more rows than the signature)"
             )
-        if not is_int(self.r_min) or not 1 <= self.r_min <= self.r0:
+        if self.r_min > self.r0:
             raise ParameterError(f"r_min={self.r_min!r} must be an integer in 1..r0={self.r0}")
-        if not is_int(self.step) or self.step < 1:
-            raise ParameterError(f"step Δ must be an integer >= 1, got {self.step!r}")
-        if not is_int(self.seed) or not 0 <= self.seed < 2**32:
-            raise ParameterError(f"seed must be an integer in 0..2**32-1, got {self.seed!r}")
-        if self.similarity not in SIMILARITIES:
-            raise ParameterError(
-                f"similarity must be one of {', '.join(SIMILARITIES)}; got {self.similarity!r}"
-            )
-        if self.scheme not in SCHEMES:
-            raise ParameterError(f"scheme must be one of {', '.join(SCHEMES)}; got {self.scheme!r}")
-        if self.max_pairs is not None and (not is_int(self.max_pairs) or self.max_pairs < 1):
-            raise ParameterError(
-                f"max_pairs must be a positive integer or None, got {self.max_pairs!r}"
-            )
-        effective_n_jobs(self.n_jobs)
-        if not is_int(self.band_memory_mb) or self.band_memory_mb < 1:
-            raise ParameterError(
-                f"band_memory_mb must be an integer >= 1, got {self.band_memory_mb!r}"
-            )
 
     def rows_per_level(self) -> list[int]:
         """The r of every level: r0, r0 - Δ, ... while r >= r_min."""
-        self._validate()
+        self.check_params()
         return list(range(int(self.r0), int(self.r_min) - 1, -int(self.step)))
 
     def fit(
@@ -304,7 +290,7 @@ class LSHLink:
         ValueError
             ``signatures`` do not match the documents or the parameters.
         """
-        self._validate()
+        self.check_params()
         memory = int(self.band_memory_mb) << 20
         if self.similarity == "weighted":
             signatures, similarity = self._weighted(shingle_sets, signatures)  # type: ignore[arg-type]
@@ -399,7 +385,7 @@ class LSHLink:
                 "similarity='weighted' fits term-count mappings (term -> count), e.g. "
                 "extract.terms.TermCounter().counts(text), not shingle sets"
             )
-        X = TfidfWeighting().fit_transform(documents)
+        X = TfidfWeighting().fit_transform(documents)  # TFIDF_MIN_DF, TFIDF_MAX_DF
         self.matrix_ = X
         if X.shape[1]:
             hasher = WeightedMinHasher(

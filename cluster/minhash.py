@@ -61,10 +61,13 @@ from typing import Any
 
 import numpy as np
 
+from cluster.base import N_JOBS, SEED, Interval, Options, check_param
+from core import defaults as D
+from core.choices import SCHEMES
 from core.exceptions import ParameterError
 
-SCHEMES = ("affine32", "affine64", "legacy")
-"""The permutation schemes of datasketch 2.x."""
+NUM_PERM = Interval(int, 1, 4096)
+"""Permutations of a signature (rows)."""
 
 _MERSENNE = np.uint64((1 << 61) - 1)
 _MAX32 = (1 << 32) - 1
@@ -324,12 +327,12 @@ class MinHasher:
 
     Parameters
     ----------
-    num_perm : int, default 128
+    num_perm : int, default ``[minhash] num_perm`` (1024)
         Number of permutations (rows of a signature), 1 .. 4096.
-    seed : int, default 1
-        Seed of the permutations (``numpy.random.RandomState``), >= 0.
-    scheme : {"affine32", "affine64", "legacy"}, default "affine32"
-        datasketch's permutation scheme.
+    seed : int, default ``[minhash] seed`` (1)
+        Seed of the permutations (``numpy.random.RandomState``), 0 .. 2**31-1.
+    scheme : {"affine32", "affine64", "legacy"}, default ``[minhash] scheme``
+        datasketch's permutation scheme (:data:`core.choices.SCHEMES`).
     hash_func : {"low32", "identity"}, optional
         Maps a 64-bit shingle hash to the scheme's width; default :data:`DEFAULT_HASH`.
     block_bytes : int, default 16 MiB
@@ -355,18 +358,15 @@ class MinHasher:
     def __init__(
         self,
         *,
-        num_perm: int = 128,
-        seed: int = 1,
-        scheme: str = "affine32",
+        num_perm: int = D.MINHASH_NUM_PERM,
+        seed: int = D.MINHASH_SEED,
+        scheme: str = D.MINHASH_SCHEME,
         hash_func: str | None = None,
         block_bytes: int = 16 << 20,
     ) -> None:
-        if not isinstance(num_perm, int | np.integer) or not 1 <= num_perm <= 4096:
-            raise ParameterError(f"num_perm must be an integer in 1..4096, got {num_perm!r}")
-        if not isinstance(seed, int | np.integer) or seed < 0 or seed >= 2**32:
-            raise ParameterError(f"seed must be an integer in 0..2**32-1, got {seed!r}")
-        if scheme not in SCHEMES:
-            raise ParameterError(f"scheme must be one of {', '.join(SCHEMES)}; got {scheme!r}")
+        check_param("num_perm", num_perm, [NUM_PERM])
+        check_param("seed", seed, [SEED])
+        check_param("scheme", scheme, [Options(SCHEMES)])
         hash_func = hash_func or DEFAULT_HASH[scheme]
         if hash_func not in HASH_FUNCTIONS:
             raise ParameterError(
@@ -522,8 +522,7 @@ def effective_n_jobs(n_jobs: int) -> int:
     >>> effective_n_jobs(-1) >= 1
     True
     """
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int | np.integer) or n_jobs == 0:
-        raise ParameterError(f"n_jobs must be a non-zero integer (-1: all cores), got {n_jobs!r}")
+    check_param("n_jobs", n_jobs, [N_JOBS])
     if n_jobs > 0:
         return int(n_jobs)
     try:

@@ -36,15 +36,16 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 from scipy.sparse import csr_matrix
 
+from cluster.base import POSITIVE, THRESHOLD, Constraints, Estimator
 from cluster.unionfind import single_linkage
 from core import defaults as D
-from core.exceptions import ParameterError
 
 
 @dataclass(frozen=True)
@@ -237,7 +238,7 @@ def choose_dense_columns(df_sorted_desc: np.ndarray, n: int) -> int:
 def threshold_edges(
     matrix: ShingleMatrix,
     threshold: float,
-    block_entries: int = 1 << 24,
+    block_entries: int = D.CLUSTER_BLOCK_ENTRIES,
     dense_columns: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """All pairs ``i < j`` with Jaccard similarity above ``threshold``, exactly.
@@ -305,14 +306,14 @@ def threshold_edges(
     return np.concatenate(out_i), np.concatenate(out_j), np.concatenate(out_s)
 
 
-class ExactSingleLink:
+class ExactSingleLink(Estimator):
     """Exact single-link clustering of shingle sets at a Jaccard threshold.
 
     Parameters
     ----------
-    threshold : float, default ``CLUSTER_THRESHOLD`` (0.3)
+    threshold : float, default ``[cluster] threshold`` (0.3)
         Documents link when their Jaccard similarity exceeds it; in (0, 1).
-    block_entries : int, default 2**24
+    block_entries : int, default ``CLUSTER_BLOCK_ENTRIES`` (2**24)
         Entries of one dense block of intersections (memory ~ 12 bytes each).
 
     Attributes
@@ -339,19 +340,21 @@ class ExactSingleLink:
     Complexity: see the module docstring; no n x n matrix is held.
     """
 
+    _parameter_constraints: ClassVar[Constraints] = {
+        "threshold": [THRESHOLD],
+        "block_entries": [POSITIVE],
+    }
+    _settings_keys: ClassVar[Mapping[str, str]] = {"threshold": "cluster.threshold"}
+    _resource_params = ("block_entries",)
+
     def __init__(
-        self, *, threshold: float = D.CLUSTER_THRESHOLD, block_entries: int = 1 << 24
+        self,
+        *,
+        threshold: float = D.CLUSTER_THRESHOLD,
+        block_entries: int = D.CLUSTER_BLOCK_ENTRIES,
     ) -> None:
         self.threshold = threshold
         self.block_entries = block_entries
-
-    def _validate(self) -> None:
-        if not isinstance(self.threshold, int | float) or not 0.0 < self.threshold < 1.0:
-            raise ParameterError(f"threshold must be in (0, 1), got {self.threshold!r}")
-        if not isinstance(self.block_entries, int) or self.block_entries < 1:
-            raise ParameterError(
-                f"block_entries must be a positive int, got {self.block_entries!r}"
-            )
 
     def fit(self, shingle_sets: Sequence[np.ndarray] | ShingleMatrix) -> ExactSingleLink:
         """Cluster the documents.
@@ -365,7 +368,7 @@ class ExactSingleLink:
         -------
         self
         """
-        self._validate()
+        self.check_params()
         matrix = (
             shingle_sets
             if isinstance(shingle_sets, ShingleMatrix)

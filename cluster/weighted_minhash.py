@@ -51,6 +51,9 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from cluster.base import POSITIVE, Interval, check_param, check_seed
+from core import defaults as D
+
 __all__ = ["EMPTY_SIGNATURE", "WeightedMinHasher", "pack_pairs", "unpack_pairs"]
 
 EMPTY_SIGNATURE = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -81,10 +84,6 @@ def unpack_pairs(packed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return k, t
 
 
-def _is_int(v: Any) -> bool:
-    return not isinstance(v, bool) and isinstance(v, int | np.integer)
-
-
 class WeightedMinHasher:
     """ICWS signatures of the rows of a sparse non-negative matrix, datasketch-equal.
 
@@ -92,15 +91,15 @@ class WeightedMinHasher:
     ----------
     dim : int
         Number of columns (terms) of the matrices to sign.
-    num_perm : int, default 64
+    num_perm : int, default ``[activity] num_perm`` (64)
         Samples per signature (datasketch's ``sample_size``).
-    seed : int, default 1
+    seed : int, default ``[activity] seed`` (1)
         Seed of ``numpy.random.RandomState`` (datasketch's ``seed``).
 
     Raises
     ------
-    ValueError
-        ``dim < 1``, ``num_perm < 1`` or a seed outside 0..2**32-1.
+    ParameterError
+        ``dim < 1``, ``num_perm < 1`` or a seed outside 0..2**31-1 (a ``ValueError``).
 
     Notes
     -----
@@ -110,13 +109,12 @@ class WeightedMinHasher:
     for value (see :meth:`datasketch`).
     """
 
-    def __init__(self, *, dim: int, num_perm: int = 64, seed: int = 1) -> None:
-        if not _is_int(dim) or dim < 1:
-            raise ValueError(f"dim must be an integer >= 1 (columns of the matrix), got {dim!r}")
-        if not _is_int(num_perm) or num_perm < 1:
-            raise ValueError(f"num_perm must be an integer >= 1, got {num_perm!r}")
-        if not _is_int(seed) or not 0 <= seed < 2**32:
-            raise ValueError(f"seed must be an integer in 0..2**32-1, got {seed!r}")
+    def __init__(
+        self, *, dim: int, num_perm: int = D.ACTIVITY_NUM_PERM, seed: int = D.ACTIVITY_SEED
+    ) -> None:
+        check_param("dim", dim, [Interval(int, 1, None, label="an integer >= 1 (columns)")])
+        check_param("num_perm", num_perm, [POSITIVE])
+        check_seed(seed)
         self.dim = int(dim)
         self.num_perm = int(num_perm)
         self.seed = int(seed)

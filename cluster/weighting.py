@@ -41,20 +41,21 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import ClassVar
 
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["TfidfWeighting", "check_df_caps", "counts_matrix"]
+from cluster.base import Constraints, Estimator, Interval
+from core import defaults as D
 
+__all__ = ["DF_CONSTRAINTS", "TfidfWeighting", "counts_matrix"]
 
-def check_df_caps(min_df: int, max_df: float) -> None:
-    """Raise ``ValueError`` unless ``min_df >= 1`` is an integer and ``0 < max_df <= 1``."""
-    if isinstance(min_df, bool) or not isinstance(min_df, int | np.integer) or min_df < 1:
-        raise ValueError(f"min_df must be an integer >= 1 (documents), got {min_df!r}")
-    if isinstance(max_df, bool) or not isinstance(max_df, int | float) or not 0 < max_df <= 1:
-        raise ValueError(f"max_df must be a share of the documents in (0, 1], got {max_df!r}")
+DF_CONSTRAINTS: Constraints = {
+    "min_df": [Interval(int, 1, None, label="an integer >= 1 (documents)")],
+    "max_df": [Interval(float, 0, 1, closed="right", label="a share of the documents in (0, 1]")],
+}
+"""The constraints of the document-frequency caps (also the activity clusterer's)."""
 
 
 def counts_matrix(
@@ -101,15 +102,18 @@ def counts_matrix(
     return X, terms
 
 
-class TfidfWeighting:
+class TfidfWeighting(Estimator):
     """Sublinear tf, smoothed idf, L2-normalised: term counts → weighted vectors.
 
     Parameters
     ----------
-    min_df : int, default 2
+    min_df : int, default ``TFIDF_MIN_DF`` (2)
         Terms in fewer documents are left out (see the module docstring).
-    max_df : float, default 0.5
-        Terms in more than this share of the documents are left out.
+    max_df : float, default ``TFIDF_MAX_DF`` (0.5)
+        Terms in more than this share of the documents are left out. The defaults are
+        those of the paper's single link on weighted documents (``LSHLink(similarity=
+        "weighted")``); the activity clustering passes ``[activity]`` ``min_df`` and
+        ``max_df``.
 
     Attributes
     ----------
@@ -124,21 +128,19 @@ class TfidfWeighting:
 
     Raises
     ------
-    ValueError
-        ``min_df``/``max_df`` out of range.
+    ParameterError
+        ``min_df``/``max_df`` out of range (a ``ValueError``).
 
     Notes
     -----
     Time and memory O(N) for N (document, term) entries.
     """
 
-    def __init__(self, *, min_df: int = 2, max_df: float = 0.5) -> None:
+    _parameter_constraints: ClassVar[Constraints] = DF_CONSTRAINTS
+
+    def __init__(self, *, min_df: int = D.TFIDF_MIN_DF, max_df: float = D.TFIDF_MAX_DF) -> None:
         self.min_df = min_df
         self.max_df = max_df
-
-    def get_params(self) -> dict[str, Any]:
-        """The constructor's parameters."""
-        return {"min_df": self.min_df, "max_df": self.max_df}
 
     def fit(self, documents: Sequence[Mapping[str, int]]) -> TfidfWeighting:
         """Learn the vocabulary and idf from the documents' term counts."""
@@ -147,7 +149,7 @@ class TfidfWeighting:
 
     def fit_transform(self, documents: Sequence[Mapping[str, int]]) -> sp.csr_matrix:
         """Fit, then :meth:`transform` the same documents (one pass over the counts)."""
-        check_df_caps(self.min_df, self.max_df)
+        self.check_params()
         counts, terms = counts_matrix(documents)
         n = counts.shape[0]
         df = np.bincount(counts.indices, minlength=counts.shape[1])

@@ -1,8 +1,9 @@
 """The one interface of every near-duplicate method: documents → signatures → pairs → groups.
 
 A method (one module each in :mod:`dedup`) is an estimator in scikit-learn's
-manner: ``__init__`` stores keyword-only parameters, :meth:`NearDuplicateMethod.fit`
-validates them and sets
+manner (:class:`cluster.base.Estimator`: parameters found by introspection, ``repr``,
+``get_params``/``set_params``): ``__init__`` stores keyword-only parameters,
+:meth:`NearDuplicateMethod.fit` validates them and sets
 
 ``signatures_``
     a :class:`Signatures`: per document, the uint64 *features* of its signature (the
@@ -41,7 +42,6 @@ Examples
 from __future__ import annotations
 
 import hashlib
-import inspect
 import time
 import zlib
 from abc import ABC, abstractmethod
@@ -52,6 +52,7 @@ from typing import Any, ClassVar, Self
 import numpy as np
 import xxhash
 
+from cluster.base import Estimator
 from core.exceptions import ParameterError
 from dedup.groups import Group, build_groups, choose_canonical, make_groups
 
@@ -379,7 +380,7 @@ def pairs_from_keys(
     return (pairs, counts) if return_counts else pairs
 
 
-class NearDuplicateMethod(ABC):
+class NearDuplicateMethod(Estimator, ABC):
     """Base class of the near-duplicate methods (one subclass per module).
 
     Class attributes
@@ -402,24 +403,6 @@ class NearDuplicateMethod(ABC):
     reference: ClassVar[str] = ""
     input: ClassVar[str] = "text"
     comparison: ClassVar[str] = "equal signature keys (hash buckets)"
-
-    def get_params(self) -> dict[str, Any]:
-        """The keyword parameters of ``__init__`` and their values."""
-        sig = inspect.signature(type(self).__init__)
-        return {
-            p.name: getattr(self, p.name)
-            for p in sig.parameters.values()
-            if p.kind is inspect.Parameter.KEYWORD_ONLY
-        }
-
-    @classmethod
-    def param_names(cls) -> list[str]:
-        """Names of the keyword parameters."""
-        sig = inspect.signature(cls.__init__)
-        return [p.name for p in sig.parameters.values() if p.kind is p.KEYWORD_ONLY]
-
-    def _validate(self) -> None:  # noqa: B027 - optional hook, most methods override it
-        """Check the parameters; raise :class:`ParameterError` naming the bad one."""
 
     @staticmethod
     def _check(condition: bool, message: str) -> None:
@@ -451,7 +434,7 @@ class NearDuplicateMethod(ABC):
             A parameter is out of range, or the method needs text and the corpus has
             only shingles.
         """
-        self._validate()
+        self.check_params()
         corpus = as_corpus(documents)
         if self.input == "text" and corpus.has_stored_shingles and not corpus.any_text:
             raise ParameterError(
@@ -513,7 +496,3 @@ class NearDuplicateMethod(ABC):
         lens = np.zeros(n, dtype=np.int64) if lengths is None else np.asarray(lengths)
         chosen = choose_canonical(members, rule=canonical, lengths=lens, times=times)
         return make_groups(members, chosen)
-
-    def __repr__(self) -> str:
-        params = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
-        return f"{type(self).__name__}({params})"

@@ -217,7 +217,10 @@ def test_lsh_link_identical_with_threads_and_store(sets, store_1024):
 
 
 def test_lsh_leiden_identical_with_threads_and_store(sets, store_128):
-    params = {"threshold": 0.2, "rows": [4, 3], "resolution": [1.0, 0.5], "seed": 1}
+    params = {
+        "threshold": 0.2, "num_perm": 128, "rows": [4, 3], "bands": None,
+        "resolution": [1.0, 0.5], "seed": 1,
+    }  # fmt: skip
     base = LSHLeiden(**params).fit(sets)
     others = [
         LSHLeiden(**params, n_jobs=2).fit(sets),

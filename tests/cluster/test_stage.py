@@ -222,7 +222,7 @@ def test_errors_say_what_to_do(stored, tmp_path):
     _url, engine = stored
     with pytest.raises(ParameterError, match="no university named 'Gamma'"):
         stage.run(engine, Settings(), unit="domain", university="Gamma")
-    with pytest.raises(ParameterError, match=r"threshold t must be in \(0, 1\)"):
+    with pytest.raises(ParameterError, match=r"threshold must be in \(0, 1\)"):
         stage.run(engine, Settings(), unit="domain", threshold=1.5)
     with pytest.raises(ParameterError, match=r"r0=5000 must be an integer in 1\.\.num_perm="):
         stage.run(engine, Settings(), unit="domain", r0=5000)
@@ -264,6 +264,6 @@ def test_command_line(stored):
                 "--university", "all", url=url)  # fmt: skip
     assert kept.returncode == 0 and "duplicates of dedup run 1 kept" in kept.stdout
     bad = _cli("cluster", "--threshold", "1.5", url=url)
-    assert bad.returncode == 2 and "threshold t must be in (0, 1)" in bad.stderr
+    assert bad.returncode == 2 and "threshold must be in (0, 1), got 1.5" in bad.stderr
     bad = _cli("cluster", "--r0", "4", "--r-min", "6", url=url)
     assert bad.returncode == 2 and "r_min=6 must be an integer in 1..r0=4" in bad.stderr

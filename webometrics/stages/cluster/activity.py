@@ -17,7 +17,6 @@ from typing import Any
 from sqlalchemy import Engine
 from tqdm import tqdm
 
-from core.exceptions import ParameterError
 from core.settings import Settings
 from webometrics.stages.cluster.documents import _check_terms, _load
 from webometrics.stages.cluster.storing import _store_clustering
@@ -37,21 +36,13 @@ def activity_model(
     """The :class:`cluster.ActivityClusterer` of ``[activity]`` with the run's overrides."""
     from cluster.activity import ActivityClusterer
 
-    a = settings.activity
-    res = resolution if resolution is not None else list(a.resolution)
-    return ActivityClusterer(
-        n_neighbors=a.n_neighbors,
-        resolution=res if isinstance(res, int | float) else list(res),
-        quality=quality or a.quality,
-        min_df=a.min_df,
-        max_df=a.max_df,
-        candidates=a.candidates,
-        num_perm=a.num_perm if num_perm is None else num_perm,
-        rows=a.rows,
-        max_bucket=a.max_bucket,
-        refine=a.refine,
-        seed=a.seed if seed is None else seed,
-        n_jobs=settings.minhash.workers if workers is None else workers,
+    # the run's options; None: the setting's value
+    given = {
+        "seed": seed, "resolution": resolution, "quality": quality, "n_jobs": workers,
+        "num_perm": num_perm,
+    }  # fmt: skip
+    return ActivityClusterer.from_settings(
+        settings, **{k: v for k, v in given.items() if v is not None}
     )
 
 
@@ -78,10 +69,7 @@ def _run_activity(
         settings, seed=seed, resolution=resolution, quality=quality, workers=workers,
         num_perm=num_perm,
     )  # fmt: skip
-    try:
-        model._validate()
-    except ValueError as err:
-        raise ParameterError(str(err)) from None
+    model.check_params()
     started = time.perf_counter()
     data = _load(engine, unit, university, direction, keep_duplicates, False, with_terms=True)
     ids = data["ids"]
@@ -110,7 +98,7 @@ def _run_activity(
         model.matrix_, model.vocabulary_, model.labels_, top=max(20, settings.analyse.theme_terms)
     )
     parameters = {
-        **{k: v for k, v in model.get_params().items() if k != "n_jobs"},
+        **model.result_params(),
         "resolution": model.resolutions(),
         "graph": model.graph_stats_,
         "weights": {"tf": "1+ln(tf)", "idf": "ln((1+n)/(1+df))+1", "norm": "l2",

@@ -27,16 +27,6 @@ from webometrics.stages.cluster.storing import _store_clustering
 
 log = logging.getLogger(__name__)
 
-def _leiden_resolution(
-    given: float | Sequence[float] | None, quality: str, configured: Sequence[float]
-) -> float | list[float] | None:
-    """The resolution(s) of a Leiden run: the given ones, else the configured levels
-    (modularity, which has none, takes none)."""
-    if given is not None:
-        return given if isinstance(given, int | float) else list(given)
-    return None if quality == "modularity" else list(configured)
-
-
 def _run_paper(
     engine: Engine,
     settings: Settings,
@@ -65,54 +55,35 @@ def _run_paper(
     from cluster.lsh_link import LSHLink
     from extract.shingles import HASH_NAME
 
-    cfg, mh = settings.cluster, settings.minhash
+    cfg = settings.cluster
     linkage = linkage or cfg.linkage
     if linkage not in LINKAGES:
         raise ParameterError(f"linkage must be one of {', '.join(LINKAGES)}, got {linkage!r}")
-    num_perm = mh.num_perm if num_perm is None else num_perm
-    workers = mh.workers if workers is None else workers
     store_dir = signature_store if signature_store is not None else cfg.signature_store
+    # the run's options; None: the setting's value
+    given: dict[str, Any] = {
+        "threshold": threshold, "num_perm": num_perm, "seed": seed, "similarity": similarity,
+        "n_jobs": workers,
+    }  # fmt: skip
     model: Any
     if linkage == "leiden":
-        given = [k for k, v in (("r0", r0), ("r_min", r_min), ("step", step)) if v is not None]
-        if given:
+        levels = [k for k, v in (("r0", r0), ("r_min", r_min), ("step", step)) if v is not None]
+        if levels:
             raise ParameterError(
-                f"{', '.join(given)} set the levels of --linkage single; leiden bands with "
+                f"{', '.join(levels)} set the levels of --linkage single; leiden bands with "
                 "[cluster] leiden_rows and leiden_bands and takes --resolution levels"
             )
-        rows = cfg.leiden_rows
-        model = LSHLeiden(
-            threshold=cfg.leiden_threshold if threshold is None else threshold,
-            num_perm=num_perm,
-            seed=mh.seed if seed is None else seed,
-            rows=rows,
-            # the bench's banding (bench/results/linkage.md), fewer bands on short signatures
-            bands=min(cfg.leiden_bands, max(1, num_perm // rows)),
-            resolution=_leiden_resolution(resolution, quality or cfg.quality, cfg.resolution),
-            quality=quality or cfg.quality,
-            similarity=similarity or cfg.leiden_similarity,
-            max_neighbours=cfg.max_neighbours,
-            scheme=mh.scheme,
-            n_jobs=workers,
-            band_memory_mb=cfg.band_memory_mb,
-        )
-        n_levels = len(model.resolutions())  # validates the parameters before any work
+        given.update(resolution=resolution, quality=quality)
+        estimator: Any = LSHLeiden
     else:
         if resolution is not None or quality is not None:
             raise ParameterError("--resolution and --quality apply to --linkage leiden")
-        model = LSHLink(
-            threshold=cfg.threshold if threshold is None else threshold,
-            r0=cfg.r0 if r0 is None else r0,
-            r_min=cfg.r_min if r_min is None else r_min,
-            step=cfg.step if step is None else step,
-            num_perm=num_perm,
-            seed=mh.seed if seed is None else seed,
-            similarity=similarity or cfg.similarity,
-            scheme=mh.scheme,
-            n_jobs=workers,
-            band_memory_mb=cfg.band_memory_mb,
-        )
-        n_levels = len(model.rows_per_level())  # validates the parameters before any work
+        given.update(r0=r0, r_min=r_min, step=step)
+        estimator = LSHLink
+    model = estimator.from_settings(settings, **{k: v for k, v in given.items() if v is not None})
+    # validates the parameters before any work
+    n_levels = len(model.resolutions() if linkage == "leiden" else model.rows_per_level())
+    workers = model.n_jobs
     started = time.perf_counter()
     weighted = getattr(model, "similarity", None) == "weighted"
     if weighted and (store_dir is not None or linkage == "leiden"):
@@ -170,13 +141,9 @@ def _run_paper(
         bar.close()
     hash_name = f"{HASH_NAME}|{model.signatures_.hash_func}"
     written = _store_signatures(engine, ids, model.signatures_, hash_name)
+    # the clusters do not depend on max_pairs, n_jobs and band_memory_mb: left out
     parameters = {
-        **{
-            k: v
-            for k, v in model.get_params().items()
-            if k
-            not in ("max_pairs", "n_jobs", "band_memory_mb")  # the clusters do not depend on them
-        },
+        **model.result_params(),
         "hash_func": hash_name,
         "shingle_k": data["shingle_k"][0] if data["shingle_k"] else None,
     }
