@@ -8,10 +8,17 @@ digits only, Snowball-stemmed per language (by script when the language is unkno
 start from; the extract stage stores them beside the shingles so that clustering never
 tokenises a page twice.
 
-:class:`TermCounter` memoises each distinct word's term (or its rejection), so a corpus
-costs one regular-expression pass per text plus one stemmer call per distinct word.
+:class:`TermCounter` cuts a text into chunks in C (:func:`extract.tokens.chunks`) and
+memoises each distinct chunk's term (or its rejection), so a corpus costs a few C passes
+per text plus, once per distinct chunk, the regular expression and one batched stemmer
+call. :func:`count_terms` counts many texts, each with the counter of its language, and
+identifies the languages not given with :class:`BatchLanguageIdentifier`: py3langid's
+codes, walked over a whole batch of texts in numpy. Both give exactly what the word-by-word
+counter and py3langid's ``classify`` gave before them
+(``tests/extract/test_terms_speed_equivalence.py``); ``bench/terms.py`` measures them
+against scikit-learn's ``CountVectorizer``.
 
-Complexity: O(L) per text of L characters; memory O(V) for a memo of V distinct words
+Complexity: O(L) per text of L characters; memory O(V) for a memo of V distinct chunks
 (bounded by ``max_memo``).
 
 Examples
@@ -27,15 +34,40 @@ True
 
 from __future__ import annotations
 
+import math
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from typing import cast
 
-from extract.tokens import memo_missing, stem_words, stopwords_for, words
+import numpy as np
 
-__all__ = ["MIN_TERM_LENGTH", "TermCounter", "merge_counts", "term_counts", "top_terms"]
+from extract.language import MAX_CHARS
+from extract.tokens import (
+    _WORD,
+    STEMMER_LANGUAGES,
+    chunks,
+    memo_missing,
+    stem_words,
+    stopwords_for,
+    words,
+)
+
+__all__ = [
+    "MIN_TERM_LENGTH",
+    "BatchLanguageIdentifier",
+    "TermCounter",
+    "count_terms",
+    "merge_counts",
+    "term_counts",
+    "top_terms",
+]
 
 MIN_TERM_LENGTH = 2
 """Words shorter than this (in characters, before stemming) are not terms."""
+
+
+_SEVERAL = "\x00several"
+"""The memo's mark of a chunk of several words (no term holds ``\\x00``)."""
 
 
 class TermCounter:
@@ -47,7 +79,18 @@ class TermCounter:
         ISO 639-1 code (stop list and stemmer); ``None``: English and Russian stop words
         and each word stemmed by its script.
     max_memo : int
-        The memo is emptied when it would hold more words than this (bounds memory).
+        The memo is emptied when it would hold more chunks than this (bounds memory).
+
+    Notes
+    -----
+    A text is cut into chunks in C (:func:`extract.tokens.chunks`: normalise, encode,
+    ``bytes.translate``, ``bytes.split``) and ``collections.Counter`` counts the memo's
+    term of each chunk (``map(memo.__getitem__, ...)``, C again), so Python runs once per
+    distinct chunk of the corpus (the regular expression, the stop list, one stemmer call)
+    and not once per word. The counts, and their order (first occurrence), are those of
+    counting the term of every word of :func:`extract.tokens.words`: each chunk holds its
+    words in text order. A text with a chunk of several words (rare: non-ASCII punctuation
+    between two words) is counted word by word.
 
     Examples
     --------
@@ -59,31 +102,45 @@ class TermCounter:
         self.language = language
         self.max_memo = max_memo
         self._stop = stopwords_for(language)
-        self._memo: dict[str, str | None] = {}
+        self._memo: dict[bytes, str | None] = {}
 
-    def _fill(self, distinct: set[str]) -> None:
+    def _add(self, distinct: set[bytes]) -> None:
+        """Work out the chunks of ``distinct`` the memo lacks (emptying it first when they
+        would not fit in ``max_memo``): each chunk's words (the regular expression of
+        :func:`extract.tokens.words`), the filters, and one stemmer call for all."""
         memo = self._memo
-        missing = memo_missing(memo, distinct, self.max_memo)  # type: ignore[arg-type]
+        missing = cast(
+            set[bytes],
+            memo_missing(memo, distinct, self.max_memo),  # type: ignore[arg-type]
+        )
         if not missing:
             return
-        keep = [
-            w
-            for w in missing
-            if len(w) >= MIN_TERM_LENGTH and not w.isdigit() and w not in self._stop
-        ]
-        memo.update(dict.fromkeys(missing))
-        if keep:
-            memo.update(zip(keep, stem_words(keep, self.language), strict=True))
+        stop, keep_chunks, keep_words = self._stop, [], []
+        for chunk in missing:
+            found = _WORD.findall(chunk.decode("utf-8", "surrogatepass"))
+            if len(found) == 1:
+                w = found[0]
+                if len(w) >= MIN_TERM_LENGTH and not w.isdigit() and w not in stop:
+                    keep_chunks.append(chunk)
+                    keep_words.append(w)
+                    continue
+                memo[chunk] = None
+            else:
+                memo[chunk] = _SEVERAL if found else None
+        if keep_words:
+            memo.update(zip(keep_chunks, stem_words(keep_words, self.language), strict=True))
 
     def counts(self, text: str) -> dict[str, int]:
         """The term counts of one text (terms in order of first occurrence)."""
-        toks = words(text)
-        if not toks:
-            return {}
-        self._fill(set(toks))
-        memo = self._memo
-        out: Counter[str] = Counter(t for t in map(memo.__getitem__, toks) if t is not None)
-        return dict(out)
+        parts = chunks(text)
+        self._add(set(parts))
+        out: Counter[str | None] = Counter(map(self._memo.__getitem__, parts))
+        if _SEVERAL in out:  # count word by word (each word is its own chunk)
+            parts = [w.encode() for w in words(text)]
+            self._add(set(parts))
+            out = Counter(map(self._memo.__getitem__, parts))
+        out.pop(None, None)
+        return dict(out)  # type: ignore[arg-type]
 
     def counts_many(self, texts: Iterable[str]) -> list[dict[str, int]]:
         """:meth:`counts` of every text, in order."""
@@ -104,6 +161,70 @@ def term_counts(text: str, language: str | None = None) -> dict[str, int]:
     dict of str to int
     """
     return TermCounter(language=language).counts(text)
+
+
+def count_terms(
+    texts: Sequence[str],
+    languages: Sequence[str | None] | None = None,
+    *,
+    identifier: BatchLanguageIdentifier | None = None,
+) -> list[dict[str, int]]:
+    """The term counts of many texts, each with the counter of its language.
+
+    A text without a language (``languages`` is ``None``, or its entry is) gets the one
+    :class:`BatchLanguageIdentifier` finds, or ``None`` (both stop lists, stemmed by
+    script) when that language has no stemmer.
+
+    Parameters
+    ----------
+    texts : sequence of str
+    languages : sequence of str or None, optional
+        ISO 639-1 code of each text (one of :data:`extract.tokens.STEMMER_LANGUAGES`) or
+        ``None`` to identify it.
+    identifier : BatchLanguageIdentifier, optional
+        Made when a language must be identified and none is given (loads py3langid's
+        model, ~1 s once per process).
+
+    Returns
+    -------
+    list of dict of str to int
+        :meth:`TermCounter.counts` of each text, in order.
+
+    Raises
+    ------
+    ValueError
+        ``languages`` of another length than ``texts``, or a code without a stemmer.
+
+    Examples
+    --------
+    >>> count_terms(["Running dogs", "Бегущие собаки"], ["en", "ru"])
+    [{'run': 1, 'dog': 1}, {'бегущ': 1, 'собак': 1}]
+    """
+    if languages is not None and len(languages) != len(texts):
+        raise ValueError(
+            f"languages has {len(languages)} entries for {len(texts)} documents: give one "
+            "ISO 639-1 code (or None) per document"
+        )
+    langs: list[str | None] = list(languages) if languages is not None else [None] * len(texts)
+    for code in set(langs):
+        if code is not None and code not in STEMMER_LANGUAGES:
+            raise ValueError(
+                f"unknown language {code!r}: give an ISO 639-1 code with a Snowball "
+                f"stemmer ({', '.join(sorted(STEMMER_LANGUAGES))}) or None to detect it"
+            )
+    missing = [d for d, code in enumerate(langs) if code is None]
+    if missing:
+        found = (identifier or BatchLanguageIdentifier()).identify([texts[d] for d in missing])
+        for d, code in zip(missing, found, strict=True):
+            langs[d] = code if code in STEMMER_LANGUAGES else None
+    counters: dict[str | None, TermCounter] = {}
+    out: list[dict[str, int]] = []
+    for text, code in zip(texts, langs, strict=True):
+        counter = counters.get(code)
+        if counter is None:
+            counter = counters[code] = TermCounter(language=code)
+        out.append(counter.counts(text))
+    return out
 
 
 def merge_counts(many: Iterable[Mapping[str, int]]) -> dict[str, int]:
@@ -132,3 +253,208 @@ def top_terms(counts: Mapping[str, int], max_terms: int) -> dict[str, int]:
         return dict(counts)
     ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:max_terms]
     return dict(ranked)
+
+
+class BatchLanguageIdentifier:
+    """:func:`extract.language.identify_language` of many texts at once, the same codes.
+
+    py3langid walks its byte n-gram automaton (an Aho-Corasick DFA over the UTF-8 bytes of
+    the first ``max_chars`` characters) one byte at a time in Python, ~0.5 µs a byte.
+    Here the walk is numpy over every byte of a batch at once: the automaton's state after
+    a byte is the longest suffix of the text so far that is a node of its trie, and the
+    trie is :attr:`depth` (6) bytes deep, so the state is the walk from the root over the
+    last 6 bytes only; six vectorised steps give every state (a byte no n-gram holds,
+    ``0xff``, separates the texts and leads back to the root). The feature counts of each
+    text, in order of first occurrence, then go through py3langid's own scoring (the same
+    float32 product, softmax and folding of aliased labels), so every code, tie included,
+    is py3langid's (tests compare them on the real corpora).
+
+    Parameters
+    ----------
+    max_chars : int
+        Read only this many characters of each text (as
+        :func:`extract.language.identify_language`).
+    batch_bytes : int
+        Bytes walked at once (bounds memory: ~40 bytes of arrays per byte).
+
+    Notes
+    -----
+    Time O(L) numpy work per text of L bytes (read up to ``max_chars``) plus one product
+    of its F distinct features with the model's 142 columns, O(F); memory O(batch_bytes)
+    plus the model (a float32 copy of its feature table, 57 MB, made once per object).
+
+    Examples
+    --------
+    >>> ids = BatchLanguageIdentifier()
+    >>> ids.identify(["Студенты университета", "The students of the university", "42"])
+    ['ru', 'en', None]
+    """
+
+    def __init__(self, *, max_chars: int = MAX_CHARS, batch_bytes: int = 1 << 22) -> None:
+        from extract.language import _identifier
+
+        model = _identifier()
+        if not 0 < batch_bytes < 1 << _POSITION_BITS:
+            raise ValueError(f"batch_bytes={batch_bytes}: give 1 to 2**23 - 1")
+        self.max_chars = max_chars
+        self.batch_bytes = batch_bytes
+        self._model = model
+        self._next = np.asarray(model.tk_nextmove).view(np.int32)
+        self._row = np.asarray(model.tk_row, dtype=np.int32) << 8
+        self._out = np.asarray(model.tk_output, dtype=np.int32)
+        self._table = np.asarray(model.nb_ptc, dtype=np.float32)
+        self._classes = list(model.nb_classes)
+        self._largest = -self._table.astype(np.float64).min(axis=1)  # max_j |t_ij|
+        self._bias = float(np.abs(model.nb_pc).max())
+        if self._next.reshape(-1, 256)[:, _SEPARATOR].any() or self._out[0] >= 0:
+            raise RuntimeError(
+                "py3langid's model changed: byte 0xff no longer leads back to its root; "
+                "pin py3langid to a version whose model the batch identifier knows"
+            )
+        self.depth = 6
+
+    def identify(self, texts: Sequence[str]) -> list[str | None]:
+        """The language code of each text (``None``: no letter in its first characters).
+
+        Parameters
+        ----------
+        texts : sequence of str
+
+        Returns
+        -------
+        list of str or None
+            What ``identify_language(text, max_chars)[0]`` gives for each text.
+        """
+        from py3langid.langid import LanguageIdentifier
+
+        encode = LanguageIdentifier._encode
+        out: list[str | None] = [None] * len(texts)
+        batch: list[int] = []
+        encoded: list[bytes] = []
+        size = 0
+        for d, text in enumerate(texts):
+            sample = text[: self.max_chars]
+            if not any(c.isalpha() for c in sample):
+                continue
+            data = encode(sample)
+            batch.append(d)
+            encoded.append(data)
+            size += len(data) + 1
+            if size >= self.batch_bytes:
+                self._classify(batch, encoded, out)
+                batch, encoded, size = [], [], 0
+        if batch:
+            self._classify(batch, encoded, out)
+        return out
+
+    def _classify(self, batch: list[int], encoded: list[bytes], out: list[str | None]) -> None:
+        lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
+        sep = bytes([_SEPARATOR])
+        # each text after one separator; depth - 1 more before the first
+        buf = sep * (self.depth - 1) + sep + sep.join(encoded)
+        b = np.frombuffer(buf, dtype=np.uint8)
+        n = len(b) - (self.depth - 1)
+        state = np.zeros(n, dtype=np.int32)
+        nxt, row = self._next, self._row
+        for k in range(self.depth):  # the walk from the root over the last `depth` bytes
+            step = b[k : k + n]
+            state = nxt.take(row.take(state) + step) if k else nxt.take(row[0] + step)
+        feature = self._out.take(state)
+        pos = np.flatnonzero(feature >= 0)
+        starts = np.cumsum(lengths + 1) - lengths  # offset of each text's first byte
+        doc = np.searchsorted(starts, pos, side="right") - 1
+        # sort (text, feature, position) as one integer: each run of one (text, feature)
+        # starts at its first occurrence; those positions, in order, list each text's
+        # features in order of first occurrence (py3langid's Counter order)
+        n_features = len(self._table)
+        key = doc * n_features
+        key += feature[pos]
+        key <<= _POSITION_BITS
+        key |= pos
+        key.sort()
+        group = key >> _POSITION_BITS
+        head = np.flatnonzero(np.diff(group, prepend=-1))
+        count = np.zeros(n, dtype=np.int64)
+        first = key[head] & ((1 << _POSITION_BITS) - 1)
+        count[first] = np.diff(head, append=len(key))
+        at = np.flatnonzero(count)
+        count, ids = count[at], feature[at]
+        bounds = np.searchsorted(at, starts)
+        bounds = np.append(bounds, len(at))
+        sure = self._certain(encoded, lengths, count, ids, bounds, out, batch)
+        model = self._model
+        for i, d in enumerate(batch):
+            if sure[i]:
+                continue
+            lo, hi = bounds[i], bounds[i + 1]
+            if hi > lo:  # py3langid's _sparse_score
+                counts = count[lo:hi].astype(np.float32)
+                scores = np.log1p(counts) @ self._table[ids[lo:hi]] + model.nb_pc
+            else:
+                scores = np.zeros(len(self._classes), dtype=np.float32)
+            scores *= 1.0 / math.sqrt(int(lengths[i]) or 1)  # py3langid's _decide
+            np.exp(scores - scores.max(), out=scores)
+            scores /= scores.sum()
+            for a, c in model._alias_pairs:
+                scores[a] += scores[c]
+                scores[c] = 0.0
+            out[d] = str(self._classes[int(scores.argmax())])
+
+    def _certain(
+        self,
+        encoded: list[bytes],
+        lengths: np.ndarray,
+        count: np.ndarray,
+        ids: np.ndarray,
+        bounds: np.ndarray,
+        out: list[str | None],
+        batch: list[int],
+    ) -> np.ndarray:
+        """Decide the texts whose winner no rounding can change; a mask of them.
+
+        One sparse product scores the batch in float32 with another order of summation
+        than py3langid's (a dense product per text). Each score then lies within
+        ``2 γ_(F+1) Σ|x_i t_ij|`` (Higham's bound for any order of F products summed in
+        float32, u = 2^-24) of py3langid's, plus the rounding of its bias, scale and
+        softmax. A text is decided when, after folding the aliased labels
+        (``log(p_a + p_c)``), its best label leads every other by more than twice that
+        bound plus 10^-3 (py3langid's exp and division are far more exact); the others
+        go through py3langid's own arithmetic.
+        """
+        import scipy.sparse as sp
+
+        model = self._model
+        x = np.log1p(count.astype(np.float32))
+        shape = (len(encoded), len(self._table))
+        X = sp.csr_matrix((x, ids, bounds), shape=shape)
+        scale = 1.0 / np.sqrt(np.maximum(lengths, 1).astype(np.float64))
+        z = (np.asarray(X @ self._table, dtype=np.float64) + model.nb_pc) * scale[:, None]
+        f = np.diff(bounds).astype(np.float64)
+        per_text = np.repeat(np.arange(len(encoded)), np.diff(bounds))
+        # >= sum_i x_i |t_ij| for every label j
+        mass = np.bincount(per_text, weights=x * self._largest[ids], minlength=len(encoded))
+        bound = scale * (4 * (f + 2) * _U * mass + 4 * _U * self._bias) + 4 * _U * np.abs(z).max(
+            axis=1
+        )
+        for a, c in model._alias_pairs:
+            z[:, a] = np.logaddexp(z[:, a], z[:, c])
+            z[:, c] = -np.inf
+        rows = np.arange(len(z))
+        best = z.argmax(axis=1)
+        top = z[rows, best].copy()
+        z[rows, best] = -np.inf
+        sure = (f > 0) & (top - z.max(axis=1) > 2 * bound + 1e-3)
+        for i in np.flatnonzero(sure).tolist():
+            out[batch[i]] = str(self._classes[best[i]])
+        return sure
+
+
+_U = 2.0**-24
+"""The unit roundoff of float32."""
+
+_POSITION_BITS = 23
+"""Bits of a byte's position in a batch's sort key (``batch_bytes`` stays below 2**23)."""
+
+_SEPARATOR = 0xFF
+"""A byte of no UTF-8 text and of no n-gram of py3langid's model: from every state of its
+automaton it leads to the root."""
