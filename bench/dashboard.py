@@ -20,7 +20,7 @@ running server, the app's modules, the libraries it warms in the background
 the first page is timed. Twice:
 **before** (the views only, as before ``webometrics analyse``) and **after** the
 aggregates (``webometrics.stages.analyse.store_aggregates``, timed as its own column).
-``network queries``: the reads the Network page makes once it asks SQL for its domains
+``network queries``: the Network page's SQL reads alone
 (``analytics.environment_summary``, ``network_domains``, ``environment(domains=...)``).
 Goal: <= 2 s per page. Every run adds or replaces its line (database x size) in
 ``bench/results/dashboard.json`` and rewrites ``.md`` from all lines.
@@ -180,12 +180,14 @@ def markdown(lines: dict[str, dict[str, Any]]) -> str:
         "every source, two crawl runs and an older Common Crawl graph run, 15 % of domains "
         "without evidence (`unknown`). First render = the page's server-side script in "
         "Streamlit's AppTest with both caches cleared (engine, queries, elements; not the "
-        "browser's paint), the app's modules imported once beforehand as in a running "
-        "server. **before**: the views only (as before `webometrics analyse`); **after**: "
+        "browser's paint), the app's modules, the libraries it warms in the background "
+        "(`dashboard.data.warm_imports`) and the installed components loaded once beforehand "
+        "as in a running server. **before**: the views only (as before `webometrics "
+        "analyse`); **after**: "
         "with the aggregates the analyse stage keeps (`store.aggregates`; *aggregates* = "
-        "seconds to build them). *network queries*: the Network page's reads once it asks "
-        "SQL for its domains (`analytics.environment_summary`, `network_domains`, "
-        "`environment(domains=...)`); *impact queries*: the Overview's impact figures read "
+        "seconds to build them). *network queries*: the Network page's SQL reads alone "
+        "(`analytics.environment_summary`, `network_domains`, `environment(domains=...)`); "
+        "*impact queries*: the Overview's impact figures read "
         "from the saved tables (`agg_citing_overlap`, `agg_citing_rank`) instead of "
         "`v_citing_overlap`, `v_citing_rank`. Goal ≤ 2 s (✗: missed).",
         "",
