@@ -109,6 +109,10 @@ _REPLACE: tuple[tuple[str, str], ...] = (
 replacements commute and one ``str.replace`` each is ``str.translate`` of the table, in C
 (``translate`` calls a Python mapping for every character of a non-ASCII text)."""
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
+_WORDLESS_MARKS = ("\u2013", "\u2014", "\u00ab", "\u00bb", "\u2212", "\u2044", "\u201c", "\u201d")
+"""Non-ASCII marks no word holds that texts often put between words with no space (en and
+em dash, guillemets, minus, fraction slash, curly double quotes): :func:`chunks` cuts
+there too, so that few chunks hold several words."""
 _CHUNK_TABLE = bytes(
     b if (chr(b).isalnum() or b == ord("'")) and b != ord("_") else ord(" ") for b in range(128)
 ) + bytes(range(128, 256))
@@ -272,7 +276,12 @@ def chunks(text: str) -> list[bytes]:
     >>> [words(c.decode()) for c in chunks("a''b ...")]
     [['a', 'b']]
     """
-    return normalize(text).encode("utf-8", "surrogatepass").translate(_CHUNK_TABLE).split()
+    text = normalize(text)
+    if not text.isascii():
+        for mark in _WORDLESS_MARKS:
+            if mark in text:
+                text = text.replace(mark, " ")
+    return text.encode("utf-8", "surrogatepass").translate(_CHUNK_TABLE).split()
 
 
 def stem_words(tokens: list[str], language: str | None) -> list[str]:

@@ -26,7 +26,7 @@ from extract.terms import (
     TermCounter,
     count_terms,
 )
-from extract.tokens import STEMMER_LANGUAGES, normalize, stem_words, stopwords_for
+from extract.tokens import STEMMER_LANGUAGES, chunks, normalize, stem_words, stopwords_for
 
 # ---------------------------------------------------------------- the old implementation
 
@@ -111,7 +111,8 @@ EDGE_TEXTS = [
     "2015 1999",
     "Don't stop: 'quoted' words, ''doubled'' and a''b, rock'n'roll's o'brien'",
     "snake_case_words and __dunder__ names_2",
-    "слово…слово «ёлка» — “curly” ‘single’ don’t l’école",
+    "слово…слово «ёлка» — “curly” ‘single’ don’t l’école слово—слово «в»кавычках",
+    "degrees°between words¤and�replacement×signs",
     "co\u00adop zero\u200bwidth\u2060joined\ufeff ＦＵＬＬ ﬁne Straße",
     "lone \udc80 surrogate \ud800x and emoji 😀 end",
     "NBSP\u00a0between thin\u2009space line\u2028separator tab\tend",
@@ -158,8 +159,9 @@ def test_edge_texts_and_a_small_memo() -> None:
     new = TermCounter(language=None, max_memo=7)
     old = OldTermCounter(None)
     assert same([new.counts(t) for t in EDGE_TEXTS * 2], [old.counts(t) for t in EDGE_TEXTS * 2])
-    several = "слово…слово и слово"  # a chunk of two words: counted word by word
-    assert new.counts(several) == {"слов": 3}
+    several = "слово°слово и слово"  # a chunk of two words: counted word by word
+    assert len(chunks(several)) == 3
+    assert new.counts(several) == {"слов": 3} == old.counts(several)
 
 
 def test_language_identifier_gives_py3langid_codes(corpora) -> None:
