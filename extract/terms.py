@@ -34,10 +34,11 @@ True
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from typing import cast
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 
@@ -293,9 +294,10 @@ class BatchLanguageIdentifier:
     -----
     Time O(L) numpy work per text of L bytes (up to ``max_chars`` characters) plus the
     product of its F distinct features with the model's 142 labels, O(142 F); about four
-    times py3langid's speed. Memory O(batch_bytes) plus, once per object, two int32
-    copies of the automaton's transitions (next row, feature: 39 MB each) and a float32
-    copy of the model's table (57 MB).
+    times py3langid's speed. Memory O(batch_bytes) plus, once per process (read-only,
+    shared by every identifier, ~0.2 s to make), two int32 copies of the automaton's
+    transitions (next row, feature: 39 MB each) and a float32 copy of the model's table
+    (57 MB).
 
     Examples
     --------
@@ -305,32 +307,20 @@ class BatchLanguageIdentifier:
     """
 
     def __init__(self, *, max_chars: int = MAX_CHARS, batch_bytes: int = 1 << 22) -> None:
-        from extract.language import _identifier
-
-        model = _identifier()
         if not 0 < batch_bytes < 1 << _POSITION_BITS:
             raise ValueError(f"batch_bytes={batch_bytes}: give 1 to 2**23 - 1")
         self.max_chars = max_chars
         self.batch_bytes = batch_bytes
-        self._model = model
-        nextmove = np.asarray(model.tk_nextmove).view(np.int32)
-        row = np.asarray(model.tk_row, dtype=np.int32) << 8
-        out = np.asarray(model.tk_output, dtype=np.int32)
-        if nextmove.reshape(-1, 256)[:, _SEPARATOR].any() or out[0] >= 0:
-            raise RuntimeError(
-                "py3langid's model changed: byte 0xff no longer leads back to its root; "
-                "pin py3langid to a version whose model the batch identifier knows"
-            )
-        # transitions that give the next state's row (one gather a byte, not two) and,
-        # for the last byte, its feature
-        self._root = int(row[0])
-        self._next_row = row.take(nextmove)
-        self._next_feature = out.take(nextmove)
-        self._table = np.asarray(model.nb_ptc, dtype=np.float32)
-        self._classes = list(model.nb_classes)
-        self._largest = -self._table.astype(np.float64).min(axis=1)  # max_j |t_ij|
-        self._bias = float(np.abs(model.nb_pc).max())
-        self.depth = 6
+        self.depth = _DEPTH
+        walk = _walk_tables()
+        self._model = walk.model
+        self._root = walk.root
+        self._next_row = walk.next_row
+        self._next_feature = walk.next_feature
+        self._table = walk.table
+        self._largest = walk.largest
+        self._bias = walk.bias
+        self._classes = list(walk.model.nb_classes)
 
     def identify(self, texts: Sequence[str]) -> list[str | None]:
         """The language code of each text (``None``: no letter in its first characters).
@@ -470,6 +460,51 @@ class BatchLanguageIdentifier:
             out[batch[i]] = str(self._classes[best[i]])
         return sure
 
+
+class _WalkTables(NamedTuple):
+    model: Any
+    root: int
+    next_row: np.ndarray
+    next_feature: np.ndarray
+    table: np.ndarray
+    largest: np.ndarray
+    bias: float
+
+
+@functools.cache
+def _walk_tables() -> _WalkTables:
+    """The read-only tables of :class:`BatchLanguageIdentifier`, made once per process
+    from py3langid's model (itself loaded once, :mod:`extract.language`): transitions that
+    give the next state's row (one gather a byte, not two) and, for the last byte, its
+    feature; the model's table in float32 and each feature's largest magnitude."""
+    from extract.language import _identifier
+
+    model = _identifier()
+    nextmove = np.asarray(model.tk_nextmove).view(np.int32)
+    row = np.asarray(model.tk_row, dtype=np.int32) << 8
+    out = np.asarray(model.tk_output, dtype=np.int32)
+    if nextmove.reshape(-1, 256)[:, _SEPARATOR].any() or out[0] >= 0:
+        raise RuntimeError(
+            "py3langid's model changed: byte 0xff no longer leads back to its root; "
+            "pin py3langid to a version whose model the batch identifier knows"
+        )
+    table = np.asarray(model.nb_ptc, dtype=np.float32)
+    tables = _WalkTables(
+        model=model,
+        root=int(row[0]),
+        next_row=row.take(nextmove),
+        next_feature=out.take(nextmove),
+        table=table,
+        largest=np.abs(table).max(axis=1).astype(np.float64),  # max_j |t_ij|
+        bias=float(np.abs(model.nb_pc).max()),
+    )
+    for array in (tables.next_row, tables.next_feature, tables.table, tables.largest):
+        array.flags.writeable = False
+    return tables
+
+
+_DEPTH = 6
+"""Bytes of the deepest node of py3langid's trie (its longest n-gram)."""
 
 _U = 2.0**-24
 """The unit roundoff of float32."""
