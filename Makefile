@@ -22,7 +22,10 @@ $(STAMP): pyproject.toml
 services:
 	@bash scripts/ensure-services.sh
 
+# mypy first (every package, [tool.mypy] in pyproject.toml; cache in .mypy_cache): a type
+# error fails the target before the tests run
 test: venv services
+	$(BIN)/mypy
 	@set -o pipefail; $(BIN)/python -m pytest; rc=$$?; \
 	 if [ $$rc -eq 5 ]; then echo "no tests were collected" >&2; exit 1; fi; exit $$rc
 

@@ -348,10 +348,10 @@ def taxonomy_from_dict(
 ) -> Taxonomy:
     """Validate a parsed taxonomy (see :func:`load_taxonomy`)."""
     chk = _Checker(source, text)
-    for key in data:
-        if key not in _TOP_FIELDS:
+    for top in data:
+        if top not in _TOP_FIELDS:
             raise chk.fail(
-                f"unknown key {key!r} (allowed: {', '.join(sorted(_TOP_FIELDS))})", None, key
+                f"unknown key {top!r} (allowed: {', '.join(sorted(_TOP_FIELDS))})", None, top
             )
     raw_cats = data.get("category")
     if not isinstance(raw_cats, list) or not raw_cats:
@@ -360,15 +360,15 @@ def taxonomy_from_dict(
     if not isinstance(scoring_raw, dict):
         raise chk.fail("[scoring] must be a table", None, "scoring")
     weights: dict[str, float] = {}
-    for key, value in scoring_raw.items():
-        if key not in Scoring.__dataclass_fields__:
+    for weight, value in scoring_raw.items():
+        if weight not in Scoring.__dataclass_fields__:
             raise chk.fail(
-                f"[scoring] has unknown key {key!r} (allowed: "
+                f"[scoring] has unknown key {weight!r} (allowed: "
                 f"{', '.join(Scoring.__dataclass_fields__)})"
             )
         if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-            raise chk.fail(f"[scoring] {key} must be a number >= 0, got {value!r}")
-        weights[key] = float(value)
+            raise chk.fail(f"[scoring] {weight} must be a number >= 0, got {value!r}")
+        weights[weight] = float(value)
     scoring = Scoring(**weights)
     if scoring.cap <= 0:
         raise chk.fail("[scoring] cap must be > 0")
@@ -377,10 +377,12 @@ def taxonomy_from_dict(
     for i, raw in enumerate(raw_cats):
         if not isinstance(raw, dict):
             raise chk.fail("must be a table", i)
-        for key in raw:
-            if key not in _CATEGORY_FIELDS:
+        for field_key in raw:
+            if field_key not in _CATEGORY_FIELDS:
                 raise chk.fail(
-                    f"unknown key {key!r} (allowed: {', '.join(sorted(_CATEGORY_FIELDS))})", i, key
+                    f"unknown key {field_key!r} (allowed: {', '.join(sorted(_CATEGORY_FIELDS))})",
+                    i,
+                    field_key,
                 )
         key = raw.get("key")
         if not isinstance(key, str) or not _KEY.match(key):
@@ -459,7 +461,8 @@ def taxonomy_from_dict(
                 keywords_en=kws["keywords_en"],
                 keywords_ru=kws["keywords_ru"],
                 color=color.lower(),
-                **labels,
+                label_en=labels["label_en"],
+                label_ru=labels["label_ru"],
             )
         )
     keys = [c.key for c in categories]

@@ -77,6 +77,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from stop_words import get_stop_words
 
@@ -102,6 +103,9 @@ __all__ = [
 _WORD = re.compile(r"[^\W\d_]{2,}")
 _BREAK = re.compile(r"[.,;:!?()\[\]{}<>\"«»“”„|/\\•·–—\n\r\t]+|\s-\s")
 _LETTERS = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*")
+
+Label = TypeVar("Label", bound=Hashable)
+"""The label of a group of texts (a cluster id, a category ...)."""
 
 STOP_LANGUAGES = STOPWORD_LANGUAGES
 """Languages whose function words are never theme terms (those with a stop list)."""
@@ -343,22 +347,24 @@ def frequent_shingles(
         df.update(seen)
     ranked = sorted(df, key=lambda g: (-df[g], -tf[g], -g.count(" "), first[g]))
     kept: list[str] = []
-    for gram in ranked:
-        padded = f" {gram} "
-        if any(df[g] == df[gram] and tf[g] == tf[gram] and padded in f" {g} " for g in kept):
+    for shingle in ranked:
+        padded = f" {shingle} "
+        if any(
+            df[g] == df[shingle] and tf[g] == tf[shingle] and padded in f" {g} " for g in kept
+        ):
             continue
-        kept.append(gram)
+        kept.append(shingle)
         if len(kept) >= top:
             break
     return [(g, df[g]) for g in kept]
 
 
 def distinctive_terms(
-    groups: Mapping[Hashable, Sequence[str]],
+    groups: Mapping[Label, Sequence[str]],
     *,
     top: int = 10,
     max_words: int = 5000,
-) -> dict[Hashable, list[tuple[str, float]]]:
+) -> dict[Label, list[tuple[str, float]]]:
     """Class-based TF-IDF terms of each group of texts against the other groups.
 
     Parameters
@@ -387,9 +393,9 @@ def distinctive_terms(
     >>> [t for t, _ in terms["a"]]
     ['рынок', 'акций', 'нефти']
     """
-    tf: dict[Hashable, Counter[str]] = {}
-    df: dict[Hashable, Counter[str]] = {}
-    sizes: dict[Hashable, int] = {}
+    tf: dict[Label, Counter[str]] = {}
+    df: dict[Label, Counter[str]] = {}
+    sizes: dict[Label, int] = {}
     for label, texts in groups.items():
         counts: Counter[str] = Counter()
         docs: Counter[str] = Counter()
@@ -405,7 +411,7 @@ def distinctive_terms(
         return {label: [] for label in groups}
     grand = sum(total.values())
     avg = grand / max(1, len(tf))
-    over: dict[Hashable, set[str]] = {}  # the terms over-represented in each group
+    over: dict[Label, set[str]] = {}  # the terms over-represented in each group
     n_over: Counter[str] = Counter()  # the number of groups a term is over-represented in
     for label, counts in tf.items():
         n_words = sum(counts.values())
@@ -414,7 +420,7 @@ def distinctive_terms(
         }
         n_over.update(over[label])
     most = len(tf) / 2 if len(tf) > 1 else math.inf
-    out: dict[Hashable, list[tuple[str, float]]] = {}
+    out: dict[Label, list[tuple[str, float]]] = {}
     for label, counts in tf.items():
         n_words = sum(counts.values())
         main = _main_script(counts)
@@ -479,9 +485,9 @@ def typical_titles(
 
 
 def cluster_themes(
-    clusters: Mapping[Hashable, Sequence[ThemeDocument]],
+    clusters: Mapping[Label, Sequence[ThemeDocument]],
     options: ThemeOptions | None = None,
-) -> dict[Hashable, Theme]:
+) -> dict[Label, Theme]:
     """The theme of every cluster: terms against the other clusters, shingles, domains,
     titles.
 
@@ -500,7 +506,7 @@ def cluster_themes(
     opts = options or ThemeOptions()
     texts = {label: [d.text or "" for d in docs] for label, docs in clusters.items()}
     terms = distinctive_terms(texts, top=max(opts.n_terms, 50), max_words=opts.max_words)
-    out: dict[Hashable, Theme] = {}
+    out: dict[Label, Theme] = {}
     for label, docs in clusters.items():
         weights = dict(terms.get(label, []))
         best = terms.get(label, [])[: opts.n_terms]

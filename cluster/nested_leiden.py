@@ -145,7 +145,11 @@ def refined_levels(
         ii, jj, ww = i[same], j[same], w[same]
         order = np.argsort(parent[ii], kind="stable") if len(ii) else np.zeros(0, np.int64)
         ii, jj, ww = ii[order], jj[order], ww[order]
-        bounds = np.searchsorted(parent[ii], np.arange(int(parent.max()) + 2)) if n else []
+        bounds = (
+            np.searchsorted(parent[ii], np.arange(int(parent.max()) + 2))
+            if n
+            else np.zeros(0, np.int64)
+        )
         next_label = 0
         for c in range(int(parent.max()) + 1 if n else 0):
             members = np.flatnonzero(parent == c)

@@ -380,6 +380,6 @@ def dumps(obj: object) -> bytes:
     return pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def loads(blob: bytes) -> object:
+def loads(blob: bytes) -> Any:
     """Unpickle a frontier blob (written by this process or a previous one of the job)."""
     return pickle.loads(blob)

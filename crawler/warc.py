@@ -337,6 +337,7 @@ def _checked_iterator(fh: Any) -> Any:
 
     class CheckedIterator(ArchiveIterator):  # type: ignore[misc]
         truncated_member: int | None = None
+        reader: Any
 
         def __init__(self, fileobj: Any) -> None:
             super().__init__(fileobj, arc2warc=True)
@@ -354,14 +355,14 @@ def _checked_iterator(fh: Any) -> Any:
                 raise
             except EOFError:  # warcio's end of the archive, or of a cut header
                 if next_line or self.fh.tell() - self.reader.rem_length() > self.offset:
-                    exc = ArchiveLoadFailed("the file ends inside the header of the record there")
-                    exc.offset = self.offset
-                    raise exc from None
+                    cut = ArchiveLoadFailed("the file ends inside the header of the record there")
+                    cut.offset = self.offset
+                    raise cut from None
                 raise
             except Exception:  # warcio trips over a broken header (no URI, ...)
-                exc = ArchiveLoadFailed("the header of the record there is cut or broken")
-                exc.offset = self.offset
-                raise exc from None
+                broken = ArchiveLoadFailed("the header of the record there is cut or broken")
+                broken.offset = self.offset
+                raise broken from None
 
         def close(self) -> None:
             dec = self.reader.decompressor if self.reader else None

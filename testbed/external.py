@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter, defaultdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from core.domains import registered_domain
@@ -52,6 +52,10 @@ class ExternalSites:
     sites: dict[str, dict[str, Any]]
     citing: dict[str, list[dict[str, Any]]]
     webkb_source: dict[str, str]
+
+    if TYPE_CHECKING:  # of testbed.universities.UniversitySites, another part of the build
+
+        def university_pages(self, uni: dict[str, Any]) -> list[str]: ...
 
     def generate_sites(
         self, unis: list[dict[str, Any]], pools: TextPools, external: dict[str, list[dict]]
@@ -97,14 +101,14 @@ class ExternalSites:
         # list the corpus pages of corpus / university sites
         for key, source in sorted(self.webkb_source.items()):
             dom = registered_domain(urlsplit(key).hostname or "")
-            site = self.sites.get(dom)
-            if site is not None and site["kind"] in ("corpus", "university"):
-                site["pages"].append(
+            listed = self.sites.get(dom)
+            if listed is not None and listed["kind"] in ("corpus", "university"):
+                listed["pages"].append(
                     {"url": self.w.original[key], "source": source, "language": "en"}
                 )
                 host = urlsplit(key).netloc
-                if host not in site["hosts"]:
-                    site["hosts"].append(host)
+                if host not in listed["hosts"]:
+                    listed["hosts"].append(host)
 
     def _site(
         self, dom: str, kind: str, category: str, language: str | None, https: bool = False

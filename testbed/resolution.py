@@ -9,10 +9,11 @@ listed but never expanded).
 from __future__ import annotations
 
 from collections import deque
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 from core.domains import in_domains, registered_domain
+from testbed.links import PageLink
 from testbed.options import BuildOptions
 from testbed.siteindex import MAX_REDIRECTS, IndexWriter, StoredResponse, is_forbidden_host, url_key
 
@@ -24,6 +25,10 @@ class Resolution:
 
     o: BuildOptions
     w: IndexWriter
+
+    if TYPE_CHECKING:  # of testbed.universities.UniversitySites, another part of the build
+
+        def page_links_of(self, key: str) -> list[PageLink]: ...
 
     def robots_allows(self, url: str, cache: dict[str, Any]) -> bool:
         from protego import Protego

@@ -33,8 +33,9 @@ import tempfile
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from io import BufferedIOBase
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from testbed.siteindex import SiteIndex, StoredResponse
 
@@ -145,6 +146,7 @@ class _Handler(BaseHTTPRequestHandler):
     timeout = 120
     disable_nagle_algorithm = True  # no 40 ms Nagle/delayed-ACK stalls on keep-alive
     server: _Server
+    _headers_buffer: list[bytes]  # BaseHTTPRequestHandler's, not in its type stubs
 
     # set by CONNECT: the scheme and authority of the tunnel
     tunnel: tuple[str, str] | None = None
@@ -195,8 +197,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self.close_connection = True
                 return
             self.connection = self.request = tls
-            self.rfile = tls.makefile("rb", self.rbufsize)
-            self.wfile = tls.makefile("wb", 0)
+            self.rfile = cast(BufferedIOBase, tls.makefile("rb", self.rbufsize))
+            self.wfile = cast(BufferedIOBase, tls.makefile("wb", 0))
             scheme = "https"
             default = "443"
         else:
@@ -359,7 +361,8 @@ class TestbedServer:
             (host, port), self.index, self.folder, Path(log_file) if log_file else None
         )
         self._server.latency = float(latency)
-        self.host, self.port = self._server.server_address[:2]
+        address = self._server.server_address
+        self.host, self.port = str(address[0]), int(address[1])
         self._thread: threading.Thread | None = None
 
     @property

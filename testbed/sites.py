@@ -19,6 +19,7 @@ import hashlib
 import html
 import io
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from testbed.texts import Text
@@ -204,7 +205,9 @@ def _redirect(w: IndexWriter, url: str, to: str, status: int = 301) -> None:
     w.add(url, status, [("Location", to), ("Content-Type", "text/html")], body, replace=True)
 
 
-def _plain_page(title: str, paragraphs: list[str], links: list[tuple[str, str]] = ()) -> bytes:
+def _plain_page(
+    title: str, paragraphs: list[str], links: Sequence[tuple[str, str]] = ()
+) -> bytes:
     text = Text("testbed", "en", title, tuple(paragraphs))
     return render_text_page(title, text, list(links), []).replace(
         b"<footer></footer>", f"<footer>{links_html(list(links))}</footer>".encode()

@@ -206,7 +206,8 @@ def _trafilatura(root: Path) -> tuple[list[Text], list[Text]]:
         if len(sample) < 80 or py3langid.classify(sample)[0] != "en":
             continue
         wanted[v["file"]] = (url, bool(_BLOG.search(url)))
-    blogs, others = [], []
+    blogs: list[Text] = []
+    others: list[Text] = []
     with tarfile.open(folder / "trafilatura-eval-html.tar.gz", "r:gz") as tar:
         for m in tar:
             name = m.name.rsplit("/", 1)[-1]
@@ -307,7 +308,7 @@ def load_pools(root: Path, misc_pages: list[WebkbPage], seed: int) -> TextPools:
             texts = by_source[name]
             rng.shuffle(texts)
             queues.append(texts)
-        pool = []
+        pool: list[Text] = []
         for i in range(max(len(q) for q in queues)):
             pool.extend(q[i] for q in queues if i < len(q))
         ordered[key] = pool

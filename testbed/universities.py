@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 from core.domains import in_domains
@@ -19,7 +19,7 @@ from testbed.links import PageLink, is_html, page_links
 from testbed.options import BuildOptions
 from testbed.siteindex import IndexWriter, url_key
 from testbed.sites import _redirect
-from testbed.texts import TextPools
+from testbed.texts import Text, TextPools
 from testbed.trouble import FORBIDDEN_URLS, TROUBLE_HOST
 from testbed.webkb import UNIVERSITIES, WebkbPage, read_webkb
 
@@ -34,6 +34,14 @@ class UniversitySites:
     w: IndexWriter
     links: dict[str, list[PageLink]]
     webkb_source: dict[str, str]
+
+    if TYPE_CHECKING:  # of testbed.trouble.TroubleCases, another part of the build
+
+        def _russian_text(self, pools: TextPools) -> Text: ...
+
+        def _trouble_set(
+            self, base: str, where: str, ru: Text, *, calendar: bool, first: bool = True
+        ) -> list[tuple[str, str]]: ...
 
     # -- corpus ---------------------------------------------------------------------------
     def load_corpus(self) -> list[WebkbPage]:
@@ -66,7 +74,7 @@ class UniversitySites:
 
         specs = parse_universities(UNIVERSITIES_FILE)
         by_domain = {dom: key for key, (_n, dom) in UNIVERSITIES.items()}
-        unis = []
+        unis: list[dict[str, Any]] = []
         for spec in specs:
             key = by_domain[spec.domains[0]]
             unis.append(

@@ -287,8 +287,12 @@ def _store_chain_errors(session: Session, run_id: int, errors: list[PageErrorIte
     """
     rows = {}
     for err in errors:
-        row = _url_columns(err.url)
-        row.update(fetch_error=err.fetch_error, first_run_id=run_id, last_run_id=run_id)
+        row: dict[str, Any] = {
+            **_url_columns(err.url),
+            "fetch_error": err.fetch_error,
+            "first_run_id": run_id,
+            "last_run_id": run_id,
+        }
         rows[row["url"]] = row
     stmt = _insert(session, Page)
     stmt = stmt.on_conflict_do_update(

@@ -4,6 +4,7 @@ the unfinished ones."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 
 from core.choices import RUN_STATUSES
 
@@ -43,18 +44,22 @@ def _runs(ctx) -> int:
 
     limit = max(1, ctx.args.limit)
     with session_scope(ctx.engine()) as s:
-        kinds = (("pipeline", PipelineRun), ("crawl", CrawlRun))
-        for kind, model in kinds:
-            query = select(model).order_by(model.id.desc()).limit(limit)
-            if ctx.args.status:
-                query = query.where(model.status == ctx.args.status)
-            rows = s.scalars(query).all()
+        pipeline_runs = select(PipelineRun).order_by(PipelineRun.id.desc()).limit(limit)
+        crawl_runs = select(CrawlRun).order_by(CrawlRun.id.desc()).limit(limit)
+        if ctx.args.status:
+            pipeline_runs = pipeline_runs.where(PipelineRun.status == ctx.args.status)
+            crawl_runs = crawl_runs.where(CrawlRun.status == ctx.args.status)
+        kinds: list[tuple[str, Sequence[PipelineRun | CrawlRun]]] = [
+            ("pipeline", s.scalars(pipeline_runs).all()),
+            ("crawl", s.scalars(crawl_runs).all()),
+        ]
+        for kind, rows in kinds:
             print(f"{kind} runs" + ("" if rows else ": none"))
             for row in rows:
                 end = row.finished_at if row.status != "running" else row.heartbeat_at
                 label = "ended" if row.status != "running" else "heartbeat"
                 extra = ""
-                if kind == "crawl":
+                if isinstance(row, CrawlRun):
                     pages = (row.stats or {}).get("pages")
                     extra = f"  {row.kind}" + (f", {pages} pages" if pages is not None else "")
                 print(

@@ -56,13 +56,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _import(ctx) -> int:
     from core.exceptions import ParameterError
     from core.universities import parse_universities
-    from store.universities import import_universities
+    from store.universities import Mode, import_universities
 
     args = ctx.args
     if args.drop_domains_with_pages and not args.replace:
         raise ParameterError("--drop-domains-with-pages goes with --replace")
     specs = parse_universities(args.file)
-    mode = "merge" if args.merge else "replace" if args.replace else "refuse"
+    mode: Mode = "merge" if args.merge else "replace" if args.replace else "refuse"
     result = import_universities(
         ctx.engine(), specs, mode=mode, drop_domains_with_pages=args.drop_domains_with_pages
     )

@@ -7,7 +7,7 @@ from __future__ import annotations
 import csv
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from core.choices import UNKNOWN
 
@@ -84,6 +84,7 @@ def _share_figure(
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.colors import ListedColormap
 
     unknown: dict[Any, int] = {}
     for r in uni_rows:
@@ -96,7 +97,8 @@ def _share_figure(
     country_rows = [r for r in country_rows if r.category != UNKNOWN]
     cats = [c for c in order if any(r.category == c for r in [*uni_rows, *country_rows])]
     cats += sorted({r.category for r in [*uni_rows, *country_rows]} - set(cats))
-    spare = iter(plt.get_cmap("tab20").colors[1::2])  # light tones for categories without one
+    tab20 = cast(ListedColormap, plt.get_cmap("tab20"))
+    spare = iter(cast("Sequence[Any]", tab20.colors)[1::2])  # light tones, categories without one
     colours = {c: colors.get(c) or next(spare, "#cccccc") for c in cats}
     unis = sorted(
         {(r.country, r.university) for r in uni_rows}
