@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, Literal
 
 import altair as alt
 import pandas as pd
@@ -50,7 +50,7 @@ def table(
     *,
     key: str,
     column_config: dict[str, Any] | None = None,
-    height: int | str = "auto",
+    height: int | Literal["auto", "stretch", "content"] = "auto",
 ) -> None:
     """Show ``df`` (missing texts as blank cells) and a button that downloads it as
     ``<name>.csv``."""

@@ -198,9 +198,9 @@ def import_universities(
                 if d.domain not in keep:
                     uni.domains.remove(d)
             have = {d.domain for d in uni.domains}
-            for d in spec.domains:
-                if d not in have:
-                    uni.domains.append(UniversityDomain(domain=d))
+            for domain in spec.domains:
+                if domain not in have:
+                    uni.domains.append(UniversityDomain(domain=domain))
             session.flush()
     return result
 
@@ -224,12 +224,15 @@ def _check_owners(session: Session, specs: list[UniversitySpec]) -> None:
 def _change(session: Session, uni: University, spec: UniversitySpec) -> UniversityChange:
     have = [d.domain for d in uni.domains]
     removed = tuple(sorted(set(have) - set(spec.domains)))
-    pages = {}
+    pages: dict[str, int] = {}
     for d in removed:
-        pages[d] = session.scalar(
-            select(func.count())
-            .select_from(Page)
-            .where(or_(Page.host == d, Page.host.like(f"%.{d}")))
+        pages[d] = int(
+            session.scalar(
+                select(func.count())
+                .select_from(Page)
+                .where(or_(Page.host == d, Page.host.like(f"%.{d}")))
+            )
+            or 0
         )
     return UniversityChange(
         name=spec.name,

@@ -19,11 +19,12 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, Select, select
 
 from store.models import CrawlRun, PipelineRun, utcnow
 from store.session import session_scope
@@ -100,6 +101,38 @@ class StaleRun:
     resume: str | None
 
 
+_Run = TypeVar("_Run", CrawlRun, PipelineRun)
+
+
+def _stale(model: type[_Run], cutoff: dt.datetime) -> Select[_Run]:
+    """The ``running`` runs of ``model`` whose heartbeat is older than ``cutoff``."""
+    return select(model).where(
+        model.status == "running",
+        model.heartbeat_at.is_not(None),
+        model.heartbeat_at < cutoff,
+    )
+
+
+def _interrupt(
+    kind: str, rows: Sequence[CrawlRun] | Sequence[PipelineRun], now: dt.datetime
+) -> list[StaleRun]:
+    """Mark ``rows`` (stale runs of ``kind``) interrupted, saying since when."""
+    marked = []
+    for row in rows:
+        seen = row.heartbeat_at
+        assert seen is not None  # as selected
+        row.status = "interrupted"
+        row.finished_at = seen
+        row.error = (
+            f"its process stopped without a word (killed, or the machine went down): "
+            f"no heartbeat since {seen:%Y-%m-%d %H:%M:%S} UTC, marked interrupted at "
+            f"{now:%Y-%m-%d %H:%M:%S} UTC"
+        )
+        settings = getattr(row, "settings", None) or {}
+        marked.append(StaleRun(kind, row.id, seen, settings.get("resume")))
+    return marked
+
+
 def mark_stale(engine: Engine, lease_seconds: float) -> list[StaleRun]:
     """Mark ``interrupted`` every ``running`` crawl or pipeline run whose heartbeat is
     older than ``lease_seconds``; return them.
@@ -121,25 +154,8 @@ def mark_stale(engine: Engine, lease_seconds: float) -> list[StaleRun]:
     cutoff = now - dt.timedelta(seconds=lease_seconds)
     marked: list[StaleRun] = []
     with session_scope(engine) as s:
-        for kind, model in (("crawl", CrawlRun), ("pipeline", PipelineRun)):
-            rows = s.scalars(
-                select(model).where(
-                    model.status == "running",
-                    model.heartbeat_at.is_not(None),
-                    model.heartbeat_at < cutoff,
-                )
-            ).all()
-            for row in rows:
-                seen = row.heartbeat_at
-                row.status = "interrupted"
-                row.finished_at = seen
-                row.error = (
-                    f"its process stopped without a word (killed, or the machine went down): "
-                    f"no heartbeat since {seen:%Y-%m-%d %H:%M:%S} UTC, marked interrupted at "
-                    f"{now:%Y-%m-%d %H:%M:%S} UTC"
-                )
-                settings = getattr(row, "settings", None) or {}
-                marked.append(StaleRun(kind, row.id, seen, settings.get("resume")))
+        marked += _interrupt("crawl", s.scalars(_stale(CrawlRun, cutoff)).all(), now)
+        marked += _interrupt("pipeline", s.scalars(_stale(PipelineRun, cutoff)).all(), now)
     return marked
 
 

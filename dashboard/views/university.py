@@ -224,8 +224,8 @@ st.caption(
     "kept in the override history with its note and who made it: when two analysts "
     "override one domain, the last one's category holds and both notes stay."
 )
-labels = data.category_labels(url)
-if not labels:
+category_names = data.category_labels(url)
+if not category_names:
     st.info("The taxonomy's categories are not stored yet: run `webometrics analyse`.")
 in_clusters = sorted(set(members["domain"]))
 with st.form("override", clear_on_submit=False):
@@ -235,7 +235,10 @@ with st.form("override", clear_on_submit=False):
     )
     typed = o2.text_input("or any domain", key="override-typed", placeholder="lenta.ru")
     category = st.selectbox(
-        "Category", list(labels), format_func=labels.__getitem__, key="override-category"
+        "Category",
+        list(category_names),
+        format_func=category_names.__getitem__,
+        key="override-category",
     )
     n1, n2 = st.columns([2, 1])
     note = n1.text_input("Note (why)", key="override-note")

@@ -50,6 +50,7 @@ from collections.abc import Sequence
 
 import sqlalchemy as sa
 from alembic import op
+from sqlalchemy.schema import SchemaItem
 
 from migrations.revisions import revision_module
 
@@ -150,9 +151,9 @@ def _fk(table: str, column: str, target: str) -> sa.ForeignKeyConstraint:
     )
 
 
-def _head(table: str, *, university: bool = True) -> list[sa.SchemaItem]:
+def _head(table: str, *, university: bool = True) -> list[SchemaItem]:
     """id, run_id (and university_id) with their keys."""
-    items: list[sa.SchemaItem] = [
+    items: list[SchemaItem] = [
         sa.Column("id", sa.Integer(), nullable=False),
         sa.Column("run_id", sa.Integer(), nullable=False),
         sa.PrimaryKeyConstraint("id", name=op.f(f"pk_{table}")),

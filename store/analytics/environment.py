@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Connection, Engine, case, func, select
-from sqlalchemy.sql.expression import Subquery
+from sqlalchemy.sql.expression import ColumnElement, Subquery
 
 from analyse.networks import Overlap as OverlapRow
 from core.choices import UNKNOWN
@@ -422,6 +422,7 @@ def _summary(
     if fresh:  # the saved counts: per source (and once over every source), category
         dc = AggregateDomainCount.__table__.c
         where = [dc.run_id == run, dc.direction == direction]
+        edges_of: ColumnElement[Any]
         if sources is None:
             edges_of = case((dc.source == aggregates.ALL_SOURCES, 0), else_=dc.domains)
             where_source = dc.source != aggregates.ALL_SOURCES
@@ -490,7 +491,7 @@ def colink_overlaps(
     )
     a, b = pairs.alias("a"), pairs.alias("b")
     with engine.connect() as conn:
-        size = dict(
+        size: dict[str, int] = dict(
             conn.execute(
                 select(pairs.c.university, func.count()).group_by(pairs.c.university)
             ).all()
