@@ -446,36 +446,11 @@ def auto_neighbours(n: int) -> int:
 def _count_texts(
     texts: Sequence[str], languages: Sequence[str | None] | None
 ) -> list[Mapping[str, int]]:
-    from extract.terms import TermCounter
-    from extract.tokens import STEMMER_LANGUAGES
+    """Term counts per text (:func:`extract.terms.count_terms`: chunked in C, each
+    distinct chunk stemmed once, the languages not given identified per batch)."""
+    from extract.terms import count_terms
 
-    if languages is not None and len(languages) != len(texts):
-        raise ValueError(
-            f"languages has {len(languages)} entries for {len(texts)} documents: give one "
-            "ISO 639-1 code (or None) per document"
-        )
-    langs: list[str | None] = list(languages) if languages is not None else [None] * len(texts)
-    for code in set(langs):
-        if code is not None and code not in STEMMER_LANGUAGES:
-            raise ValueError(
-                f"unknown language {code!r}: give an ISO 639-1 code with a Snowball "
-                f"stemmer ({', '.join(sorted(STEMMER_LANGUAGES))}) or None to detect it"
-            )
-    missing = [d for d, code in enumerate(langs) if code is None]
-    if missing:
-        from extract.language import identify_language
-
-        for d in missing:
-            code = identify_language(texts[d])[0]
-            langs[d] = code if code in STEMMER_LANGUAGES else None
-    counters: dict[str | None, TermCounter] = {}
-    out: list[Mapping[str, int]] = []
-    for text, code in zip(texts, langs, strict=True):
-        counter = counters.get(code)
-        if counter is None:
-            counter = counters[code] = TermCounter(language=code)
-        out.append(counter.counts(text))
-    return out
+    return list(count_terms(texts, languages))
 
 
 def weighted_terms(
