@@ -33,7 +33,9 @@ from dataclasses import dataclass
 
 from sqlalchemy import Engine, column, exists, select, table
 
-KINDS = ("crawl", "backlinks", "commoncrawl")
+from core.choices import ENVIRONMENT_SOURCES
+
+KINDS = ENVIRONMENT_SOURCES  # the kinds of citing source, in their order of display
 
 V_CITING_SOURCE = table(
     "v_citing_source",

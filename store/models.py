@@ -40,8 +40,6 @@ NAMING_CONVENTION = {
     "pk": "pk_%(table_name)s",
 }
 
-DIRECTIONS = ("outgoing", "citing")
-UNITS = ("page", "domain")
 
 
 def utcnow() -> dt.datetime:

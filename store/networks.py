@@ -28,9 +28,9 @@ from sqlalchemy.orm import aliased
 
 from analyse.networks import Overlap as OverlapRow
 from analyse.networks import SharedDomain as SharedDomainRow
+from core.choices import DIRECTIONS
 from core.exceptions import ParameterError
 from store.models import (
-    DIRECTIONS,
     CategoryLabel,
     ColinkOverlap,
     NetworkFile,

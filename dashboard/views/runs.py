@@ -7,12 +7,13 @@ import json
 import pandas as pd
 import streamlit as st
 
+from core.choices import RUN_STATUSES
 from dashboard import data, widgets
 
 url = widgets.database_url()
 st.title("Runs")
 
-STATUSES = ["finished", "running", "failed", "interrupted"]
+STATUSES = list(RUN_STATUSES)
 status = st.multiselect("Status", STATUSES, default=STATUSES, key="runs-status")
 
 

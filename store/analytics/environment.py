@@ -17,7 +17,7 @@ from sqlalchemy import Connection, Engine, case, func, select
 from sqlalchemy.sql.expression import ColumnElement, Subquery
 
 from analyse.networks import Overlap as OverlapRow
-from core.choices import UNKNOWN
+from core.choices import DIRECTIONS, UNKNOWN
 from store import aggregates
 from store.analytics.runs import _check_direction, _view_rows, resolve_run_fresh
 from store.analytics.views import (
@@ -28,7 +28,7 @@ from store.analytics.views import (
     V_ENVIRONMENT,
     V_SHARE,
 )
-from store.models import DIRECTIONS, AggregateDomainCount
+from store.models import AggregateDomainCount
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import Engine, select
 
-from core.choices import GRAPH_RUN_KIND
+from core.choices import DIRECTIONS, GRAPH_RUN_KIND
 from core.exceptions import ParameterError
 from store import aggregates
-from store.models import DIRECTIONS, Citation, CrawlRun, Environment, Link, Page, UniversityDomain
+from store.models import Citation, CrawlRun, Environment, Link, Page, UniversityDomain
 
 if TYPE_CHECKING:
     from sqlalchemy.sql.expression import FromClause

@@ -12,12 +12,11 @@ from typing import Any
 
 from sqlalchemy import Engine, distinct, func, select
 
-from core.choices import UNKNOWN
+from core.choices import DIRECTIONS, UNKNOWN
 from store.aggregates import ALL_SOURCES, TABLE2_SOURCE
 from store.analytics.runs import resolve_run_fresh
 from store.analytics.views import V_ENVIRONMENT, V_TABLE2
 from store.models import (
-    DIRECTIONS,
     AggregateDomainCount,
     AggregateState,
     University,

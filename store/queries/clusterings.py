@@ -12,8 +12,8 @@ from typing import Any
 from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
+from core.choices import DIRECTIONS
 from store.models import (
-    DIRECTIONS,
     Cluster,
     Clustering,
     University,

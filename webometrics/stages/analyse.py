@@ -40,12 +40,12 @@ from analyse.categories import (
     load_taxonomy,
 )
 from analyse.themes import ThemeDocument, ThemeOptions, cluster_themes, readable_terms
+from core.choices import DIRECTIONS
 from core.exceptions import ParameterError
 from core.settings import Settings
 from store import aggregates, analytics, queries
 from store import networks as network_tables
 from store.models import (
-    DIRECTIONS,
     Cluster,
     Clustering,
     ClusterMember,
