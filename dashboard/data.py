@@ -396,7 +396,11 @@ def _stale_environment(
     aggregates are stale, ``None`` while they are fresh (then SQL counts)."""
     if _fresh(url, run_id):
         return None
-    env = _environment(url, run_id, direction)
+    return _filtered(_environment(url, run_id, direction), categories, sources)
+
+
+def _filtered(env: pd.DataFrame, categories: Filter, sources: Filter) -> pd.DataFrame:
+    """The environment rows of the chosen categories and sources."""
     if categories is not None:
         env = env[env["category"].isin(categories)]
     if sources is not None:
@@ -420,8 +424,9 @@ def network_summary(
         return rows[0] if rows else None
     if env.empty:
         return None
-    present = _stale_environment(url, run_id, direction, None, sources)
-    assert present is not None
+    # the categories of the chosen sources, from the same read (the aggregates may turn
+    # fresh meanwhile: an analyst's override in another session)
+    present = _filtered(_environment(url, run_id, direction), None, sources)
     return analytics.EnvironmentSummaryRow(
         run_id,
         direction,
