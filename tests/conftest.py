@@ -12,6 +12,7 @@ import contextlib
 import glob
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -26,6 +27,15 @@ import pytest
 pytest_plugins = ["tests.stored_world", "tests.pipeline_world"]
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Ctrl-C works in the commands the tests start: a suite launched in the background
+    (``make test &``, nohup) inherits SIGINT ignored, and every child process with it, so
+    the tests that interrupt a crawl, an extraction or a server with SIGINT would wait in
+    vain. Python's own handler again, which children reset to the default at exec."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True)
