@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-import itertools
 import threading
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -522,17 +521,7 @@ def network_overlaps(
             sources=sources,
         )  # fmt: skip
         return _frame_of(networks.OverlapRow, rows)
-    sets = env.groupby("university")["domain"].agg(set).to_dict()
-    pairs = []
-    for a, b in itertools.combinations(sorted(sets), 2):
-        shared, union = len(sets[a] & sets[b]), len(sets[a] | sets[b])
-        pairs.append(
-            networks.OverlapRow(
-                a, b, shared, round(shared / union, 4) if union else 0.0,
-                len(sets[a]) - shared, len(sets[b]) - shared,
-            )
-        )  # fmt: skip
-    pairs.sort(key=lambda o: (-o.shared, -o.jaccard, o.a, o.b))
+    pairs = networks.colink_overlap(zip(env["university"], env["domain"], strict=True))
     return _frame_of(networks.OverlapRow, pairs)
 
 

@@ -28,6 +28,7 @@ from sqlalchemy.orm import aliased
 
 from analyse.networks import Overlap as OverlapRow
 from analyse.networks import SharedDomain as SharedDomainRow
+from analyse.networks import colink_overlap
 from core.choices import DIRECTIONS
 from core.exceptions import ParameterError
 from store.models import (
@@ -45,6 +46,7 @@ __all__ = [
     "SharedDomainRow",
     "category_colors",
     "category_labels",
+    "colink_overlap",
     "colink_overlaps",
     "network_file",
     "network_runs",
