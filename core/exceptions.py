@@ -62,6 +62,13 @@ class StageError(WebometricsError):
     exit_code = 1
 
 
+class NothingToDoError(StageError):
+    """A stage found nothing to work on in its scope (e.g. no document to cluster).
+
+    A run over several scopes skips the empty ones and fails only when every one is empty.
+    """
+
+
 class DataNotFoundError(WebometricsError):
     """A shared data set (``WEBOMETRICS_DATA`` or ``../shared/data``) is missing."""
 

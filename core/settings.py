@@ -46,7 +46,7 @@ from core.choices import (
     Similarity,
     Unit,
 )
-from core.exceptions import ConfigError
+from core.exceptions import ConfigError, ParameterError
 
 
 class _Section(BaseModel):
@@ -315,11 +315,24 @@ class Settings(_Section):
     testbed: TestbedSettings = TestbedSettings()
 
     def replace(self, **sections: Mapping[str, Any]) -> Settings:
-        """Return a copy with some keys of some sections replaced (validated)."""
-        data = self.model_dump()
+        """Return a copy with some keys of some sections replaced (validated).
+
+        The keys a configuration set stay the only ones marked as set (``model_fields_set``),
+        with the replaced keys added: a replaced copy tells a chosen value from a default
+        just as the original does.
+
+        Raises
+        ------
+        ParameterError
+            A replaced value is not allowed (the message names the key, as an option).
+        """
+        data = self.model_dump(exclude_unset=True)
         for name, values in sections.items():
             data.setdefault(name, {}).update(values)
-        return Settings.model_validate(data)
+        try:
+            return Settings.model_validate(data)
+        except ValidationError as exc:
+            raise ParameterError(format_validation_error(exc, "option")) from None
 
 
 def _key_line(text: str, loc: tuple[Any, ...]) -> int | None:

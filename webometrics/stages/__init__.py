@@ -1,7 +1,58 @@
 """The pipeline stages as functions over a database engine and the settings.
 
-One module or package per stage (crawl, extract, dedup, cluster, analyse); each exposes
-``run(engine, settings, ...) -> dict`` returning the stage's statistics, so that the
-command line and the whole-pipeline run (``webometrics run``) call the same code.
+One module or package per stage (crawl, extract, dedup, cluster, analyse, and the two
+Common Crawl stages citing_graph and citing_index). Each exposes one entry point::
+
+    run(engine, settings, scope=None, *, progress=False) -> <Stage>Result
+
+- ``settings`` (:class:`core.settings.Settings`) carries every tunable value: a command
+  line option that overrides a configuration key is applied with
+  :meth:`~core.settings.Settings.replace` before the call, never passed beside it;
+- ``scope`` (a frozen dataclass of the stage, ``None`` for its default) says what to work
+  on: which universities, direction or unit, which input files, and the switches that are
+  no configuration key;
+- the result is a frozen dataclass deriving from :class:`StageResult`; its fields are the
+  stage's statistics, under the names the pipeline run records (:meth:`StageResult.stats`).
+
+The command line and the whole-pipeline run (``webometrics run``) call the same code. A
+stage with nothing to work on in its scope raises :class:`core.exceptions.NothingToDoError`.
 The algorithms themselves live in ``extract/`` and ``cluster/`` and know no database.
 """
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["StageResult", "jsonable"]
+
+
+@dataclasses.dataclass(frozen=True)
+class StageResult:
+    """Base of the stages' typed results: a frozen dataclass of statistics."""
+
+    def stats(self) -> dict[str, Any]:
+        """The statistics as JSON values (nested results become dicts), as recorded in a
+        :class:`~store.models.PipelineRun`'s stages."""
+        value = jsonable(dataclasses.asdict(self))
+        assert isinstance(value, dict)
+        return value
+
+
+def jsonable(value: Any) -> Any:
+    """``value`` with mappings, sequences and numpy scalars turned into JSON values.
+
+    >>> import numpy as np
+    >>> jsonable({"n": np.int64(3), "ids": (1, 2), 4: None})
+    {'n': 3, 'ids': [1, 2], '4': None}
+    """
+    if isinstance(value, Mapping):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [jsonable(v) for v in value]
+    if isinstance(value, str | int | float | bool) or value is None:
+        return value
+    if hasattr(value, "item"):
+        return value.item()
+    return str(value)
