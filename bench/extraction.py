@@ -423,7 +423,8 @@ def bench_stage() -> dict[str, Any]:
                         extraction_status="pending",
                     )
                 )
-        stats = run(engine, Settings(), workers=WORKERS, batch_size=100)
+        settings = Settings().replace(extract={"workers": WORKERS, "batch_size": 100})
+        stats = run(engine, settings).stats()
         engine.dispose()
     print(f"  stage: {stats}", flush=True)
     return stats

@@ -74,6 +74,8 @@ EXTRACT_MAX_HTML_BYTES = 5 * 1024 * 1024
 EXTRACT_TEMPLATE_REMOVAL = True
 EXTRACT_TEMPLATE_MIN_PAGES = 3
 EXTRACT_TEMPLATE_MIN_SHARE = 0.5
+EXTRACT_WORKERS: int | None = None  # worker processes (None: one per core; 0: in this process)
+EXTRACT_BATCH_SIZE = 100  # pages per committed batch
 
 # --- tokens and shingles --------------------------------------------------
 # Chosen by the sweep of bench/table1.py (bench/results/table1.md, "Sweep"): on Reuters

@@ -138,6 +138,8 @@ class ExtractSettings(_Section):
     template_removal: bool = D.EXTRACT_TEMPLATE_REMOVAL
     template_min_pages: int = Field(D.EXTRACT_TEMPLATE_MIN_PAGES, ge=2)
     template_min_share: float = Field(D.EXTRACT_TEMPLATE_MIN_SHARE, gt=0, le=1)
+    workers: int | None = Field(D.EXTRACT_WORKERS, ge=0)
+    batch_size: int = Field(D.EXTRACT_BATCH_SIZE, ge=1)
 
     @field_validator("max_html_bytes")
     @classmethod

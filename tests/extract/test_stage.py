@@ -33,10 +33,12 @@ from store.models import Document, Page, University, UniversityDomain
 from store.session import session_scope
 from testbed.webkb import read_webkb
 from webometrics.stages import extract as stage
-from webometrics.stages.extract.pool import _run_pool
+from webometrics.stages.extract.pool import run_pool
 
 REPO = Path(__file__).resolve().parents[2]
 SETTINGS = Settings()
+INLINE = SETTINGS.replace(extract={"workers": 0})  # no pool to start
+REBUILD = stage.ExtractScope(rebuild_documents=True)
 
 
 def _engine(tmp_path: Path, name: str = "x.db"):
@@ -114,18 +116,18 @@ def extracted(tmp_path_factory, corpus):
         uni.domains.append(UniversityDomain(domain="washington.edu"))
         s.add(uni)
     _insert(engine, corpus)
-    stats = stage.run(engine, SETTINGS, workers=2, batch_size=10)
+    stats = stage.run(engine, SETTINGS.replace(extract={"workers": 2, "batch_size": 10}))
     return engine, stats
 
 
 def test_every_pending_page_gets_a_status(extracted, corpus):
     engine, stats = extracted
-    assert stats["pages"] == len(corpus) and stats["workers"] == 2
+    assert stats.pages == len(corpus) and stats.workers == 2
     with session_scope(engine) as s:
         statuses = Counter(s.scalars(select(Page.extraction_status)))
         assert statuses["pending"] == 0
         by_url = {p.url: p for p in s.scalars(select(Page))}
-    assert statuses == Counter(stats["by_status"])
+    assert statuses == Counter(stats.by_status)
     assert by_url["https://binary.example.org/file.html"].extraction_status == "binary"
     assert by_url["https://empty.example.org/"].extraction_status == "empty"
     german = [p for p in by_url.values() if p.language == "de"]
@@ -178,8 +180,8 @@ def test_documents_for_external_pages_and_domains(extracted):
     assert page_docs == {r.url for r in external}
     assert domain_docs == {r.registered_domain for r in external}
     assert "washington.edu" not in domain_docs
-    assert stats["page_documents"] == len(page_docs)
-    assert stats["domain_documents"] == len(domain_docs)
+    assert stats.page_documents == len(page_docs)
+    assert stats.domain_documents == len(domain_docs)
     for (unit, _), d in docs.items():
         h = stage.shingles_of(d.shingles)
         assert d.n_shingles == len(h) and d.shingle_k == SETTINGS.shingle.k
@@ -254,18 +256,18 @@ def test_documents_carry_their_term_counts(extracted):
 
 def test_second_run_is_incremental(extracted, aeb_pages):
     engine, _ = extracted
-    again = stage.run(engine, SETTINGS, workers=0)
-    assert again["pages"] == 0
-    assert again["page_documents_written"] == 0 and again["domain_documents_written"] == 0
+    again = stage.run(engine, INLINE)
+    assert again.pages == 0
+    assert again.page_documents_written == 0 and again.domain_documents_written == 0
     new = aeb_pages[60]
     _insert(engine, [_page(new.url, new.html)])
-    more = stage.run(engine, SETTINGS, workers=0)
-    assert more["pages"] == 1 and more["by_status"] == {"ok": 1}
-    assert more["page_documents_written"] == 1 and more["domain_documents_written"] == 1
+    more = stage.run(engine, INLINE)
+    assert more.pages == 1 and more.by_status == {"ok": 1}
+    assert more.page_documents_written == 1 and more.domain_documents_written == 1
     # k changed: every document is rebuilt with the new k, no page is extracted again
-    k3 = SETTINGS.replace(shingle={"k": 3})
-    rebuilt = stage.run(engine, k3, workers=0)
-    assert rebuilt["pages"] == 0 and rebuilt["domain_documents_written"] == more["domain_documents"]
+    k3 = INLINE.replace(shingle={"k": 3})
+    rebuilt = stage.run(engine, k3)
+    assert rebuilt.pages == 0 and rebuilt.domain_documents_written == more.domain_documents
     with session_scope(engine) as s:
         assert set(s.scalars(select(Document.shingle_k))) == {3}
 
@@ -273,18 +275,18 @@ def test_second_run_is_incremental(extracted, aeb_pages):
 def test_redo_and_deleted_documents(tmp_path, aeb_pages):
     engine = _engine(tmp_path)
     _insert(engine, [_page(p.url, p.html) for p in aeb_pages[:3]])
-    stage.run(engine, SETTINGS, workers=0)
+    stage.run(engine, INLINE)
     with session_scope(engine) as s:
         assert s.scalar(select(func.count(Document.id))) == 6
     # keep only Russian pages now: the English pages are filtered and lose their documents
-    ru_only = SETTINGS.replace(extract={"languages": ("ru",)})
-    stats = stage.run(engine, ru_only, workers=0, redo=("all",))
-    assert stats["reset"] == 3 and stats["by_status"] == {"language-filtered": 3}
-    assert stats["documents_deleted"] == 6
+    ru_only = INLINE.replace(extract={"languages": ("ru",)})
+    stats = stage.run(engine, ru_only, stage.ExtractScope(redo=("all",)))
+    assert stats.reset == 3 and stats.by_status == {"language-filtered": 3}
+    assert stats.documents_deleted == 6
     with session_scope(engine) as s:
         assert s.scalar(select(func.count(Document.id))) == 0
     with pytest.raises(Exception, match="cannot redo"):
-        stage.run(engine, SETTINGS, redo=("pending",))
+        stage.run(engine, SETTINGS, stage.ExtractScope(redo=("pending",)))
 
 
 def test_a_page_that_kills_its_worker_is_isolated(tmp_path, aeb_pages):
@@ -317,7 +319,7 @@ def test_a_page_that_kills_its_worker_is_isolated(tmp_path, aeb_pages):
         hard_seconds=0.75,
     )
     results: dict[int, dict] = {}
-    restarts = _run_pool(tasks, config, 2, lambda pid, cols: results.__setitem__(pid, cols))
+    restarts = run_pool(tasks, config, 2, lambda pid, cols: results.__setitem__(pid, cols))
     assert restarts == 2, {
         k: (v["extraction_status"], v["extraction_reason"]) for k, v in results.items()
     }
@@ -423,7 +425,7 @@ def test_domain_rebuilt_when_one_of_its_pages_drops_out(tmp_path, webkb_sites):
     engine = _engine(tmp_path)
     pages = webkb_sites["www.tc.cornell.edu"][:4]
     _insert(engine, [_page(p.url, p.body) for p in pages])
-    stage.run(engine, SETTINGS, workers=0)
+    stage.run(engine, INLINE)
     with session_scope(engine) as s:
         ok = s.scalars(select(Page.url).where(Page.extraction_status == "ok")).all()
         doc = s.scalars(select(Document).where(Document.unit == "domain")).one()
@@ -431,9 +433,9 @@ def test_domain_rebuilt_when_one_of_its_pages_drops_out(tmp_path, webkb_sites):
         s.execute(
             Page.__table__.update().where(Page.url == ok[0]).values(extraction_status="pending")
         )
-    stats = stage.run(engine, SETTINGS.replace(extract={"languages": ("ru",)}), workers=0)
-    assert stats["by_status"] == {"language-filtered": 1}
-    assert stats["domain_documents_written"] == 1 and stats["documents_deleted"] == 1
+    stats = stage.run(engine, INLINE.replace(extract={"languages": ("ru",)}))
+    assert stats.by_status == {"language-filtered": 1}
+    assert stats.domain_documents_written == 1 and stats.documents_deleted == 1
     with session_scope(engine) as s:
         doc = s.scalars(select(Document).where(Document.unit == "domain")).one()
         assert doc.n_pages == len(ok) - 1
@@ -454,7 +456,7 @@ def test_documents_stored_before_migration_0005_get_their_terms(db_url, webkb_si
     schema.upgrade(engine)
     rows = [_page(p.url, p.body) for p in webkb_sites["www.tc.cornell.edu"][:4]]
     _insert(engine, [*rows, _page(aeb_pages[0].url, aeb_pages[0].html)])
-    stage.run(engine, SETTINGS, workers=0)
+    stage.run(engine, INLINE)
     fresh = _terms(engine)
     assert len(fresh) == 7 and all(t and n == len(t) for t, n in fresh.values())
 
@@ -464,19 +466,38 @@ def test_documents_stored_before_migration_0005_get_their_terms(db_url, webkb_si
         assert all(v == (None, 0) for v in _terms(engine).values())
 
     before_0005()
-    stats = stage.run(engine, SETTINGS, workers=0, rebuild_documents=True)
-    assert stats["page_documents_written"] == 5 and _terms(engine) == fresh
+    stats = stage.run(engine, INLINE, REBUILD)
+    assert stats.page_documents_written == 5 and _terms(engine) == fresh
     before_0005()
-    stats = stage.run(engine, SETTINGS, workers=0)
-    assert stats["page_documents_written"] + stats["domain_documents_written"] == 7
+    stats = stage.run(engine, INLINE)
+    assert stats.page_documents_written + stats.domain_documents_written == 7
     assert _terms(engine) == fresh
-    again = stage.run(engine, SETTINGS, workers=0)
-    assert again["page_documents_written"] == again["domain_documents_written"] == 0
-    capped = stage.run(
-        engine, SETTINGS.replace(domain={"max_terms": 5}), workers=0, rebuild_documents=True
-    )
-    assert capped["domain_documents_written"] == 2
+    again = stage.run(engine, INLINE)
+    assert again.page_documents_written == again.domain_documents_written == 0
+    capped = stage.run(engine, INLINE.replace(domain={"max_terms": 5}), REBUILD)
+    assert capped.domain_documents_written == 2
     assert _terms(engine) == {
         key: (top_terms(t, 5), min(5, n)) for key, (t, n) in fresh.items() if t is not None
     }
+    engine.dispose()
+
+
+def test_the_statistics_leave_out_a_step_not_run(tmp_path, aeb_pages):
+    """As the pipeline records them: no ``reset`` without ``redo``, no document counts
+    without the documents."""
+    engine = _engine(tmp_path)
+    _insert(engine, [_page(p.url, p.html) for p in aeb_pages[:3]])
+    pages_only = stage.run(engine, INLINE, stage.ExtractScope(documents=False)).stats()
+    assert set(pages_only) == {
+        "pages",
+        "by_status",
+        "workers",
+        "worker_restarts",
+        "seconds",
+        "pages_per_second",
+    }
+    assert pages_only["pages"] == 3 and pages_only["workers"] == 0
+    redone = stage.run(engine, INLINE, stage.ExtractScope(redo=("ok",))).stats()
+    assert redone["reset"] == 3 and redone["pages"] == 3 and redone["page_documents"] == 3
+    assert list(redone)[:2] == ["reset", "pages"] and "documents_seconds" in redone
     engine.dispose()

@@ -28,14 +28,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--workers",
         type=int,
         metavar="N",
-        help="worker processes (default: one per core; 0 = no pool, in this process)",
+        help="worker processes (default: [extract] workers, one per core; 0 = no pool, in "
+        "this process)",
     )
     p.add_argument(
         "--batch-size",
         type=int,
-        default=100,
         metavar="N",
-        help="pages per committed batch (default 100)",
+        help="pages per committed batch (default: [extract] batch_size, 100)",
     )
     p.add_argument("--limit", type=int, metavar="N", help="extract at most N pages this run")
     p.add_argument(
@@ -57,37 +57,36 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _extract(ctx) -> int:
     from core.exceptions import ParameterError
-    from webometrics.stages.extract import run
+    from webometrics.stages.extract import ExtractScope, run
 
     a = ctx.args
     if a.workers is not None and a.workers < 0:
         raise ParameterError(f"--workers {a.workers}: give 0 (no pool) or more")
     if a.limit is not None and a.limit < 0:
         raise ParameterError(f"--limit {a.limit}: give 0 or more")
+    given = {"workers": a.workers, "batch_size": a.batch_size}
+    keys = {key: value for key, value in given.items() if value is not None}
+    settings = ctx.settings.replace(extract=keys) if keys else ctx.settings
     redo = tuple(x.strip() for x in a.redo.split(",") if x.strip()) if a.redo else ()
+    scope = ExtractScope(
+        limit=a.limit,
+        redo=redo,
+        documents=not a.no_documents,
+        rebuild_documents=a.rebuild_documents,
+    )
     from webometrics.runlock import stage_lock
 
     with stage_lock(ctx.engine(), "extract"):  # exit 4 naming the holder
-        stats = run(
-            ctx.engine(),
-            ctx.settings,
-            workers=a.workers,
-            batch_size=a.batch_size,
-            limit=a.limit,
-            redo=redo,
-            documents=not a.no_documents,
-            rebuild_documents=a.rebuild_documents,
-            progress=not a.quiet,
-        )
-    by_status = ", ".join(f"{k} {v}" for k, v in stats["by_status"].items()) or "none pending"
+        result = run(ctx.engine(), settings, scope, progress=not a.quiet)
+    by_status = ", ".join(f"{k} {v}" for k, v in result.by_status.items()) or "none pending"
     print(
-        f"extracted {stats['pages']} pages in {stats['seconds']:.1f} s "
-        f"({stats['pages_per_second']:.1f} pages/s, {stats['workers']} workers): {by_status}"
+        f"extracted {result.pages} pages in {result.seconds:.1f} s "
+        f"({result.pages_per_second:.1f} pages/s, {result.workers} workers): {by_status}"
     )
-    if "page_documents" in stats:
+    if result.page_documents is not None:
         print(
-            f"documents: {stats['page_documents']} page, {stats['domain_documents']} domain "
-            f"({stats['page_documents_written']} + {stats['domain_documents_written']} written, "
-            f"{stats['documents_deleted']} deleted)"
+            f"documents: {result.page_documents} page, {result.domain_documents} domain "
+            f"({result.page_documents_written} + {result.domain_documents_written} written, "
+            f"{result.documents_deleted} deleted)"
         )
     return 0

@@ -2,10 +2,11 @@
 
 1. **Pages.** Every :class:`~store.models.Page` whose ``extraction_status`` is
    ``pending`` goes through :func:`extract.extract_page` in a pool of worker processes
-   (one per core by default). Bodies are read in id order, in chunks, sent compressed to
-   the workers, and the results (text, title, date, site name, language and its
-   probability, status and reason, the shingle hashes as little-endian ``uint64`` bytes)
-   are written back in batches, one transaction each. An interrupted run (Ctrl-C,
+   (``[extract] workers``, one per core by default). Bodies are read in id order, in
+   chunks, sent compressed to the workers, and the results (text, title, date, site
+   name, language and its probability, status and reason, the shingle hashes as
+   little-endian ``uint64`` bytes) are written back in batches (``[extract]
+   batch_size`` pages), one transaction each. An interrupted run (Ctrl-C,
    ``kill``) keeps every committed batch; the next run takes up the pages still
    ``pending``. Each page has the soft time cap of :func:`extract.extract_page`; a worker
    that stops answering beyond twice that cap is ended by a watchdog, the pool is rebuilt
@@ -18,8 +19,8 @@
    ``[domain] max_terms``, :mod:`extract.terms`): a page's from the text its shingles
    come from, in its detected language; a domain's summed over the same sampled,
    template-free page texts as its shingles. Only documents whose pages changed since
-   they were built are rebuilt (all with ``rebuild_documents=True``), and those of a
-   domain where a document has no term counts yet (built before migration 0005);
+   they were built are rebuilt (all with ``ExtractScope.rebuild_documents``), and
+   those of a domain where a document has no term counts yet (built before migration 0005);
    documents left without an ``ok`` page are deleted. A page or domain is *external*
    unless it is a university's own (``Page.role == "university"`` or under a
    :class:`~store.models.UniversityDomain`).
@@ -27,13 +28,15 @@
 Time: O(total HTML size) for the pages, spread over the workers; O(total text size) for
 the documents. Memory: one chunk of bodies plus the texts of one domain at a time.
 
-The package: this module holds :func:`run` and :func:`reset_status` (``--redo``);
+The package: this module holds :func:`run` (with its :class:`ExtractScope` and
+:class:`ExtractResult`) and :func:`reset_status` (``--redo``);
 :mod:`.columns` one page's extraction columns; :mod:`.pool` the worker processes and their
 watchdog; :mod:`.pages` step 1; :mod:`.documents` step 2.
 """
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from sqlalchemy import Engine, update
@@ -43,6 +46,7 @@ from core.exceptions import ParameterError
 from core.settings import Settings
 from store.models import Page
 from store.session import session_scope
+from webometrics.stages import StageResult
 from webometrics.stages.extract.columns import (
     WorkerConfig,
     page_columns,
@@ -50,11 +54,15 @@ from webometrics.stages.extract.columns import (
     shingle_bytes,
     shingles_of,
 )
-from webometrics.stages.extract.documents import build_documents
-from webometrics.stages.extract.pages import extract_pages
+from webometrics.stages.extract.documents import DocumentsResult, build_documents
+from webometrics.stages.extract.pages import PagesResult, extract_pages
 
 __all__ = [
     "REDO_STATUSES",
+    "DocumentsResult",
+    "ExtractResult",
+    "ExtractScope",
+    "PagesResult",
     "WorkerConfig",
     "build_documents",
     "extract_pages",
@@ -88,29 +96,12 @@ def reset_status(engine: Engine, statuses: tuple[str, ...]) -> int:
         return int(getattr(result, "rowcount", 0) or 0)
 
 
-def run(
-    engine: Engine,
-    settings: Settings,
-    *,
-    workers: int | None = None,
-    batch_size: int = 100,
-    limit: int | None = None,
-    redo: tuple[str, ...] = (),
-    documents: bool = True,
-    rebuild_documents: bool = False,
-    progress: bool = False,
-) -> dict[str, Any]:
-    """Extract the pending pages, then build the documents.
+@dataclass(frozen=True)
+class ExtractScope:
+    """What one extract run works on.
 
-    Parameters
+    Attributes
     ----------
-    engine : Engine
-    settings : Settings
-        ``[extract]``, ``[shingle]``, ``[domain]``.
-    workers : int, optional
-        Worker processes (default: one per core; ``0`` = in this process).
-    batch_size : int
-        Pages per committed batch.
     limit : int, optional
         At most this many pages this run.
     redo : tuple of str
@@ -120,31 +111,96 @@ def run(
         Build the documents after the pages.
     rebuild_documents : bool
         Rebuild every document, not only those with changed pages.
+    """
+
+    limit: int | None = None
+    redo: tuple[str, ...] = ()
+    documents: bool = True
+    rebuild_documents: bool = False
+
+
+#: The fields of :class:`ExtractResult` of a step not run (``reset`` without ``redo``,
+#: the documents' without ``documents``): left out of its statistics.
+_OPTIONAL = frozenset(
+    {
+        "reset",
+        "documents_seconds",
+        "page_documents",
+        "domain_documents",
+        "page_documents_written",
+        "domain_documents_written",
+        "documents_deleted",
+        "template_blocks",
+    }
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ExtractResult(StageResult):
+    """The statistics of an extract run: the pages reset (``redo``), those of step 1
+    (:class:`~webometrics.stages.extract.pages.PagesResult`) and of step 2
+    (:class:`~webometrics.stages.extract.documents.DocumentsResult`, its seconds as
+    ``documents_seconds``); a step not run leaves its fields None."""
+
+    reset: int | None = None
+    pages: int
+    by_status: dict[str, int]
+    workers: int
+    worker_restarts: int
+    seconds: float
+    pages_per_second: float
+    documents_seconds: float | None = None
+    page_documents: int | None = None
+    domain_documents: int | None = None
+    page_documents_written: int | None = None
+    domain_documents_written: int | None = None
+    documents_deleted: int | None = None
+    template_blocks: int | None = None
+
+    def stats(self) -> dict[str, Any]:
+        """The statistics as JSON values, without the fields of a step not run."""
+        return {k: v for k, v in super().stats().items() if v is not None or k not in _OPTIONAL}
+
+
+def run(
+    engine: Engine,
+    settings: Settings,
+    scope: ExtractScope | None = None,
+    *,
+    progress: bool = False,
+) -> ExtractResult:
+    """Extract the pending pages, then build the documents.
+
+    Parameters
+    ----------
+    engine : Engine
+    settings : Settings
+        ``[extract]`` (with ``workers``: worker processes, default one per core, ``0`` =
+        in this process; ``batch_size``: pages per committed batch), ``[shingle]``,
+        ``[domain]``.
+    scope : ExtractScope, optional
+        The page limit, the statuses to redo and whether to build the documents; default
+        :class:`ExtractScope()`.
     progress : bool
         Show progress bars.
 
     Returns
     -------
-    dict
+    ExtractResult
         ``pages``, ``by_status``, ``pages_per_second``, ``page_documents``,
-        ``domain_documents`` ... (JSON-able).
+        ``domain_documents`` ...
     """
-    stats: dict[str, Any] = {}
-    if redo:
-        statuses = REDO_STATUSES if "all" in redo else tuple(redo)
-        stats["reset"] = reset_status(engine, statuses)
-    stats.update(
-        extract_pages(
-            engine,
-            settings,
-            workers=workers,
-            batch_size=batch_size,
-            limit=limit,
-            progress=progress,
-        )
+    scope = scope if scope is not None else ExtractScope()
+    reset = None
+    if scope.redo:
+        statuses = REDO_STATUSES if "all" in scope.redo else tuple(scope.redo)
+        reset = reset_status(engine, statuses)
+    pages = extract_pages(engine, settings, limit=scope.limit, progress=progress)
+    if not scope.documents:
+        return ExtractResult(reset=reset, **asdict(pages))
+    docs = asdict(
+        build_documents(engine, settings, rebuild=scope.rebuild_documents, progress=progress)
     )
-    if documents:
-        docs = build_documents(engine, settings, rebuild=rebuild_documents, progress=progress)
-        stats["documents_seconds"] = docs.pop("seconds")
-        stats.update(docs)
-    return stats
+    return ExtractResult(
+        reset=reset, **asdict(pages), documents_seconds=docs.pop("seconds"), **docs
+    )

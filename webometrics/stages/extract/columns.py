@@ -122,7 +122,7 @@ def _read_warc_body(path: str, offset: int) -> bytes | None:
     return None
 
 
-def _raw_body(body: bytes | None, warc_file: str | None, warc_offset: int | None) -> bytes | None:
+def raw_body(body: bytes | None, warc_file: str | None, warc_offset: int | None) -> bytes | None:
     """The raw body of a stored page: zlib column, else its WARC record."""
     if body is not None:
         return zlib.decompress(body)
@@ -131,7 +131,9 @@ def _raw_body(body: bytes | None, warc_file: str | None, warc_offset: int | None
     return None
 
 
-def _error_columns(reason: str) -> dict[str, Any]:
+def error_columns(reason: str) -> dict[str, Any]:
+    """The extraction columns of a page that could not be extracted (status ``error``,
+    ``reason`` as its extraction reason)."""
     return {
         "text": None,
         "title": None,

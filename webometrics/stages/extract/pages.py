@@ -9,22 +9,36 @@ import os
 import time
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Engine, func, select, update
 from tqdm import tqdm
 
-from core.exceptions import ParameterError
 from core.settings import Settings
 from store.models import Page
 from store.session import session_scope
 from webometrics.stages.extract.columns import WorkerConfig
-from webometrics.stages.extract.pool import _run_pool, _Task, _work_inline
+from webometrics.stages.extract.pool import Task, run_pool, work_inline
 
 log = logging.getLogger(__name__)
 
 
-def _pending_tasks(engine: Engine, chunk: int, limit: int | None) -> Iterator[_Task]:
+@dataclass(frozen=True)
+class PagesResult:
+    """What step 1 did: the pages extracted (``pages``, ``by_status``), with how many
+    worker processes and pool restarts, in how many seconds."""
+
+    pages: int
+    by_status: dict[str, int]
+    workers: int
+    worker_restarts: int
+    seconds: float
+    pages_per_second: float
+
+
+def _pending_tasks(engine: Engine, chunk: int, limit: int | None) -> Iterator[Task]:
+    """The pending pages in id order, read ``chunk`` at a time, at most ``limit``."""
     last_id, given = 0, 0
     while limit is None or given < limit:
         size = chunk if limit is None else min(chunk, limit - given)
@@ -51,84 +65,101 @@ def _pending_tasks(engine: Engine, chunk: int, limit: int | None) -> Iterator[_T
         given += len(rows)
 
 
-def _flush(engine: Engine, buffer: list[dict[str, Any]]) -> None:
-    if not buffer:
-        return
+def _pending_count(engine: Engine, limit: int | None) -> int:
     with session_scope(engine) as s:
-        s.execute(update(Page), buffer)
-    buffer.clear()
+        total = int(
+            s.scalar(select(func.count(Page.id)).where(Page.extraction_status == "pending")) or 0
+        )
+    return total if limit is None else min(total, limit)
+
+
+class _Batches:
+    """The extracted pages' columns, written back ``batch_size`` pages per transaction."""
+
+    def __init__(self, engine: Engine, batch_size: int, bar: Any) -> None:
+        self.engine = engine
+        self.batch_size = batch_size
+        self.bar = bar
+        self.statuses: Counter[str] = Counter()
+        self.buffer: list[dict[str, Any]] = []
+
+    def record(self, page_id: int, cols: dict[str, Any]) -> None:
+        """Take one page's columns; write the batch when it is full."""
+        self.statuses[cols["extraction_status"]] += 1
+        self.buffer.append({"id": page_id, **cols})
+        self.bar.update(1)
+        if len(self.buffer) >= self.batch_size:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the pages taken since the last batch, in one transaction."""
+        if not self.buffer:
+            return
+        with session_scope(self.engine) as s:
+            s.execute(update(Page), self.buffer)
+        self.buffer.clear()
+
+
+def _extract_all(tasks: Iterator[Task], config: WorkerConfig, n_workers: int, out: _Batches) -> int:
+    """Extract every task into ``out`` (in this process when ``n_workers`` is 0); what is
+    done is written even when the run stops (Ctrl-C, an error). Returns the pool
+    restarts."""
+    n_restarts = 0
+    try:
+        if n_workers == 0:
+            for task in tasks:
+                out.record(*work_inline(task, config))
+        else:
+            n_restarts = run_pool(tasks, config, n_workers, out.record)
+        out.flush()
+    except BaseException:
+        try:
+            out.flush()  # keep what is done; the rest stays pending
+        except Exception:
+            log.exception("could not store the last %d extracted pages", len(out.buffer))
+        raise
+    return n_restarts
 
 
 def extract_pages(
     engine: Engine,
     settings: Settings,
     *,
-    workers: int | None = None,
-    batch_size: int = 100,
     limit: int | None = None,
     progress: bool = False,
-) -> dict[str, Any]:
+) -> PagesResult:
     """Extract every pending page (step 1 of the stage); return the statistics.
 
     Parameters
     ----------
-    workers : int, optional
-        Worker processes; default one per core. ``0``: in this process (no pool, no
-        watchdog; the soft time cap still holds).
-    batch_size : int
-        Pages per transaction.
+    settings : Settings
+        ``[extract] workers`` (worker processes; default one per core; ``0``: in this
+        process, no pool, no watchdog, the soft time cap still holds) and ``batch_size``
+        (pages per transaction); the extraction and shingle options.
     limit : int, optional
         Extract at most this many pages.
     progress : bool
         Show a tqdm progress bar.
     """
-    if batch_size < 1:
-        raise ParameterError(f"batch_size={batch_size}: must be >= 1")
     config = WorkerConfig.from_settings(settings)
-    with session_scope(engine) as s:
-        total = int(
-            s.scalar(select(func.count(Page.id)).where(Page.extraction_status == "pending")) or 0
-        )
-    if limit is not None:
-        total = min(total, limit)
+    workers, batch_size = settings.extract.workers, settings.extract.batch_size
+    total = _pending_count(engine, limit)
     n_workers = (os.cpu_count() or 1) if workers is None else workers
-    statuses: Counter[str] = Counter()
     started = time.perf_counter()
-    buffer: list[dict[str, Any]] = []
     bar = tqdm(total=total, desc="extract", unit="page", disable=not progress)
-
-    def record(page_id: int, cols: dict[str, Any]) -> None:
-        statuses[cols["extraction_status"]] += 1
-        buffer.append({"id": page_id, **cols})
-        bar.update(1)
-        if len(buffer) >= batch_size:
-            _flush(engine, buffer)
-
+    out = _Batches(engine, batch_size, bar)
     tasks = _pending_tasks(engine, chunk=max(batch_size, 4 * max(n_workers, 1)), limit=limit)
-    n_restarts = 0
     try:
-        if n_workers == 0:
-            for task in tasks:
-                page_id, cols = _work_inline(task, config)
-                record(page_id, cols)
-        else:
-            n_restarts = _run_pool(tasks, config, n_workers, record)
-        _flush(engine, buffer)
-    except BaseException:
-        try:
-            _flush(engine, buffer)  # keep what is done; the rest stays pending
-        except Exception:
-            log.exception("could not store the last %d extracted pages", len(buffer))
-        raise
+        n_restarts = _extract_all(tasks, config, n_workers, out)
     finally:
         bar.close()
     seconds = time.perf_counter() - started
-    done = sum(statuses.values())
-    return {
-        "pages": done,
-        "by_status": dict(sorted(statuses.items())),
-        "workers": n_workers,
-        "worker_restarts": n_restarts,
-        "seconds": round(seconds, 3),
-        "pages_per_second": round(done / seconds, 2) if seconds > 0 and done else 0.0,
-    }
+    done = sum(out.statuses.values())
+    return PagesResult(
+        pages=done,
+        by_status=dict(sorted(out.statuses.items())),
+        workers=n_workers,
+        worker_restarts=n_restarts,
+        seconds=round(seconds, 3),
+        pages_per_second=round(done / seconds, 2) if seconds > 0 and done else 0.0,
+    )

@@ -24,14 +24,19 @@ from typing import Any
 from extract.page import extract_page
 from webometrics.stages.extract.columns import (
     WorkerConfig,
-    _error_columns,
-    _raw_body,
+    error_columns,
     page_columns,
+    raw_body,
 )
 
 log = logging.getLogger(__name__)
 
-_Task = tuple[int, str, bytes | None, str | None, str | None, str | None, int | None]
+#: One pending page as the workers get it: id, URL, zlib body, content type, charset, WARC
+#: file and offset.
+Task = tuple[int, str, bytes | None, str | None, str | None, str | None, int | None]
+#: ``record(page_id, columns)``: what the run does with each page extracted.
+Record = Callable[[int, dict[str, Any]], None]
+_Future = Future[tuple[int, dict[str, Any]]]
 
 
 def _watch_parent(parent: int) -> None:
@@ -54,7 +59,7 @@ def _worker_init() -> None:
     )
 
 
-def _work(task: _Task, config: WorkerConfig) -> tuple[int, dict[str, Any]]:
+def _work(task: Task, config: WorkerConfig) -> tuple[int, dict[str, Any]]:
     """Extract one page in a worker process (under the watchdog)."""
     page_id, url, body, content_type, charset, warc_file, warc_offset = task
     hard = config.hard_seconds
@@ -62,9 +67,9 @@ def _work(task: _Task, config: WorkerConfig) -> tuple[int, dict[str, Any]]:
         faulthandler.dump_traceback_later(hard, exit=True)
     try:
         try:
-            raw = _raw_body(body, warc_file, warc_offset)
+            raw = raw_body(body, warc_file, warc_offset)
         except (OSError, zlib.error, ValueError) as exc:
-            return page_id, _error_columns(f"cannot read the stored body: {exc}")
+            return page_id, error_columns(f"cannot read the stored body: {exc}")
         return page_id, page_columns(url, raw, content_type, charset, config)
     finally:
         if hard is not None:
@@ -90,7 +95,7 @@ class _Pool:
         self.close(kill=True)
         self.start()
 
-    def submit(self, task: _Task, config: WorkerConfig) -> Future[tuple[int, dict[str, Any]]]:
+    def submit(self, task: Task, config: WorkerConfig) -> _Future:
         assert self.executor is not None
         return self.executor.submit(_work, task, config)
 
@@ -105,82 +110,110 @@ class _Pool:
         ex.shutdown(wait=not kill, cancel_futures=True)
 
 
-def _work_inline(task: _Task, config: WorkerConfig) -> tuple[int, dict[str, Any]]:
+def work_inline(task: Task, config: WorkerConfig) -> tuple[int, dict[str, Any]]:
     """Extract one page in this process (no watchdog: it would end this process)."""
     page_id, url, body, content_type, charset, warc_file, warc_offset = task
     try:
-        raw = _raw_body(body, warc_file, warc_offset)
+        raw = raw_body(body, warc_file, warc_offset)
     except (OSError, zlib.error, ValueError) as exc:
-        return page_id, _error_columns(f"cannot read the stored body: {exc}")
+        return page_id, error_columns(f"cannot read the stored body: {exc}")
     return page_id, page_columns(url, raw, content_type, charset, config)
 
 
-def _run_pool(
-    tasks: Iterator[_Task],
+class _Feed:
+    """The tasks still to submit: the quarantined pages first (after a crash, the pages
+    that were in flight go one at a time), then the rest of the stream."""
+
+    def __init__(self, tasks: Iterator[Task]) -> None:
+        self.tasks = tasks
+        self.suspects: deque[Task] = deque()
+        self.exhausted = False
+
+    def next(self, busy: bool) -> Task | None:
+        """The next task to submit; None when there is none now (a suspect waits until
+        nothing else is in flight)."""
+        if self.suspects:
+            return None if busy else self.suspects.popleft()
+        if self.exhausted:
+            return None
+        try:
+            return next(self.tasks)
+        except StopIteration:
+            self.exhausted = True
+            return None
+
+
+def _collect(inflight: dict[_Future, Task], record: Record) -> bool:
+    """Wait for the first pages done and record them; True when the pool broke (the pages
+    that were in flight then stay in ``inflight``)."""
+    done, _ = wait(inflight, return_when=FIRST_COMPLETED)
+    broken = False
+    for future in done:
+        task = inflight.pop(future)
+        try:
+            page_id, cols = future.result()
+        except BrokenProcessPool:
+            broken = True
+            inflight[future] = task  # handled with the rest by _quarantine
+            continue
+        record(page_id, cols)
+    return broken
+
+
+def _quarantine(
+    inflight: dict[_Future, Task],
+    feed: _Feed,
+    crashes: Counter[int],
+    config: WorkerConfig,
+    record: Record,
+) -> None:
+    """After a crash: a page in flight for the second time is marked ``error``, the others
+    are retried one at a time."""
+    for task in inflight.values():
+        crashes[task[0]] += 1
+        if crashes[task[0]] >= 2:
+            hard = config.hard_seconds
+            record(
+                task[0],
+                error_columns(
+                    "the worker process died twice while extracting this page "
+                    f"(watchdog after {hard:g} s, or out of memory)"
+                    if hard
+                    else "the worker process died twice while extracting this page"
+                ),
+            )
+        else:
+            feed.suspects.append(task)
+    inflight.clear()
+
+
+def run_pool(
+    tasks: Iterator[Task],
     config: WorkerConfig,
     n_workers: int,
-    record: Callable[[int, dict[str, Any]], None],
+    record: Record,
 ) -> int:
-    """Feed the tasks to the pool; isolate the pages that kill a worker. Returns the
-    number of pool restarts."""
+    """Feed the tasks to a pool of ``n_workers`` processes and ``record(page_id, columns)``
+    each page done; isolate the pages that kill a worker. Returns the number of pool
+    restarts."""
     pool = _Pool(n_workers)
-    inflight: dict[Future[tuple[int, dict[str, Any]]], _Task] = {}
-    suspects: deque[_Task] = deque()
+    feed = _Feed(tasks)
+    inflight: dict[_Future, Task] = {}
     crashes: Counter[int] = Counter()
     restarts = 0
-    exhausted = False
     try:
         while True:
-            # quarantine: after a crash, the pages that were in flight go one at a time
-            limit = 1 if suspects else 2 * n_workers
-            while len(inflight) < limit:
-                if suspects:
-                    if inflight:
-                        break
-                    task = suspects.popleft()
-                elif not exhausted:
-                    try:
-                        task = next(tasks)
-                    except StopIteration:
-                        exhausted = True
-                        break
-                else:
-                    break
+            limit = 1 if feed.suspects else 2 * n_workers
+            while len(inflight) < limit and (task := feed.next(bool(inflight))) is not None:
                 inflight[pool.submit(task, config)] = task
             if not inflight:
                 break
-            done, _ = wait(inflight, return_when=FIRST_COMPLETED)
-            broken = False
-            for future in done:
-                task = inflight.pop(future)
-                try:
-                    page_id, cols = future.result()
-                except BrokenProcessPool:
-                    broken = True
-                    inflight[future] = task  # handled with the rest below
-                    continue
-                record(page_id, cols)
-            if broken:
+            if _collect(inflight, record):
                 restarts += 1
                 log.warning(
                     "a worker died; restarting the pool (%d pages in flight)", len(inflight)
                 )
-                for task in inflight.values():
-                    crashes[task[0]] += 1
-                    if crashes[task[0]] >= 2:
-                        hard = config.hard_seconds
-                        record(
-                            task[0],
-                            _error_columns(
-                                "the worker process died twice while extracting this page "
-                                f"(watchdog after {hard:g} s, or out of memory)"
-                                if hard
-                                else "the worker process died twice while extracting this page"
-                            ),
-                        )
-                    else:
-                        suspects.append(task)
-                inflight.clear()
+                _quarantine(inflight, feed, crashes, config, record)
                 pool.restart()
     finally:
         pool.close(kill=True)
