@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from sqlalchemy import func, select
 
-from core.exceptions import ParameterError, StageError
+from core.exceptions import NothingToDoError, ParameterError
 from core.settings import Settings
 from store import make_engine, schema
 from store.models import DedupRun, Document, DuplicateGroup, DuplicateMember, Page
@@ -82,18 +82,23 @@ def _groups(engine, run_id):
         return out
 
 
+def _dedup(**keys: str) -> Settings:
+    """The default settings with these ``[dedup]`` keys."""
+    return Settings().replace(dedup=keys)
+
+
 def test_stage_writes_groups_with_canonical_documents(stored, planted):
     _url, engine = stored
     settings = Settings().replace(dedup={"canonical": "earliest"})
-    stats = dedup.run(engine, settings, method="a12-3plus5", unit="page")
-    assert stats["n_documents"] == len(planted.texts)
-    groups = _groups(engine, stats["dedup_run_id"])
+    stats = dedup.run(engine, settings.replace(dedup={"method": "a12-3plus5", "unit": "page"}))
+    assert stats.n_documents == len(planted.texts)
+    groups = _groups(engine, stats.dedup_run_id)
     site = "https://site{}.example.org/story".format
     assert groups[(site(0), site(planted.exact))] == site(0)  # earliest fetched
     assert groups[tuple(sorted((site(2), site(planted.edited))))] == site(2)
-    assert stats["n_duplicates"] == sum(len(k) - 1 for k in groups)
+    assert stats.n_duplicates == sum(len(k) - 1 for k in groups)
     with session_scope(engine) as s:
-        row = s.get(DedupRun, stats["dedup_run_id"])
+        row = s.get(DedupRun, stats.dedup_run_id)
         assert (row.method, row.unit, row.grouping) == ("a12-3plus5", "page", "components")
         assert row.parameters["canonical"] == "earliest"
         assert s.scalar(select(func.count()).select_from(DuplicateMember)) == sum(
@@ -103,26 +108,26 @@ def test_stage_writes_groups_with_canonical_documents(stored, planted):
 
 def test_stage_on_domain_documents_uses_page_texts_or_shingles(stored, planted):
     _url, engine = stored
-    stats = dedup.run(engine, Settings(), method="broder-14x6", unit="domain", grouping="fpmax")
-    groups = _groups(engine, stats["dedup_run_id"])
+    stats = dedup.run(engine, _dedup(method="broder-14x6", unit="domain", grouping="fpmax"))
+    groups = _groups(engine, stats.dedup_run_id)
     assert ("site0.example.org", f"site{planted.exact}.example.org") in groups
     # without page texts, text methods refuse and shingle methods use stored shingles
     with session_scope(engine) as s:
         for p in s.scalars(select(Page)):
             p.text = None
     with pytest.raises(ParameterError, match="reads text"):
-        dedup.run(engine, Settings(), method="a4-long-sent", unit="domain")
-    stats = dedup.run(engine, Settings(), method="minhash-lsh", unit="domain")
+        dedup.run(engine, _dedup(method="a4-long-sent", unit="domain"))
+    stats = dedup.run(engine, _dedup(method="minhash-lsh", unit="domain"))
     assert ("site0.example.org", f"site{planted.exact}.example.org") in _groups(
-        engine, stats["dedup_run_id"]
+        engine, stats.dedup_run_id
     )
 
 
 def test_stage_without_documents_says_what_to_do(tmp_path):
     engine = make_engine(f"sqlite:///{tmp_path / 'empty.db'}")
     schema.upgrade(engine)
-    with pytest.raises(StageError, match="webometrics extract"):
-        dedup.run(engine, Settings(), method="a0-md5", unit="page")
+    with pytest.raises(NothingToDoError, match="webometrics extract"):
+        dedup.run(engine, _dedup(method="a0-md5", unit="page"))
     engine.dispose()
 
 

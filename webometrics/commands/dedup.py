@@ -72,23 +72,18 @@ def _dedup(ctx) -> int:
     if ctx.args.list_methods:
         return _list_methods()
     from webometrics.runlock import stage_lock
-    from webometrics.stages.dedup import run
+    from webometrics.stages.dedup import DedupScope, run
 
+    a = ctx.args
+    given = {"method": a.method, "grouping": a.grouping, "unit": a.unit, "canonical": a.canonical}
+    keys = {key: value for key, value in given.items() if value}
+    settings = ctx.settings.replace(dedup=keys) if keys else ctx.settings
     with stage_lock(ctx.engine(), "dedup"):  # exit 4 naming the holder
-        stats = run(
-            ctx.engine(),
-            ctx.settings,
-            method=ctx.args.method,
-            grouping=ctx.args.grouping,
-            unit=ctx.args.unit,
-            canonical=ctx.args.canonical,
-            params=dict(ctx.args.param),
-            progress=True,
-        )
+        result = run(ctx.engine(), settings, DedupScope(params=dict(a.param)), progress=True)
     print(
-        f"dedup run {stats['dedup_run_id']}: {stats['method']} over {stats['n_documents']} "
-        f"{stats['unit']} documents: {stats['n_pairs']} duplicate pairs, {stats['n_groups']} "
-        f"groups ({stats['grouping']}); {stats['n_duplicates']} non-canonical documents will "
-        f"be left out of clustering ({stats['seconds']:.1f} s)"
+        f"dedup run {result.dedup_run_id}: {result.method} over {result.n_documents} "
+        f"{result.unit} documents: {result.n_pairs} duplicate pairs, {result.n_groups} "
+        f"groups ({result.grouping}); {result.n_duplicates} non-canonical documents will "
+        f"be left out of clustering ({result.seconds:.1f} s)"
     )
     return 0
