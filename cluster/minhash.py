@@ -71,7 +71,7 @@ NUM_PERM = Interval(int, 1, 4096)
 
 _MERSENNE = np.uint64((1 << 61) - 1)
 _MAX32 = (1 << 32) - 1
-_DTYPES: dict[str, type[np.unsignedinteger[Any]]] = {
+DTYPES: dict[str, type[np.unsignedinteger[Any]]] = {
     "affine32": np.uint32,
     "affine64": np.uint64,
     "legacy": np.uint64,
@@ -163,7 +163,7 @@ def permutations(num_perm: int, seed: int, scheme: str) -> np.ndarray:
             dtype=np.uint64,
         ).T
     width = _WIDTH[scheme]
-    dtype = _DTYPES[scheme]
+    dtype = DTYPES[scheme]
     a = gen.randint(0, 1 << (width - 1), num_perm, dtype=dtype) * dtype(2) + dtype(1)
     b = gen.randint(0, 1 << width, num_perm, dtype=dtype)
     return np.array([a, b])
@@ -308,7 +308,7 @@ class Signatures:
         ValueError
             A row does not hold ``num_perm`` values.
         """
-        dtype = _DTYPES[scheme]
+        dtype = DTYPES[scheme]
         hv = np.empty((len(rows), num_perm), dtype=dtype)
         for k, row in enumerate(rows):
             values = np.frombuffer(row, dtype="<u8")
@@ -385,7 +385,7 @@ class MinHasher:
         self.hash_func = hash_func
         self.block_bytes = int(block_bytes)
         self.permutations = permutations(self.num_perm, self.seed, scheme)
-        self._dtype = _DTYPES[scheme]
+        self._dtype = DTYPES[scheme]
 
     @property
     def hashfunc(self) -> Callable[[int], int]:

@@ -65,7 +65,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from cluster.minhash import _DTYPES, MinHasher, Signatures
+from cluster.minhash import DTYPES, MinHasher, Signatures
 from cluster.single_link import ShingleMatrix
 from core.exceptions import DataNotFoundError, ParameterError
 
@@ -212,7 +212,7 @@ class SignatureStore:
             _check_params(folder, {k: old.get(k) for k in hasher.params}, hasher, replacing=True)
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "store.json").unlink(missing_ok=True)  # no store while it is rewritten
-        dtype = np.dtype(_DTYPES[hasher.scheme])
+        dtype = np.dtype(DTYPES[hasher.scheme])
         part = folder / "signatures.npy.part"
         started = time.perf_counter()
         empties: list[np.ndarray] = []

@@ -59,6 +59,22 @@ GRAPH_RUN_KIND = "commoncrawl-graph"
 
 Direction = Literal["outgoing", "citing"]
 DIRECTIONS: tuple[Direction, ...] = get_args(Direction)
+
+
+def check_direction(direction: str | None) -> None:
+    """Refuse a direction other than ``outgoing`` or ``citing`` (``None``: both).
+
+    >>> check_direction("sideways")
+    Traceback (most recent call last):
+    ...
+    core.exceptions.ParameterError: direction must be one of outgoing, citing, got 'sideways'
+    """
+    from core.exceptions import ParameterError
+
+    if direction is not None and direction not in DIRECTIONS:
+        raise ParameterError(f"direction must be one of {', '.join(DIRECTIONS)}, got {direction!r}")
+
+
 DirectionChoice = Literal["outgoing", "citing", "both"]
 DIRECTION_CHOICES: tuple[DirectionChoice, ...] = get_args(DirectionChoice)
 

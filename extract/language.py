@@ -28,13 +28,14 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-__all__ = ["identify_language"]
+__all__ = ["identifier", "identify_language"]
 
 MAX_CHARS = 2_000
 
 
 @functools.cache
-def _identifier() -> Any:
+def identifier() -> Any:
+    """The py3langid identifier (normalised probabilities), loaded once per process."""
     from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
     return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
@@ -58,5 +59,5 @@ def identify_language(text: str, max_chars: int = MAX_CHARS) -> tuple[str | None
     sample = text[:max_chars]
     if not any(c.isalpha() for c in sample):
         return None, None
-    lang, score = _identifier().classify(sample)
+    lang, score = identifier().classify(sample)
     return str(lang), round(float(score), 4)

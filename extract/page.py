@@ -44,7 +44,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from core import defaults as D
@@ -217,16 +217,11 @@ class ExtractResult:
     language_score: float | None = None
     charset: str | None = None
     seconds: float = 0.0
-    extra: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
     def ok(self) -> bool:
         """True when the status is ``ok``."""
         return self.status == "ok"
-
-    def as_dict(self) -> dict[str, Any]:
-        """The result as a plain dict (for process pools and JSON)."""
-        return asdict(self)
 
 
 def sniff_binary(data: bytes) -> str | None:

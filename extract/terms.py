@@ -44,8 +44,8 @@ import numpy as np
 
 from extract.language import MAX_CHARS
 from extract.tokens import (
-    _WORD,
     STEMMER_LANGUAGES,
+    WORD,
     chunks,
     memo_missing,
     stem_words,
@@ -119,7 +119,7 @@ class TermCounter:
         stop, keep_chunks, keep_words = self._stop, [], []
         for chunk in missing:
             text = chunk.decode("utf-8", "surrogatepass")
-            found = [text] if text.isalnum() else _WORD.findall(text)  # isalnum: one word
+            found = [text] if text.isalnum() else WORD.findall(text)  # isalnum: one word
             if len(found) == 1:
                 w = found[0]
                 if len(w) >= MIN_TERM_LENGTH and not w.isdigit() and w not in stop:
@@ -143,10 +143,6 @@ class TermCounter:
             out = Counter(map(self._memo.__getitem__, parts))
         out.pop(None, None)
         return dict(out)  # type: ignore[arg-type]
-
-    def counts_many(self, texts: Iterable[str]) -> list[dict[str, int]]:
-        """:meth:`counts` of every text, in order."""
-        return [self.counts(t) for t in texts]
 
 
 def term_counts(text: str, language: str | None = None) -> dict[str, int]:
@@ -477,9 +473,9 @@ def _walk_tables() -> _WalkTables:
     from py3langid's model (itself loaded once, :mod:`extract.language`): transitions that
     give the next state's row (one gather a byte, not two) and, for the last byte, its
     feature; the model's table in float32 and each feature's largest magnitude."""
-    from extract.language import _identifier
+    from extract.language import identifier
 
-    model = _identifier()
+    model = identifier()
     nextmove = np.asarray(model.tk_nextmove).view(np.int32)
     row = np.asarray(model.tk_row, dtype=np.int32) << 8
     out = np.asarray(model.tk_output, dtype=np.int32)

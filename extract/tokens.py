@@ -46,6 +46,7 @@ import Stemmer
 __all__ = [
     "STEMMER_LANGUAGES",
     "STOPWORD_LANGUAGES",
+    "WORD",
     "chunks",
     "memo_missing",
     "normalize",
@@ -108,7 +109,7 @@ _REPLACE: tuple[tuple[str, str], ...] = (
 """One character for another (or none) after case folding: no output is a key, so the
 replacements commute and one ``str.replace`` each is ``str.translate`` of the table, in C
 (``translate`` calls a Python mapping for every character of a non-ASCII text)."""
-_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
+WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
 _WORDLESS_MARKS = ("\u2013", "\u2014", "\u00ab", "\u00bb", "\u2212", "\u2044", "\u201c", "\u201d")
 """Non-ASCII marks no word holds that texts often put between words with no space (en and
 em dash, guillemets, minus, fraction slash, curly double quotes): :func:`chunks` cuts
@@ -118,7 +119,7 @@ _CHUNK_TABLE = bytes(
 ) + bytes(range(128, 256))
 """ASCII characters no word holds (not a letter, a digit or the apostrophe) → space; the
 bytes of non-ASCII characters (>= 128) stay, whether their characters are word
-characters or not (a chunk is re-read by :data:`_WORD`)."""
+characters or not (a chunk is re-read by :data:`WORD`)."""
 
 
 def normalize(text: str) -> str:
@@ -256,7 +257,7 @@ def words(text: str) -> list[str]:
     >>> words("Ёж’s  co-op_2")
     ["еж's", 'co', 'op', '2']
     """
-    return _WORD.findall(normalize(text))
+    return WORD.findall(normalize(text))
 
 
 def chunks(text: str) -> list[bytes]:

@@ -29,7 +29,7 @@ from sqlalchemy.orm import aliased
 from analyse.networks import Overlap as OverlapRow
 from analyse.networks import SharedDomain as SharedDomainRow
 from analyse.networks import colink_overlap
-from core.choices import DIRECTIONS
+from core.choices import check_direction
 from core.exceptions import ParameterError
 from store.models import (
     CategoryLabel,
@@ -54,11 +54,6 @@ __all__ = [
     "replace_network",
     "shared_domains",
 ]
-
-
-def _check_direction(direction: str) -> None:
-    if direction not in DIRECTIONS:
-        raise ParameterError(f"direction must be one of {', '.join(DIRECTIONS)}, not {direction!r}")
 
 
 def replace_category_labels(
@@ -122,7 +117,7 @@ def replace_network(
     ParameterError
         An unknown direction, or an overlap naming a university that is not stored.
     """
-    _check_direction(direction)
+    check_direction(direction)
     overlaps, shared = list(overlaps), list(shared)
     with session_scope(engine) as s:
         ids = dict(s.execute(select(University.name, University.id)).all())
@@ -183,7 +178,7 @@ def network_runs(engine: Engine) -> list[tuple[int, str]]:
 def colink_overlaps(engine: Engine, run_id: int, direction: str) -> list[OverlapRow]:
     """Every pair of universities of a run and direction: most shared domains first, then
     by Jaccard, then by names (empty when the analyse stage has not seen the run)."""
-    _check_direction(direction)
+    check_direction(direction)
     ua, ub = aliased(University), aliased(University)
     with session_scope(engine) as s:
         rows = [
@@ -211,7 +206,7 @@ def shared_domains(
 ) -> list[SharedDomainRow]:
     """The domains linked with at least ``min_universities`` universities (2 or more), most
     shared first, then by weight, then by name."""
-    _check_direction(direction)
+    check_direction(direction)
     if min_universities < 2:
         raise ParameterError(f"min_universities must be 2 or more, not {min_universities}")
     with session_scope(engine) as s:
@@ -232,7 +227,7 @@ def shared_domains(
 def network_file(engine: Engine, run_id: int, direction: str, fmt: str = "gexf") -> bytes | None:
     """The stored graph file of a run and direction, or ``None`` before the analyse stage
     has seen the run."""
-    _check_direction(direction)
+    check_direction(direction)
     with session_scope(engine) as s:
         blob = s.scalar(
             select(NetworkFile.content).where(

@@ -17,7 +17,7 @@ MAJESTIC_COLUMNS = (
 )  # fmt: skip
 
 
-def _write_citing(folder: Path, unis: list[dict[str, Any]]) -> None:
+def write_citing(folder: Path, unis: list[dict[str, Any]]) -> None:
     """Majestic-style backlink CSVs (its web export's column names) and URL lists."""
     folder.mkdir(parents=True, exist_ok=True)
     all_rows: list[list[str]] = []

@@ -32,7 +32,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from core.domains import in_domains
-from testbed.backlinks import _write_citing
+from testbed.backlinks import write_citing
 from testbed.cache import shared_build
 from testbed.external import ExternalSites
 from testbed.links import LINK_RULES, PageLink
@@ -192,7 +192,7 @@ def build(
     (out / "manifest.json").write_text(
         json.dumps(manifest, ensure_ascii=False, indent=1, sort_keys=False), encoding="utf-8"
     )
-    _write_citing(out / "citing", unis)
+    write_citing(out / "citing", unis)
     shutil.copyfile(UNIVERSITIES_FILE, out / "universities.toml")
     steps.update()
     steps.close()

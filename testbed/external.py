@@ -19,12 +19,12 @@ from testbed.links import is_html
 from testbed.options import BuildOptions
 from testbed.siteindex import IndexWriter, is_forbidden_host
 from testbed.sites import (
-    _html_headers,
-    _redirect,
     binary_body,
     category_of,
+    html_headers,
     insert_into_body,
     kind_of_path,
+    redirect,
     render_real_page,
     render_results_page,
     render_text_page,
@@ -205,16 +205,16 @@ class ExternalSites:
                     else:
                         body = render_text_page(dom, text, nav, extra)
                     source = text.source
-                self.w.add(key_url, 200, _html_headers(), body)
+                self.w.add(key_url, 200, html_headers(), body)
                 site["pages"].append({"url": url, "source": source, "language": language})
             if url.startswith("https://"):
-                _redirect(self.w, "http://" + url[len("https://") :], url)
+                redirect(self.w, "http://" + url[len("https://") :], url)
         for netloc in site["hosts"]:
             robots = f"{scheme_for(netloc)}://{netloc}/robots.txt"
             self.w.add(robots, 200, [("Content-Type", "text/plain")],
                        b"User-agent: *\nDisallow: /cgi-bin/\n")  # fmt: skip
             if robots.startswith("https://"):
-                _redirect(self.w, "http://" + robots[len("https://") :], robots)
+                redirect(self.w, "http://" + robots[len("https://") :], robots)
         return site
 
     def _citing_sites(self, uni: dict[str, Any], pools: TextPools) -> None:
@@ -275,10 +275,11 @@ class ExternalSites:
                 )  # fmt: skip
 
     def _add_link(self, page: str, target: str, anchor: str) -> None:
-        from testbed.sites import _e
+        from testbed.sites import escape
 
         stored = self.w.get(page)
         assert stored is not None and stored.status == 200, page
-        link = f'<p class="see-also">See also: <a href="{_e(target)}">{_e(anchor)}</a></p>\n'
+        href = escape(target)
+        link = f'<p class="see-also">See also: <a href="{href}">{escape(anchor)}</a></p>\n'
         body = insert_into_body(stored.body, link.encode())
         self.w.add(page, 200, stored.headers, body, replace=True)

@@ -106,12 +106,12 @@ def category_of(domain: str, *, seed: int) -> str:
     return "other"  # pragma: no cover
 
 
-def _e(text: str) -> str:
+def escape(text: str) -> str:
     return html.escape(text, quote=True)
 
 
 def links_html(links: list[tuple[str, str]]) -> str:
-    return " | ".join(f'<a href="{_e(href)}">{_e(anchor)}</a>' for href, anchor in links)
+    return " | ".join(f'<a href="{escape(href)}">{escape(anchor)}</a>' for href, anchor in links)
 
 
 def render_text_page(
@@ -121,13 +121,13 @@ def render_text_page(
     extra: list[tuple[str, str]],
 ) -> bytes:
     """A page of a generated site around a real text (title + paragraphs), UTF-8."""
-    paras = "\n".join(f"<p>{_e(p)}</p>" for p in text.paragraphs)
+    paras = "\n".join(f"<p>{escape(p)}</p>" for p in text.paragraphs)
     footer = f"<footer><p>{links_html(extra)}</p></footer>" if extra else "<footer></footer>"
     page = (
         f'<!DOCTYPE html>\n<html lang="{text.language}"><head><meta charset="utf-8">\n'
-        f"<title>{_e(text.title)} | {_e(site)}</title></head>\n<body>\n"
-        f'<header><nav><a href="/">{_e(site)}</a> | {links_html(nav)}</nav></header>\n'
-        f"<main><article><h1>{_e(text.title)}</h1>\n{paras}\n</article></main>\n"
+        f"<title>{escape(text.title)} | {escape(site)}</title></head>\n<body>\n"
+        f'<header><nav><a href="/">{escape(site)}</a> | {links_html(nav)}</nav></header>\n'
+        f"<main><article><h1>{escape(text.title)}</h1>\n{paras}\n</article></main>\n"
         f"{footer}\n</body></html>\n"
     )
     return page.encode("utf-8")
@@ -144,15 +144,15 @@ def render_results_page(
     """A search engine's result list of real headlines and lead sentences, UTF-8."""
     heading = "Результаты поиска" if language == "ru" else "Search results for"
     items = "\n".join(
-        f"<li><h3>{_e(title)}</h3><p>{_e(lead)}</p></li>" for _src, title, lead in results
+        f"<li><h3>{escape(title)}</h3><p>{escape(lead)}</p></li>" for _src, title, lead in results
     )
     footer = f"<footer><p>{links_html(extra)}</p></footer>" if extra else ""
     page = (
         f'<!DOCTYPE html>\n<html lang="{language}"><head><meta charset="utf-8">\n'
-        f"<title>{_e(query)} - {_e(site)}</title></head>\n<body>\n"
-        f'<header><nav><a href="/">{_e(site)}</a> | {links_html(nav)}</nav>\n'
-        f'<form action="/search"><input name="q" value="{_e(query)}"></form></header>\n'
-        f"<main><h1>{heading} «{_e(query)}»</h1>\n<ol>\n{items}\n</ol></main>\n{footer}\n"
+        f"<title>{escape(query)} - {escape(site)}</title></head>\n<body>\n"
+        f'<header><nav><a href="/">{escape(site)}</a> | {links_html(nav)}</nav>\n'
+        f'<form action="/search"><input name="q" value="{escape(query)}"></form></header>\n'
+        f"<main><h1>{heading} «{escape(query)}»</h1>\n<ol>\n{items}\n</ol></main>\n{footer}\n"
         "</body></html>\n"
     )
     return page.encode("utf-8")
@@ -196,16 +196,16 @@ def render_real_page(text: Text, nav: list[tuple[str, str]], extra: list[tuple[s
     return insert_into_body(_BASE.sub(b"", text.html), block)
 
 
-def _html_headers(charset: str = "utf-8") -> list[tuple[str, str]]:
+def html_headers(charset: str = "utf-8") -> list[tuple[str, str]]:
     return [("Content-Type", f"text/html; charset={charset}")]
 
 
-def _redirect(w: IndexWriter, url: str, to: str, status: int = 301) -> None:
+def redirect(w: IndexWriter, url: str, to: str, status: int = 301) -> None:
     body = f'<html><body><p>Moved to <a href="{to}">{to}</a></p></body></html>\n'.encode()
     w.add(url, status, [("Location", to), ("Content-Type", "text/html")], body, replace=True)
 
 
-def _plain_page(
+def plain_page(
     title: str, paragraphs: list[str], links: Sequence[tuple[str, str]] = ()
 ) -> bytes:
     text = Text("testbed", "en", title, tuple(paragraphs))

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 from testbed.options import BuildOptions
 from testbed.siteindex import IndexWriter
-from testbed.sites import _html_headers, _plain_page, _redirect, binary_body
+from testbed.sites import binary_body, html_headers, plain_page, redirect
 from testbed.texts import Text, TextPools
 
 TROUBLE_HOST = "trouble.testbed.example"
@@ -132,27 +132,27 @@ class TroubleCases:
         w = self.w
         w.add(base + "redirect/301", 301, [("Location", base + "redirect/302")], b"")
         w.add(base + "redirect/302", 302, [("Location", final)], b"")
-        w.add(final, 200, _html_headers(), _plain_page("Moved page", ["This page has moved here."]))
+        w.add(final, 200, html_headers(), plain_page("Moved page", ["This page has moved here."]))
         w.add(base + "loop/a", 302, [("Location", base + "loop/b")], b"")
         w.add(base + "loop/b", 302, [("Location", base + "loop/a")], b"")
-        w.add(base + "error.html", 500, _html_headers(),
+        w.add(base + "error.html", 500, html_headers(),
               b"<html><body><h1>500 Internal Server Error</h1></body></html>\n")  # fmt: skip
-        slow = _plain_page("Slow page", ["This page takes a while."])
-        w.add(base + "slow.html", 200, _html_headers(), slow, delay=o.slow_seconds)
+        slow = plain_page("Slow page", ["This page takes a while."])
+        w.add(base + "slow.html", 200, html_headers(), slow, delay=o.slow_seconds)
         title = ru.title.translate(_KOI8_SAFE)
         paras = "".join(f"<p>{p}</p>" for p in text.split("\n"))
         cp = (
             f"<html><head><title>{title}</title></head><body><h1>{title}</h1>{paras}"
             "</body></html>\n"
         )
-        w.add(base + "ru/cp1251.html", 200, _html_headers("windows-1251"),
+        w.add(base + "ru/cp1251.html", 200, html_headers("windows-1251"),
               cp.encode("cp1251", errors="replace"))  # fmt: skip
         koi = cp.replace(
             "<head>", '<head><meta http-equiv="Content-Type" content="text/html; charset=koi8-r">'
         )
         w.add(base + "ru/koi8r.html", 200, [("Content-Type", "text/html")],
               koi.encode("koi8_r", errors="replace"))  # fmt: skip
-        w.add(base + "broken-charset.html", 200, _html_headers("utf-8"),
+        w.add(base + "broken-charset.html", 200, html_headers("utf-8"),
               cp.encode("cp1251", errors="replace"))  # fmt: skip
         for path, kind in (("files/report.pdf", "pdf"), ("files/photo.jpg", "jpeg")):
             ctype, data = binary_body(kind, base + path)
@@ -164,7 +164,7 @@ class TroubleCases:
         w.add(
             base + "huge.html",
             200,
-            _html_headers(),
+            html_headers(),
             b"",
             generated={
                 "bytes": o.oversized_bytes,
@@ -173,21 +173,21 @@ class TroubleCases:
                 "filler": "<p>Archive entry: minutes of the weekly department meeting.</p>\n",
             },
         )
-        w.add(robots_url, 200, _html_headers(), _plain_page("Internal notes", ["Not for robots."]))
+        w.add(robots_url, 200, html_headers(), plain_page("Internal notes", ["Not for robots."]))
         if calendar:
             w.add_prefix(base + "calendar/", "calendar")
         else:
             host = urlsplit(base).netloc
             secure = f"https://{host}/secure.html"
-            _redirect(w, base + "to-https", secure)
-            w.add(secure, 200, _html_headers(), _plain_page("Secure page", ["Served over TLS."]))
-            w.add(base + "nofollow.html", 200, _html_headers(),
-                  _plain_page("Sponsored", ["An advertisement."]))  # fmt: skip
+            redirect(w, base + "to-https", secure)
+            w.add(secure, 200, html_headers(), plain_page("Secure page", ["Served over TLS."]))
+            w.add(base + "nofollow.html", 200, html_headers(),
+                  plain_page("Sponsored", ["An advertisement."]))  # fmt: skip
             w.add(f"http://{host}/robots.txt", 200, [("Content-Type", "text/plain")],
                   b"User-agent: *\nDisallow: /private/\n")  # fmt: skip
             w.add(f"https://{host}/robots.txt", 200, [("Content-Type", "text/plain")],
                   b"User-agent: *\nDisallow: /private/\n")  # fmt: skip
             home_links = [(u, a) for u, a in links if urlsplit(u).netloc == host]
-            w.add(base, 200, _html_headers(),
-                  _plain_page("Trouble Inc.", ["Pages that misbehave."], home_links))  # fmt: skip
+            w.add(base, 200, html_headers(),
+                  plain_page("Trouble Inc.", ["Pages that misbehave."], home_links))  # fmt: skip
         return links

@@ -18,7 +18,7 @@ from core.domains import in_domains
 from testbed.links import PageLink, is_html, page_links
 from testbed.options import BuildOptions
 from testbed.siteindex import IndexWriter, url_key
-from testbed.sites import _redirect
+from testbed.sites import redirect
 from testbed.texts import Text, TextPools
 from testbed.trouble import FORBIDDEN_URLS, TROUBLE_HOST
 from testbed.webkb import UNIVERSITIES, WebkbPage, read_webkb
@@ -59,7 +59,7 @@ class UniversitySites:
             if p.location:
                 target = urljoin(p.url, p.location)
                 if url_key(target) != url_key(p.url):
-                    _redirect(self.w, p.url, target)
+                    redirect(self.w, p.url, target)
                 continue
             headers = list(p.headers)
             if not any(k.lower() == "content-type" for k, _ in headers):
@@ -153,14 +153,14 @@ class UniversitySites:
         return rng.choice(candidates) if candidates else "/cgi-bin/"
 
     def _inject(self, url: str, links: list[tuple[str, str]]) -> None:
-        from testbed.sites import _e
+        from testbed.sites import escape
 
         stored = self.w.get(url)
         assert stored is not None and stored.status == 200, url
         items = []
         for href, anchor in links:
             rel = ' rel="nofollow"' if anchor == "Sponsored link" else ""
-            items.append(f'<li><a href="{_e(href)}"{rel}>{_e(anchor)}</a></li>')
+            items.append(f'<li><a href="{escape(href)}"{rel}>{escape(anchor)}</a></li>')
         block = (
             "\n<!-- testbed: injected links -->\n<div><h2>Department services</h2><ul>\n"
             + "\n".join(items)

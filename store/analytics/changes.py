@@ -10,8 +10,9 @@ from dataclasses import dataclass
 
 from sqlalchemy import Engine, select
 
+from core.choices import check_direction
 from core.exceptions import ParameterError
-from store.analytics.runs import _check_direction, run_ids
+from store.analytics.runs import run_ids
 from store.analytics.views import V_ENVIRONMENT
 
 
@@ -79,7 +80,7 @@ def _changes(
     university_id: int | None,
     direction: str | None,
 ) -> tuple[list[ChangeRow], list[ChangeSummaryRow]]:
-    _check_direction(direction)
+    check_direction(direction)
     pair = _two_runs(engine, before, after)
     if pair is None:
         return [], []

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import Engine, func, select
 
-from store.analytics.runs import _check_direction
+from core.choices import check_direction
 from store.analytics.views import V_CLUSTER, V_CLUSTER_MEMBER
 
 
@@ -56,7 +56,7 @@ def clusters(
 
     ``run_id=None`` does not filter on the run here (clusterings may span runs).
     """
-    _check_direction(direction)
+    check_direction(direction)
     v = V_CLUSTER
     stmt = select(v).where(v.c.size >= min_size)
     for col, value in (

@@ -17,9 +17,9 @@ from sqlalchemy import Connection, Engine, case, func, select
 from sqlalchemy.sql.expression import ColumnElement, Subquery
 
 from analyse.networks import Overlap as OverlapRow
-from core.choices import DIRECTIONS, UNKNOWN
+from core.choices import DIRECTIONS, UNKNOWN, check_direction
 from store import aggregates
-from store.analytics.runs import _check_direction, _view_rows, resolve_run_fresh
+from store.analytics.runs import resolve_run_fresh, view_rows
 from store.analytics.views import (
     AGG_COUNTRY_SHARE,
     AGG_SHARE,
@@ -59,7 +59,7 @@ def environment(
     """The environment rows of a run (by university, direction, most links first, domain);
     ``domains``: only the rows of these domains (e.g. those :func:`network_domains`
     chose)."""
-    return _view_rows(
+    return view_rows(
         engine,
         V_ENVIRONMENT,
         EnvironmentRow,
@@ -113,7 +113,7 @@ def category_shares(
             for (run, d, uid, uni, country), cat, n, share, known in rows
             if university_id is None or uid == university_id
         ]
-    return _view_rows(
+    return view_rows(
         engine,
         V_SHARE,
         CategoryShareRow,
@@ -154,7 +154,7 @@ def country_category_shares(
             CountryShareRow(run, country, d, cat, n, share, known)
             for (run, d, country), cat, n, share, known in rows
         ]
-    return _view_rows(
+    return view_rows(
         engine,
         V_COUNTRY_SHARE,
         CountryShareRow,
@@ -177,7 +177,7 @@ def _shares_of_sources(
     the environment rows of ``sources``, per run x direction x university (or country),
     counted in SQL; ordered as the share views (group, outgoing first, largest share,
     category). ``known_share`` leaves the unknown domains out (``None`` for them)."""
-    _check_direction(direction)
+    check_direction(direction)
     run, fresh = resolve_run_fresh(engine, run_id)
     if run is None:
         return []
@@ -321,7 +321,7 @@ def network_domains(
     -------
     list of NetworkDomainRow
     """
-    _check_direction(direction)
+    check_direction(direction)
     run, fresh = resolve_run_fresh(engine, run_id)
     if run is None:
         return []
@@ -353,7 +353,7 @@ def network_domain_count(
     sources: Sequence[str] | None = None,
 ) -> int:
     """How many domains :func:`network_domains` gives without a ``limit``."""
-    _check_direction(direction)
+    check_direction(direction)
     run, fresh = resolve_run_fresh(engine, run_id)
     if run is None:
         return 0
@@ -392,7 +392,7 @@ def environment_summary(
     the run (the latest with data when ``run_id`` is ``None``), over the environment
     rows of ``categories`` and ``sources`` (``None``: all; the categories present are
     those of the chosen sources, whatever ``categories``)."""
-    _check_direction(direction)
+    check_direction(direction)
     run, fresh = resolve_run_fresh(engine, run_id)
     if run is None:
         return []
@@ -478,7 +478,7 @@ def colink_overlaps(
     ``categories`` and ``sources`` (the analyse stage stores the unfiltered ones:
     :func:`store.networks.colink_overlaps`), counted in SQL; most shared first, then
     by Jaccard, then by names."""
-    _check_direction(direction)
+    check_direction(direction)
     run, fresh = resolve_run_fresh(engine, run_id)
     if run is None:
         return []

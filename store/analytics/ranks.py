@@ -21,7 +21,8 @@ from typing import Any
 from sqlalchemy import Engine, column, select, table
 
 from analyse.ranks import FACTORS, HEADLINE, Correlation, correlate_factors
-from store.analytics.runs import _check_direction, resolve_run_fresh, typed_row
+from core.choices import check_direction
+from store.analytics.runs import resolve_run_fresh, typed_row
 
 #: the ranks a factor is correlated with
 TARGETS: tuple[str, ...] = ("rank", "impact_rank")
@@ -114,7 +115,7 @@ def _select(
 ) -> list[Any]:
     """The rows of ``views[0]`` (or of ``views[1]``, the same over the aggregates, while
     they are fresh) for one run."""
-    _check_direction(direction)
+    check_direction(direction)
     run, fresh = resolve_run_fresh(engine, run_id)
     if run is None:
         return []

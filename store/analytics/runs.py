@@ -11,18 +11,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import Engine, select
 
-from core.choices import DIRECTIONS, GRAPH_RUN_KIND
+from core.choices import GRAPH_RUN_KIND, check_direction
 from core.exceptions import ParameterError
 from store import aggregates
 from store.models import Citation, CrawlRun, Environment, Link, Page, UniversityDomain
 
 if TYPE_CHECKING:
     from sqlalchemy.sql.expression import FromClause
-
-
-def _check_direction(direction: str | None) -> None:
-    if direction is not None and direction not in DIRECTIONS:
-        raise ParameterError(f"direction must be one of {', '.join(DIRECTIONS)}, got {direction!r}")
 
 
 # --- runs -------------------------------------------------------------------------------
@@ -140,7 +135,7 @@ def typed_row(row_type: type[_Row], record: Any) -> _Row:
     return row_type(*values)
 
 
-def _view_rows(
+def view_rows(
     engine: Engine,
     view: FromClause,
     row_type: type[_Row],
@@ -161,7 +156,7 @@ def _view_rows(
     field is (the database may give ``Decimal``). ``aggregate``: the same columns from
     the aggregates (:mod:`store.aggregates`), read instead while they are fresh.
     """
-    _check_direction(direction)
+    check_direction(direction)
     run, fresh = resolve_run_fresh(engine, run_id)
     if run is None:
         return []

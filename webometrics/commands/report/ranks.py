@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from webometrics.commands.report.render import _rows, _write_table
+from webometrics.commands.report.render import table_rows, write_table
 
 # the columns of rank_factors.csv around the shares (store.analytics.ranks.SHARE_COLUMNS)
 FACTOR_FIELDS_BEFORE = (
@@ -86,19 +86,19 @@ def write_rank_correlation(
     factor_fields = (*FACTOR_FIELDS_BEFORE, *SHARE_COLUMNS, *FACTOR_FIELDS_AFTER)
     factors = A.rank_factors(engine, run_id=run_id) if run_id else []
     corr = A.correlations_of(factors, n_resamples=n_resamples, seed=seed)
-    written = _write_table(
+    written = write_table(
         out,
         "rank_factors",
         factor_fields,
-        [[_number(v) for v in row] for row in _rows(factors, factor_fields)],
+        [[_number(v) for v in row] for row in table_rows(factors, factor_fields)],
         f"The groups of each university against its rank (run {run_id}; shares over the "
         "domains with evidence; cluster columns empty without a clustering of the run)",
     )
-    written += _write_table(
+    written += write_table(
         out,
         "rank_correlation",
         CORRELATION_FIELDS,
-        [[_number(v) for v in row] for row in _rows(corr, CORRELATION_FIELDS)],
+        [[_number(v) for v in row] for row in table_rows(corr, CORRELATION_FIELDS)],
         f"Rank correlations of the groups with the Webometrics rank (run {run_id}): "
         f"{SIGN_NOTE}; interval: paired bootstrap, {n_resamples} resamples, seed {seed}",
     )
