@@ -10,6 +10,7 @@ or SIGTERM). The database URL and the settings file reach the app through
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 ORDER = 80
 
@@ -35,20 +36,32 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_dashboard)
 
 
-def _dashboard(ctx) -> int:
-    import os
-    import signal
-    import socket
-    import subprocess
-    import sys
-    import time
-    import urllib.error
-    import urllib.request
-    from pathlib import Path
+#: the options of ``streamlit run``: headless, no usage statistics, no file watcher
+STREAMLIT_OPTIONS = (
+    "--server.headless",
+    "true",
+    "--browser.gatherUsageStats",
+    "false",
+    "--server.fileWatcherType",
+    "none",
+    "--server.runOnSave",
+    "false",
+    "--global.developmentMode",
+    "false",
+    "--client.toolbarMode",
+    "viewer",
+    "--logger.level",
+    "warning",
+)
+#: seconds to wait for the server's health check
+START_SECONDS = 60
 
-    import dashboard
-    from core import defaults as D
-    from core.exceptions import ParameterError, StageError
+
+def _dashboard(ctx) -> int:
+    import signal
+    import subprocess
+
+    from core.exceptions import ParameterError
     from store import redact
 
     settings = ctx.settings
@@ -61,48 +74,8 @@ def _dashboard(ctx) -> int:
         raise ParameterError(f"--port {port} is not a port number: give 1..65535")
     # fail here, with the CLI's message and exit code, rather than inside the app
     ctx.engine(read_only=True)
-
-    with socket.socket() as probe:
-        try:
-            probe.bind((host, port))
-        except OSError as exc:
-            raise ParameterError(
-                f"cannot listen on {host}:{port} ({exc.strerror}): give another --port, or "
-                "stop what is using it"
-            ) from exc
-
-    app = Path(dashboard.__file__).resolve().parent / "app.py"
-    env = dict(os.environ)
-    env[D.DB_URL_ENV] = settings.database.url
-    if ctx.args.config:
-        env[D.CONFIG_ENV] = str(Path(ctx.args.config).resolve())
-    env["STREAMLIT_BROWSER_GATHER_USAGE_STATS"] = "false"
-    cmd = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        str(app),
-        "--server.address",
-        host,
-        "--server.port",
-        str(port),
-        "--server.headless",
-        "true",
-        "--browser.gatherUsageStats",
-        "false",
-        "--server.fileWatcherType",
-        "none",
-        "--server.runOnSave",
-        "false",
-        "--global.developmentMode",
-        "false",
-        "--client.toolbarMode",
-        "viewer",
-        "--logger.level",
-        "warning",
-    ]
-    child = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL)
+    _check_free(host, port)
+    child = _start_streamlit(host, port, settings.database.url, ctx.args.config)
     shown = f"[{host}]" if ":" in host else host
     address = f"http://{shown}:{port}/"
 
@@ -111,22 +84,7 @@ def _dashboard(ctx) -> int:
 
     previous = signal.signal(signal.SIGTERM, _stop)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            if child.poll() is not None:
-                raise StageError(
-                    f"streamlit exited with code {child.returncode} before serving the "
-                    "dashboard; run with -v and read its messages above"
-                )
-            try:
-                with urllib.request.urlopen(f"{address}_stcore/health", timeout=2) as resp:
-                    if resp.status == 200:
-                        break
-            except (urllib.error.URLError, OSError):
-                pass
-            if time.monotonic() > deadline:
-                raise StageError(f"the dashboard did not answer at {address} within 60 s")
-            time.sleep(0.2)
+        _wait_healthy(child, address)
         print(
             f"dashboard running at {address} (database {redact(settings.database.url)}); "
             "stop it with Ctrl-C",
@@ -144,3 +102,73 @@ def _dashboard(ctx) -> int:
             except subprocess.TimeoutExpired:
                 child.kill()
                 child.wait()
+
+
+def _check_free(host: str, port: int) -> None:
+    """Refuse an address something else listens on, before starting the server."""
+    import socket
+
+    from core.exceptions import ParameterError
+
+    with socket.socket() as probe:
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            raise ParameterError(
+                f"cannot listen on {host}:{port} ({exc.strerror}): give another --port, or "
+                "stop what is using it"
+            ) from exc
+
+
+def _start_streamlit(host: str, port: int, db_url: str, config: str | None) -> Any:
+    """``streamlit run dashboard/app.py`` with the database and settings file in its
+    environment."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import dashboard
+    from core import defaults as D
+
+    app = Path(dashboard.__file__).resolve().parent / "app.py"
+    env = dict(os.environ)
+    env[D.DB_URL_ENV] = db_url
+    if config:
+        env[D.CONFIG_ENV] = str(Path(config).resolve())
+    env["STREAMLIT_BROWSER_GATHER_USAGE_STATS"] = "false"
+    cmd = [sys.executable, "-m", "streamlit", "run", str(app)]
+    cmd += ["--server.address", host, "--server.port", str(port), *STREAMLIT_OPTIONS]
+    return subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL)
+
+
+def _wait_healthy(child: Any, address: str) -> None:
+    """Wait until the server answers its health check.
+
+    Raises
+    ------
+    StageError
+        The server exited, or did not answer within :data:`START_SECONDS`.
+    """
+    import time
+    import urllib.error
+    import urllib.request
+
+    from core.exceptions import StageError
+
+    deadline = time.monotonic() + START_SECONDS
+    while True:
+        if child.poll() is not None:
+            raise StageError(
+                f"streamlit exited with code {child.returncode} before serving the "
+                "dashboard; run with -v and read its messages above"
+            )
+        try:
+            with urllib.request.urlopen(f"{address}_stcore/health", timeout=2) as resp:
+                if resp.status == 200:
+                    return
+        except (urllib.error.URLError, OSError):
+            pass
+        if time.monotonic() > deadline:
+            raise StageError(f"the dashboard did not answer at {address} within {START_SECONDS} s")
+        time.sleep(0.2)

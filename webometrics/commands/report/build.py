@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from webometrics.commands.report.ranks import write_rank_correlation
-from webometrics.commands.report.render import _rows, _share_figure, _write_table
+from webometrics.commands.report.render import share_figure, table_rows, write_table
 
 TABLE_FILES = (
     "table2",
@@ -29,6 +30,92 @@ TABLE_FILES = (
     "rank_correlation",
 )
 FIGURE_FILES = ("figure2_outgoing.png", "figure3_citing.png", "rank_correlation.png")
+
+
+TABLE2_FIELDS = (
+    "university",
+    "domains",
+    "country",
+    "rank",
+    "external_links",
+    "external_domains",
+    "citing_pages",
+    "citing_domains",
+    "site_pages",
+)
+SHARE_FIELDS = ("direction", "category", "domains", "share", "known_share")
+WIF_FIELDS = (
+    "university",
+    "country",
+    "rank",
+    "site_pages",
+    "citing_pages",
+    "citing_domains",
+    "wif_pages",
+    "wif_domains",
+    "outlink_density",
+    "in_out_ratio",
+    "visibility_share",
+)
+CHANGE_FIELDS = (
+    "university",
+    "direction",
+    "domain",
+    "change",
+    "run_before",
+    "run_after",
+    "links_before",
+    "links_after",
+    "category",
+)
+SUMMARY_FIELDS = (
+    "university",
+    "direction",
+    "run_before",
+    "run_after",
+    "before",
+    "after",
+    "kept",
+    "appeared",
+    "disappeared",
+    "comparable",
+)
+CLUSTER_FIELDS = (
+    "university",
+    "direction",
+    "run_id",
+    "clustering_id",
+    "algorithm",
+    "label",
+    "size",
+    "category",
+    "category_score",
+    "category_support",
+    "category_voters",
+    "overridden",
+    "theme",
+    "top_domains",
+)
+DOMAIN_CATEGORY_FIELDS = (
+    "domain",
+    "category",
+    "assigned_category",
+    "override_category",
+    "score",
+    "override_note",
+)
+CENTRALITY_FIELDS = (
+    "node",
+    "label",
+    "kind",
+    "degree",
+    "weighted_degree",
+    "degree_centrality",
+    "betweenness",
+    "pagerank",
+)
+#: the networks of each direction: the co-link file's stem
+CO_LINKS = (("outgoing", "co_outlinks"), ("citing", "co_inlinks"))
 
 
 def build_report(
@@ -66,14 +153,6 @@ def build_report(
     ParameterError
         ``run_id`` or ``compare_to`` has no data.
     """
-    from analyse.networks import (
-        centralities,
-        colink_overlap,
-        environment_graph,
-        overlap_graph,
-        shared_domains,
-        write_graph,
-    )
     from analyse.taxonomy import load_taxonomy
     from store import analytics as A
 
@@ -83,40 +162,56 @@ def build_report(
     taxonomy = load_taxonomy() if category_labels is None or category_colors is None else None
     labels = category_labels or taxonomy.labels(with_unknown=True)  # type: ignore[union-attr]
     colors = category_colors or taxonomy.colors()  # type: ignore[union-attr]
-    order = [*labels, A.UNCATEGORISED]
-    written: list[Path] = []
-
     t2 = A.table2(engine, run_id=run)
-    written += _write_table(
+    written = write_table(
         out,
         "table2",
-        [
-            "university",
-            "domains",
-            "country",
-            "rank",
-            "external_links",
-            "external_domains",
-            "citing_pages",
-            "citing_domains",
-            "site_pages",
-        ],
-        _rows(
-            t2,
-            [
-                "university",
-                "domains",
-                "country",
-                "rank",
-                "external_links",
-                "external_domains",
-                "citing_pages",
-                "citing_domains",
-                "site_pages",
-            ],
-        ),
+        TABLE2_FIELDS,
+        table_rows(t2, TABLE2_FIELDS),
         f"Table 2: the external web environment of the universities (run {run})",
     )
+    written += _language_table(engine, out, run)
+    written += _category_shares(engine, out, run, labels, colors)
+    written += write_table(
+        out,
+        "wif",
+        WIF_FIELDS,
+        table_rows(A.web_impact_factors(engine, run_id=run), WIF_FIELDS),
+        f"Web Impact Factor variants (run {run}; definitions in store/analytics/__init__.py)",
+    )
+    written += _change_tables(engine, out, run, compare_to)
+    written += _cluster_table(engine, out, run)
+    written += _write_impact(engine, out)
+    written += write_rank_correlation(engine, out, run)
+    written.append(
+        _write_csv(
+            out / "domain_categories.csv",
+            DOMAIN_CATEGORY_FIELDS,
+            table_rows(A.domain_categories(engine), DOMAIN_CATEGORY_FIELDS),
+        )
+    )
+    unis = {r.university: {"country": r.country, "rank": r.rank or ""} for r in t2}
+    env = A.environment(engine, run_id=run) if run else []
+    for direction, co in CO_LINKS:
+        rows = [r for r in env if r.direction == direction]
+        written += _network_files(out / "networks", direction, co, rows, unis)
+    written.append(_write_index(out, run, written))
+    return written
+
+
+def _write_csv(path: Path, header: Sequence[str], rows: Iterable[Sequence[Any]]) -> Path:
+    """One CSV file: the header, then the rows."""
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(header)
+        w.writerows(rows)
+    return path
+
+
+def _language_table(engine: Any, out: Path, run: int | None) -> list[Path]:
+    """Table 3: one row per university, one column per direction and language."""
+    from store import analytics as A
+
     t3 = A.table3(engine, run_id=run)
     langs = list(dict.fromkeys(r.language for r in t3))
     wide: dict[int, dict[str, Any]] = {}
@@ -126,7 +221,7 @@ def build_report(
         )
         row[f"{r.direction}_{r.language}"] = r.domains
     cols3 = [f"{d}_{lang}" for d in ("outgoing", "citing") for lang in langs]
-    written += _write_table(
+    return write_table(
         out,
         "table3",
         ["university", "country", "rank", *cols3],
@@ -136,32 +231,40 @@ def build_report(
         ],
         f"Table 3: external (outgoing) and citing domains by language (run {run})",
     )
+
+
+def _category_shares(
+    engine: Any, out: Path, run: int | None, labels: dict[str, str], colors: dict[str, str]
+) -> list[Path]:
+    """The category shares per university and per country, and Figures 2 and 3."""
+    from store import analytics as A
+
     shares = A.category_shares(engine, run_id=run)
-    share_cols = ["direction", "category", "domains", "share", "known_share"]
-    written += _write_table(
+    written = write_table(
         out,
         "category_shares_university",
-        ["university", "country", *share_cols],
-        _rows(shares, ["university", "country", *share_cols]),
+        ["university", "country", *SHARE_FIELDS],
+        table_rows(shares, ["university", "country", *SHARE_FIELDS]),
         f"Category shares per university (Figures 2-3; analyst overrides applied; run {run}). "
         "share: of every domain; known_share: of the domains with evidence (unknown = never "
         "fetched or no text, left out)",
     )
     cshares = A.country_category_shares(engine, run_id=run)
-    written += _write_table(
+    written += write_table(
         out,
         "category_shares_country",
-        ["country", *share_cols],
-        _rows(cshares, ["country", *share_cols]),
+        ["country", *SHARE_FIELDS],
+        table_rows(cshares, ["country", *SHARE_FIELDS]),
         f"Category shares per country (distinct domains; run {run}; known_share: of the "
         "domains with evidence)",
     )
+    order = [*labels, A.UNCATEGORISED]
     for name, direction, fig_title in (
         ("figure2_outgoing.png", "outgoing", "Figure 2: sites the universities link to"),
         ("figure3_citing.png", "citing", "Figure 3: sites citing the universities"),
     ):
         written.append(
-            _share_figure(
+            share_figure(
                 out / name,
                 [r for r in shares if r.direction == direction],
                 [r for r in cshares if r.direction == direction],
@@ -171,162 +274,105 @@ def build_report(
                 f"{fig_title} (run {run}; share of the domains with evidence)",
             )
         )
-    wif_fields = [
-        "university",
-        "country",
-        "rank",
-        "site_pages",
-        "citing_pages",
-        "citing_domains",
-        "wif_pages",
-        "wif_domains",
-        "outlink_density",
-        "in_out_ratio",
-        "visibility_share",
-    ]
-    written += _write_table(
+    return written
+
+
+def _change_tables(engine: Any, out: Path, run: int | None, compare_to: int | None) -> list[Path]:
+    """The domains that appeared or disappeared since ``compare_to``, and their summary."""
+    from store import analytics as A
+
+    changes = A.environment_changes(engine, before=compare_to, after=run) if run else []
+    summary = A.change_summary(engine, before=compare_to, after=run) if run else []
+    return write_table(
         out,
-        "wif",
-        wif_fields,
-        _rows(A.web_impact_factors(engine, run_id=run), wif_fields),
-        f"Web Impact Factor variants (run {run}; definitions in store/analytics/__init__.py)",
+        "changes",
+        CHANGE_FIELDS,
+        table_rows(changes, CHANGE_FIELDS),
+        "Domains that appeared or disappeared",
+    ) + write_table(
+        out,
+        "change_summary",
+        SUMMARY_FIELDS,
+        table_rows(summary, SUMMARY_FIELDS),
+        "Change between runs",
     )
-    after = run
-    changes = A.environment_changes(engine, before=compare_to, after=after) if after else []
-    summary = A.change_summary(engine, before=compare_to, after=after) if after else []
-    ch_fields = [
-        "university",
-        "direction",
-        "domain",
-        "change",
-        "run_before",
-        "run_after",
-        "links_before",
-        "links_after",
-        "category",
-    ]
-    written += _write_table(
-        out, "changes", ch_fields, _rows(changes, ch_fields), "Domains that appeared or disappeared"
-    )
-    sm_fields = [
-        "university",
-        "direction",
-        "run_before",
-        "run_after",
-        "before",
-        "after",
-        "kept",
-        "appeared",
-        "disappeared",
-        "comparable",
-    ]
-    written += _write_table(
-        out, "change_summary", sm_fields, _rows(summary, sm_fields), "Change between runs"
-    )
+
+
+def _cluster_table(engine: Any, out: Path, run: int | None) -> list[Path]:
+    """The clusters of the newest clustering of the run per university, direction and unit."""
+    from store import analytics as A
+
     of_run = [c for c in A.clusters(engine) if c.run_id in (None, run)]
-    newest: dict[tuple[Any, ...], int] = {}  # the newest clustering per scope of the run
+    newest: dict[tuple[Any, ...], int] = {}
     for c in of_run:
         scope = (c.university_id, c.direction, c.unit)
         newest[scope] = max(newest.get(scope, 0), c.clustering_id)
     cl_rows = [
         c for c in of_run if c.clustering_id == newest[(c.university_id, c.direction, c.unit)]
     ]
-    cl_fields = [
-        "university",
-        "direction",
-        "run_id",
-        "clustering_id",
-        "algorithm",
-        "label",
-        "size",
-        "category",
-        "category_score",
-        "category_support",
-        "category_voters",
-        "overridden",
-        "theme",
-        "top_domains",
-    ]
-    written += _write_table(
+    return write_table(
         out,
         "clusters",
-        cl_fields,
-        _rows(cl_rows, cl_fields),
+        CLUSTER_FIELDS,
+        table_rows(cl_rows, CLUSTER_FIELDS),
         f"Clusters of the newest clustering per university and direction, with their "
         f"themes and the category vote's support (run {run})",
     )
-    written += _write_impact(engine, out)
-    written += write_rank_correlation(engine, out, run)
-    dc_fields = [
-        "domain",
-        "category",
-        "assigned_category",
-        "override_category",
-        "score",
-        "override_note",
+
+
+def _network_files(
+    net: Path, direction: str, co: str, rows: Sequence[Any], unis: dict[str, dict[str, Any]]
+) -> list[Path]:
+    """The environment graph of one direction, the universities' co-link overlaps (table
+    and graph), the most shared domains and the centralities."""
+    from analyse.networks import (
+        centralities,
+        colink_overlap,
+        environment_graph,
+        overlap_graph,
+        shared_domains,
+        write_graph,
+    )
+
+    edges = [
+        (r.university, r.domain, r.links if direction == "outgoing" else r.pages) for r in rows
     ]
-    dc_path = out / "domain_categories.csv"
-    with dc_path.open("w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(dc_fields)
-        w.writerows(_rows(A.domain_categories(engine), dc_fields))
-    written.append(dc_path)
-
-    env = A.environment(engine, run_id=run) if run else []
-    unis = {r.university: {"country": r.country, "rank": r.rank or ""} for r in t2}
-    net = out / "networks"
-    for direction, co in (("outgoing", "co_outlinks"), ("citing", "co_inlinks")):
-        rows = [r for r in env if r.direction == direction]
-        edges = [
-            (r.university, r.domain, r.links if direction == "outgoing" else r.pages) for r in rows
-        ]
-        doms = {
-            r.domain: {"category": r.category or "", "language": r.language or ""} for r in rows
-        }
-        graph = environment_graph(
-            edges, direction=direction, university_attrs=unis, domain_attrs=doms
+    doms = {r.domain: {"category": r.category or "", "language": r.language or ""} for r in rows}
+    graph = environment_graph(edges, direction=direction, university_attrs=unis, domain_attrs=doms)
+    written = write_graph(graph, net / direction)
+    overlaps = colink_overlap(edges, universities=sorted(unis))
+    written.append(
+        _write_csv(
+            net / f"{co}.csv",
+            ["university_a", "university_b", "shared", "jaccard", "only_a", "only_b"],
+            [[o.a, o.b, o.shared, o.jaccard, o.only_a, o.only_b] for o in overlaps],
         )
-        written += write_graph(graph, net / direction)
-        overlaps = colink_overlap(edges, universities=sorted(unis))
-        path = net / f"{co}.csv"
-        with path.open("w", newline="", encoding="utf-8") as fh:
-            w = csv.writer(fh)
-            w.writerow(["university_a", "university_b", "shared", "jaccard", "only_a", "only_b"])
-            w.writerows([[o.a, o.b, o.shared, o.jaccard, o.only_a, o.only_b] for o in overlaps])
-        written.append(path)
-        written += write_graph(overlap_graph(overlaps), net / co, formats=["gexf", "graphml"])
-        path = net / f"shared_{direction}.csv"
-        with path.open("w", newline="", encoding="utf-8") as fh:
-            w = csv.writer(fh)
-            w.writerow(["domain", "universities", "n_universities", "weight", "category"])
-            for s in shared_domains(edges, min_universities=1, top=200):
-                w.writerow(
-                    [
-                        s.domain,
-                        "; ".join(s.universities),
-                        s.n_universities,
-                        s.weight,
-                        doms.get(s.domain, {}).get("category", ""),
-                    ]
-                )
-        written.append(path)
-        path = net / f"centrality_{direction}.csv"
-        with path.open("w", newline="", encoding="utf-8") as fh:
-            w = csv.writer(fh)
-            fields = [
-                "node",
-                "label",
-                "kind",
-                "degree",
-                "weighted_degree",
-                "degree_centrality",
-                "betweenness",
-                "pagerank",
-            ]
-            w.writerow(fields)
-            w.writerows(_rows(centralities(graph), fields))
-        written.append(path)
+    )
+    written += write_graph(overlap_graph(overlaps), net / co, formats=["gexf", "graphml"])
+    shared = [
+        [
+            s.domain,
+            "; ".join(s.universities),
+            s.n_universities,
+            s.weight,
+            doms.get(s.domain, {}).get("category", ""),
+        ]
+        for s in shared_domains(edges, min_universities=1, top=200)
+    ]
+    written.append(
+        _write_csv(
+            net / f"shared_{direction}.csv",
+            ["domain", "universities", "n_universities", "weight", "category"],
+            shared,
+        )
+    )
+    centrality = table_rows(centralities(graph), CENTRALITY_FIELDS)
+    written.append(_write_csv(net / f"centrality_{direction}.csv", CENTRALITY_FIELDS, centrality))
+    return written
 
+
+def _write_index(out: Path, run: int | None, written: Sequence[Path]) -> Path:
+    """``README.md``: what the report is and one line per file written."""
     index = out / "README.md"
     when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
@@ -344,8 +390,7 @@ def build_report(
     for p in written:
         lines.append(f"| `{p.relative_to(out)}` | {_describe(p.name)} |")
     index.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    written.append(index)
-    return written
+    return index
 
 
 def _write_impact(engine: Any, out: Path) -> list[Path]:
@@ -356,18 +401,18 @@ def _write_impact(engine: Any, out: Path) -> list[Path]:
     # the figures' columns without the university's id (the name and country say it)
     src_fields = [f for f in row_fields(impact.SourceFigures) if f != "university_id"]
     rank_fields = [f for f in row_fields(impact.RankFigures) if f != "university_id"]
-    return _write_table(
+    return write_table(
         out,
         "impact_sources",
         src_fields,
-        _rows(impact.source_overlap(engine), src_fields),
+        table_rows(impact.source_overlap(engine), src_fields),
         "Citing domains by source and the overlap between sources (every stored run; "
         "definitions in store/impact.py)",
-    ) + _write_table(
+    ) + write_table(
         out,
         "impact_ranks",
         rank_fields,
-        _rows(impact.rank_weighted(engine), rank_fields),
+        table_rows(impact.rank_weighted(engine), rank_fields),
         "Rank-weighted in-link counts from Common Crawl web graphs (sums of the citing "
         "nodes' harmonic centrality and PageRank)",
     )

@@ -43,7 +43,7 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     return "\n".join(lines)
 
 
-def _write_table(
+def write_table(
     out: Path, name: str, header: Sequence[str], rows: Sequence[Sequence[Any]], title: str
 ) -> list[Path]:
     csv_path = out / f"{name}.csv"
@@ -57,7 +57,7 @@ def _write_table(
     return [csv_path, md_path]
 
 
-def _rows(items: Sequence[Any], fields: Sequence[str]) -> list[list[Any]]:
+def table_rows(items: Sequence[Any], fields: Sequence[str]) -> list[list[Any]]:
     out = []
     for it in items:
         row = []
@@ -68,7 +68,7 @@ def _rows(items: Sequence[Any], fields: Sequence[str]) -> list[list[Any]]:
     return out
 
 
-def _share_figure(
+def share_figure(
     path: Path,
     uni_rows: Sequence[Any],
     country_rows: Sequence[Any],
@@ -117,28 +117,8 @@ def _share_figure(
         (axes[0], unis, uni_rows, lambda r: (r.country, r.university)),
         (axes[1], countries, country_rows, lambda r: r.country),
     ):
-        if not keys:
-            ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
-            ax.set_axis_off()
-            continue
         share = {(key_of(r), r.category): r.known_share or 0.0 for r in rows}
-        left = [0.0] * len(keys)
-        for c in cats:
-            vals = [100 * share.get((k, c), 0.0) for k in keys]
-            ax.barh(range(len(keys)), vals, left=left, color=colours.get(c), label=labels.get(c, c))
-            left = [a + b for a, b in zip(left, vals, strict=True)]
-        ax.set_yticks(range(len(keys)))
-        ax.set_yticklabels(
-            [
-                (f"{k[1]} ({k[0]})" if isinstance(k, tuple) else k)
-                + (f" · {unknown[k]} unknown" if unknown.get(k) else "")
-                for k in keys
-            ],
-            fontsize=8,
-        )
-        ax.invert_yaxis()
-        ax.set_xlim(0, 100)
-        ax.set_xlabel("share of the external domains with evidence, %")
+        _share_bars(ax, keys, share, cats, colours, labels, unknown)
     axes[0].set_title("per university")
     axes[1].set_title("per country")
     handles, names = axes[0].get_legend_handles_labels()
@@ -151,3 +131,37 @@ def _share_figure(
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path
+
+
+def _share_bars(
+    ax: Any,
+    keys: Sequence[Any],
+    share: dict[tuple[Any, str], float],
+    cats: Sequence[str],
+    colours: dict[str, Any],
+    labels: dict[str, str],
+    unknown: dict[Any, int],
+) -> None:
+    """One panel of :func:`share_figure`: a stacked bar per key (a university or a country),
+    labelled with its count of unknown domains."""
+    if not keys:
+        ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
+        ax.set_axis_off()
+        return
+    left = [0.0] * len(keys)
+    for c in cats:
+        vals = [100 * share.get((k, c), 0.0) for k in keys]
+        ax.barh(range(len(keys)), vals, left=left, color=colours.get(c), label=labels.get(c, c))
+        left = [a + b for a, b in zip(left, vals, strict=True)]
+    ax.set_yticks(range(len(keys)))
+    ax.set_yticklabels(
+        [
+            (f"{k[1]} ({k[0]})" if isinstance(k, tuple) else k)
+            + (f" · {unknown[k]} unknown" if unknown.get(k) else "")
+            for k in keys
+        ],
+        fontsize=8,
+    )
+    ax.invert_yaxis()
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("share of the external domains with evidence, %")
