@@ -18,6 +18,20 @@ Exit codes (stable, scripts may rely on them):
 
 from __future__ import annotations
 
+#: every exit code of the command line and what it means (the ``--help`` epilog is made
+#: from it; each error class's ``exit_code`` is one of these)
+EXIT_CODES: dict[int, str] = {
+    0: "ok",
+    1: "the work failed",
+    2: "bad input (configuration, universities file, parameters) or unreachable database",
+    3: "schema out of date (run `webometrics db upgrade`)",
+    4: "another run holds the run lock, or another stage its stage lock (crawl with crawl, "
+    "cluster with analyse, ...; the holder is named; which stages may overlap: README "
+    "'Scheduled runs')",
+    130: "interrupted (Ctrl-C or SIGTERM; the run is marked interrupted, `webometrics runs` "
+    "shows how to resume it)",
+}
+
 
 class WebometricsError(Exception):
     """Base class of every error the project reports to its users."""

@@ -24,7 +24,7 @@ import pytest
 
 # the stored worlds (databases filled with known rows) of the store, analyse, report and
 # dashboard tests, and the pipeline-made world (the real stages on the local test web)
-pytest_plugins = ["tests.stored_world", "tests.pipeline_world"]
+pytest_plugins = ["tests.stored_world", "tests.pipeline_world", "tests.cli"]
 
 REPO = Path(__file__).resolve().parent.parent
 

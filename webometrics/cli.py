@@ -18,11 +18,12 @@ import logging
 import pkgutil
 import signal
 import sys
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from core.exceptions import WebometricsError
+from core.exceptions import EXIT_CODES, WebometricsError
 from webometrics import __version__
 
 if TYPE_CHECKING:
@@ -32,16 +33,15 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("webometrics")
 
-EPILOG = """\
-configuration: defaults < webometrics.toml (--config or $WEBOMETRICS_CONFIG) < environment
-(WEBOMETRICS_DB_URL, WEBOMETRICS_<SECTION>__<KEY>) < command-line options.
-exit codes: 0 ok, 1 the work failed, 2 bad input or unreachable database,
-3 schema out of date (run `webometrics db upgrade`), 4 another run holds the run lock
-(or another stage its stage lock: crawl with crawl, cluster with analyse, ...; the holder
-is named; which stages may overlap: README 'Scheduled runs'),
-130 interrupted (Ctrl-C or SIGTERM; the run is marked interrupted, `webometrics runs`
-shows how to resume it).
-"""
+EPILOG = (
+    "configuration: defaults < webometrics.toml (--config or $WEBOMETRICS_CONFIG) < environment\n"
+    "(WEBOMETRICS_DB_URL, WEBOMETRICS_<SECTION>__<KEY>) < command-line options.\n"
+    "exit codes:\n"
+    + "".join(
+        textwrap.fill(what, 88, initial_indent=f"  {code:<4} ", subsequent_indent=" " * 7) + "\n"
+        for code, what in EXIT_CODES.items()
+    )
+)
 
 
 class Terminated(KeyboardInterrupt):

@@ -17,6 +17,7 @@ import pytest
 import core.exceptions
 from core.exceptions import RunLockedError
 from store import make_engine
+from tests.cli import FAST_CRAWL, start_webometrics
 from tests.crawler.conftest import Answer, LocalWeb, html, write_universities
 from webometrics.runlock import RunLock, stage_lock
 
@@ -24,20 +25,7 @@ A = "http://www.alpha-university.edu"
 
 
 def _cli(*args: str, db: str, cwd: Path, wait: bool = True) -> subprocess.Popen[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("WEBOMETRICS_")}
-    env.update(
-        WEBOMETRICS_DB_URL=db,
-        WEBOMETRICS_CRAWL__DOWNLOAD_DELAY="0",
-        WEBOMETRICS_CRAWL__AUTOTHROTTLE="false",
-    )
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "webometrics", *args],
-        cwd=cwd,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = start_webometrics(*args, db=db, cwd=cwd, env=FAST_CRAWL)
     if wait:
         proc.wait(300)
     return proc
@@ -122,3 +110,12 @@ def test_top_level_help_lists_every_exit_code(tmp_path: Path) -> None:
     for code in documented:
         assert re.search(rf"(^|[\s,]){code} ", epilog), f"exit code {code} not in --help"
     assert "4 another run holds the run lock" in " ".join(epilog.split())
+    # the epilog is made from core.exceptions.EXIT_CODES, which every error class keeps to
+    assert set(documented) == {str(code) for code in core.exceptions.EXIT_CODES}
+    errors = [
+        cls
+        for cls in vars(core.exceptions).values()
+        if isinstance(cls, type) and issubclass(cls, core.exceptions.WebometricsError)
+    ]
+    assert len(errors) > 5
+    assert all(cls.exit_code in core.exceptions.EXIT_CODES for cls in errors)
