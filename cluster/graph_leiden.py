@@ -102,8 +102,8 @@ LEIDEN_CONSTRAINTS: Constraints = {
 }
 """The parameters every Leiden estimator shares (the resolution: :func:`check_quality`)."""
 
-DEFAULT_RESOLUTION = {"rb": 0.2, "modularity": 1.0, "cpm": 0.05}
-"""The resolution used when none is given (``rb`` and ``cpm`` chosen by ``bench/linkage.py``)."""
+DEFAULT_RESOLUTION = D.LEIDEN_QUALITY_RESOLUTION
+"""The resolution used when none is given (``core.defaults.LEIDEN_QUALITY_RESOLUTION``)."""
 
 
 @dataclass

@@ -140,6 +140,9 @@ CLUSTER_LEIDEN_THRESHOLD = 0.02
 CLUSTER_LEIDEN_ROWS = 2
 CLUSTER_LEIDEN_BANDS = 64
 CLUSTER_LEIDEN_SIMILARITY: LeidenSimilarity = "signature"
+# the resolution of a Leiden quality when none is given (rb and cpm chosen by
+# bench/linkage.py; modularity takes no other)
+LEIDEN_QUALITY_RESOLUTION: dict[Quality, float] = {"rb": 0.2, "modularity": 1.0, "cpm": 0.05}
 LEIDEN_ITERATIONS = 2  # Leiden iterations per level (negative: until no node moves)
 CLUSTER_MAX_NEIGHBOURS: int | None = 20  # strongest edges kept per document (None: all)
 
