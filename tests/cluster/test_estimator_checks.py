@@ -246,3 +246,23 @@ def test_the_near_duplicate_methods_share_the_base() -> None:
         method = get_method(name)
         assert repr(method).startswith(type(method).__name__ + "(")
         assert method.set_params(**method.get_params()).get_params() == method.get_params()
+
+
+def test_the_signers_default_to_their_settings() -> None:
+    """The MinHash signers are no estimators (they transform, they do not fit), but their
+    defaults are the command line's too: [minhash] for the shingle sets, [activity] for
+    the weighted samples of the activity clustering."""
+    from cluster import MinHasher, WeightedMinHasher
+
+    settings = Settings()
+    signer = MinHasher()
+    assert (signer.num_perm, signer.seed, signer.scheme) == (
+        settings.minhash.num_perm,
+        settings.minhash.seed,
+        settings.minhash.scheme,
+    )
+    weighted = WeightedMinHasher(dim=8)
+    assert (weighted.num_perm, weighted.seed) == (
+        settings.activity.num_perm,
+        settings.activity.seed,
+    )
