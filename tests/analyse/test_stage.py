@@ -22,12 +22,12 @@ def test_stage_categorises_domains_and_names_clusters(filled: Facts) -> None:
     engine = make_engine(filled.url)
     try:
         stats = analyse.run(engine, Settings(), progress=False)
-        assert stats["domains"] == len(DOMAINS)
+        assert stats.domains == len(DOMAINS)
         # the clusterings whose clusters have no theme yet
         unnamed = [groups for key, groups in CLUSTERINGS.items() if key not in NAMED]
-        assert stats["clusterings"] == len(unnamed) == 2
-        assert stats["clusters"] == sum(map(len, unnamed)) == 4
-        assert stats["domains_overridden"] == 1
+        assert stats.clusterings == len(unnamed) == 2
+        assert stats.clusters == sum(map(len, unnamed)) == 4
+        assert stats.domains_overridden == 1
         with Session(engine) as s:
             rows = {r.domain: r for r in s.scalars(select(DomainCategory))}
         # every fixture domain gets the category a human gives it (listed domains,
@@ -54,12 +54,14 @@ def test_stage_categorises_domains_and_names_clusters(filled: Facts) -> None:
             assert cl is not None and cl.top_shingles and cl.titles
             assert cl.category_evidence["members"] == {"media": 1, "search_engines": 1}
         # a second run has nothing left to name; redo names everything again
-        again = analyse.run(engine, Settings(), domains=False, progress=False)
-        assert again["clusterings"] == 0
-        again = analyse.run(engine, Settings(), domains=False, redo=True, progress=False)
-        assert again["clusters"] == sum(map(len, CLUSTERINGS.values()))
+        again = analyse.run(engine, Settings(), analyse.AnalyseScope(domains=False), progress=False)
+        assert again.clusterings == 0
+        again = analyse.run(
+            engine, Settings(), analyse.AnalyseScope(redo=True, domains=False), progress=False
+        )
+        assert again.clusters == sum(map(len, CLUSTERINGS.values()))
         with pytest.raises(ParameterError, match="no clustering with id 999"):
-            analyse.run(engine, Settings(), clustering_ids=[999], progress=False)
+            analyse.run(engine, Settings(), analyse.AnalyseScope((999,)), progress=False)
     finally:
         engine.dispose()
 
@@ -123,8 +125,10 @@ def test_page_unit_clustering_and_bad_taxonomy(filled_sqlite: Facts, tmp_path) -
                     s.flush()
                     s.add(ClusterMember(cluster_id=cl.id, document_id=d.id))
             cid = c.id
-        stats = analyse.run(engine, Settings(), clustering_ids=[cid], domains=False, progress=False)
-        assert stats["clusters"] == 2
+        stats = analyse.run(
+            engine, Settings(), analyse.AnalyseScope((cid,), domains=False), progress=False
+        )
+        assert stats.clusters == 2
         rows = [r for r in A.clusters(engine, clustering_id=cid)]
         by_dom = {r.top_domains: r for r in rows}
         assert by_dom["bbc.co.uk"].category == "media"
@@ -155,7 +159,7 @@ def test_stage_stores_what_the_dashboard_reads(filled_sqlite: Facts) -> None:
 
     engine = make_engine(filled_sqlite.url)
     try:
-        stats = analyse.run(engine, Settings(), domains=False, progress=False)
+        stats = analyse.run(engine, Settings(), analyse.AnalyseScope(domains=False), progress=False)
         taxonomy = load_taxonomy()
         assert stored.category_labels(engine) == taxonomy.labels("en", with_unknown=True)
         assert stored.category_labels(engine, "ru") == taxonomy.labels("ru", with_unknown=True)
@@ -164,7 +168,7 @@ def test_stage_stores_what_the_dashboard_reads(filled_sqlite: Facts) -> None:
         assert list(colors) == [*taxonomy.keys(), "unknown"]
         assert colors["unknown"] == "#b0b0b0" and len(set(colors.values())) == len(colors)
         runs = A.run_ids(engine)
-        assert runs and stats["network_runs"] == 2 * len(runs)
+        assert runs and stats.network_runs == 2 * len(runs)
         assert stored.network_runs(engine) == [(r, d) for r in runs for d in ("citing", "outgoing")]
         names = [u.name for u in queries.list_universities(engine)]
         n_shared = n_overlapping = 0

@@ -40,7 +40,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--no-domains", action="store_true", help="do not re-categorise the domains first"
     )
     p.set_defaults(func=_analyse)
+    _register_category(sub)
 
+
+def _register_category(sub: argparse._SubParsersAction) -> None:
     c = sub.add_parser(
         "category",
         help="set, clear or list an analyst's category override of a domain",
@@ -79,15 +82,15 @@ def _analyse(ctx) -> int:
     from webometrics.runlock import stage_lock
     from webometrics.stages import analyse
 
+    a = ctx.args
+    scope = analyse.AnalyseScope(
+        clustering_ids=tuple(a.clustering) if a.clustering is not None else None,
+        redo=a.redo,
+        domains=not a.no_domains,
+    )
     with stage_lock(ctx.engine(), "analyse"):  # exit 4 naming the holder
-        stats = analyse.run(
-            ctx.engine(),
-            ctx.settings,
-            clustering_ids=ctx.args.clustering,
-            redo=ctx.args.redo,
-            domains=not ctx.args.no_domains,
-        )
-    print(json.dumps(stats, indent=2, ensure_ascii=False))
+        result = analyse.run(ctx.engine(), ctx.settings, scope)
+    print(json.dumps(result.stats(), indent=2, ensure_ascii=False))
     return 0
 
 

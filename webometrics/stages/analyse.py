@@ -13,7 +13,9 @@
    category voted by their member domains (overrides vote one-hot) and theme keywords
    (:func:`analyse.categories.categorize_cluster`); a cluster's own override stays.
 
-``run(engine, settings, ...) -> dict`` returns the statistics the pipeline records.
+``run(engine, settings, scope) -> AnalyseResult`` (:class:`AnalyseScope`: which
+clusterings, whether to categorise the domains) returns the statistics the pipeline
+records.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from analyse.categories import (
 from analyse.themes import ThemeDocument, ThemeOptions, cluster_themes, readable_terms
 from core.choices import DIRECTIONS
 from core.exceptions import ParameterError
-from core.settings import Settings
+from core.settings import AnalyseSettings, Settings
 from store import aggregates, analytics, queries
 from store import networks as network_tables
 from store.models import (
@@ -57,6 +59,7 @@ from store.models import (
 )
 from store.overrides import stored_assignment
 from store.session import session_scope
+from webometrics.stages import StageResult
 
 log = logging.getLogger(__name__)
 
@@ -134,27 +137,29 @@ def _university_domains(engine: Engine) -> dict[str, str]:
         return {d: "universities" for d in conn.scalars(select(UniversityDomain.domain))}
 
 
-def categorise_domains(
+@dataclass(frozen=True)
+class DomainsResult:
+    """What :func:`categorise_domains` stored: the domains categorised, the rows created
+    (``new``), those with an analyst's override (whose assigned category was still
+    refreshed) and the domains per assigned category (sorted by key)."""
+
+    domains: int
+    new: int
+    overridden: int
+    categories: dict[str, int]
+
+
+def _categorised(
     engine: Engine,
     taxonomy: Taxonomy,
+    todo: Sequence[str],
     *,
-    domains: Sequence[str] | None = None,
-    per_domain: int = 20,
-    max_words: int = 5000,
-    progress: bool = True,
-) -> dict[str, int]:
-    """Categorise domains and store :class:`DomainCategory` rows (overrides untouched).
-
-    Returns
-    -------
-    dict
-        ``domains`` (categorised), ``new`` (rows created), ``overridden`` (rows with an
-        analyst's override, whose assigned category was still refreshed), and one count
-        per assigned category (``category:<key>``).
-    """
-    todo = sorted(set(domains)) if domains is not None else _environment_domains(engine)
+    per_domain: int,
+    max_words: int,
+    progress: bool,
+) -> dict[str, Assignment]:
+    """The category of each domain of ``todo`` from its pages."""
     known = {d: k for d, k in _university_domains(engine).items() if "universities" in taxonomy}
-    stats: Counter[str] = Counter()
     results: dict[str, Assignment] = {}
     bar = tqdm(
         total=len(todo), desc="categorise domains", unit="domain", disable=not progress or None
@@ -171,7 +176,16 @@ def categorise_domains(
         )
         bar.update(1)
     bar.close()
+    return results
+
+
+def _store_domain_categories(
+    engine: Engine, taxonomy: Taxonomy, results: dict[str, Assignment]
+) -> DomainsResult:
+    """Create or update the :class:`DomainCategory` rows (overrides untouched)."""
     now = utcnow()
+    new = overridden = 0
+    categories: Counter[str] = Counter()
     for chunk in _chunks(sorted(results)):
         with session_scope(engine) as s:
             rows = {
@@ -187,7 +201,7 @@ def categorise_domains(
                 if row is None:
                     row = DomainCategory(domain=dom)
                     s.add(row)
-                    stats["new"] += 1
+                    new += 1
                 row.category, row.score, row.evidence, row.updated_at = (
                     a.category,
                     a.score,
@@ -195,10 +209,43 @@ def categorise_domains(
                     now,
                 )
                 if row.override_category is not None:
-                    stats["overridden"] += 1
-                stats[f"category:{a.category}"] += 1
-    stats["domains"] = len(results)
-    return dict(stats)
+                    overridden += 1
+                categories[a.category] += 1
+    return DomainsResult(len(results), new, overridden, dict(sorted(categories.items())))
+
+
+def categorise_domains(
+    engine: Engine,
+    taxonomy: Taxonomy,
+    *,
+    domains: Sequence[str] | None = None,
+    per_domain: int = 20,
+    max_words: int = 5000,
+    progress: bool = True,
+) -> DomainsResult:
+    """Categorise domains and store :class:`DomainCategory` rows (overrides untouched).
+
+    Parameters
+    ----------
+    domains : sequence of str, optional
+        The domains (default: those of the environment and of the documents).
+    per_domain : int
+        Pages read per domain.
+    max_words : int
+        Words of text read per domain.
+
+    Returns
+    -------
+    DomainsResult
+        ``domains`` (categorised), ``new`` (rows created), ``overridden`` (rows with an
+        analyst's override, whose assigned category was still refreshed), and the count
+        per assigned category (``categories``).
+    """
+    todo = sorted(set(domains)) if domains is not None else _environment_domains(engine)
+    results = _categorised(
+        engine, taxonomy, todo, per_domain=per_domain, max_words=max_words, progress=progress
+    )
+    return _store_domain_categories(engine, taxonomy, results)
 
 
 def _clusterings_to_do(engine: Engine, ids: Sequence[int] | None, redo: bool) -> list[int]:
@@ -220,50 +267,64 @@ def _clusterings_to_do(engine: Engine, ids: Sequence[int] | None, redo: bool) ->
         return sorted(todo)
 
 
-def analyse_clustering(
-    engine: Engine,
-    clustering_id: int,
-    taxonomy: Taxonomy,
-    options: ThemeOptions,
-    *,
-    per_domain: int = 20,
-) -> dict[str, int]:
-    """Name and categorise the final clusters of one clustering; returns counts."""
+@dataclass(frozen=True)
+class ClusteringResult:
+    """What :func:`analyse_clustering` did: the clusters named and categorised, and how
+    many got each category."""
+
+    clusters: int
+    categories: dict[str, int]
+
+
+@dataclass
+class _Members:
+    """The member documents of each final cluster of a clustering, as themes read them,
+    their domains, and the votes of the domains' stored categories."""
+
+    documents: dict[int, list[ThemeDocument]]
+    domains: dict[int, list[str]]
+    votes: dict[str, Assignment | str | None]
+
+
+def _page_titles_texts(
+    s: Session, page_ids: Sequence[int]
+) -> dict[int, tuple[str | None, str | None]]:
+    pages: dict[int, tuple[str | None, str | None]] = {}
+    for chunk in _chunks(page_ids):
+        for pid, title, text in s.execute(
+            select(Page.id, Page.title, Page.text).where(Page.id.in_(list(chunk)))
+        ):
+            pages[pid] = (title, text)
+    return pages
+
+
+def _domain_votes(s: Session, domains: Sequence[str]) -> dict[str, Assignment | str | None]:
+    cats: dict[str, DomainCategory] = {}
+    for chunk in _chunks(domains):
+        for dc in s.scalars(select(DomainCategory).where(DomainCategory.domain.in_(chunk))):
+            cats[dc.domain] = dc
+    return {d: stored_assignment(dc) for d, dc in cats.items()}
+
+
+def _members(engine: Engine, clustering_id: int, per_domain: int) -> _Members:
+    """Read the final clusters' members: a page document's title and text, a domain
+    document's pages (up to ``per_domain``)."""
     with Session(engine) as s:
         rows = s.execute(
-            select(
-                Cluster.id,
-                Document.id,
-                Document.unit,
-                Document.domain,
-                Document.page_id,
-                Document.n_pages,
-            )
+            select(Cluster.id, Document.unit, Document.domain, Document.page_id, Document.n_pages)
             .join(ClusterMember, ClusterMember.cluster_id == Cluster.id)
             .join(Document, Document.id == ClusterMember.document_id)
             .where(Cluster.clustering_id == clustering_id, Cluster.level == -1)
             .order_by(Cluster.id, Document.id)
         ).all()
-        page_ids = [r[4] for r in rows if r[2] == "page" and r[4] is not None]
-        pages: dict[int, tuple[str | None, str | None]] = {}
-        for chunk in _chunks(page_ids):
-            for pid, title, text in s.execute(
-                select(Page.id, Page.title, Page.text).where(Page.id.in_(list(chunk)))
-            ):
-                pages[pid] = (title, text)
-        domains = sorted({r[3] for r in rows})
-        cats: dict[str, DomainCategory] = {}
-        for chunk in _chunks(domains):
-            for dc in s.scalars(select(DomainCategory).where(DomainCategory.domain.in_(chunk))):
-                cats[dc.domain] = dc
-        votes = {d: stored_assignment(dc) for d, dc in cats.items()}
-    domain_docs: dict[str, DomainPages] = {}
-    unit_domains = sorted({r[3] for r in rows if r[2] == "domain"})
-    for dp in iter_domain_pages(engine, unit_domains, per_domain=per_domain):
-        domain_docs[dp.domain] = dp
-    members: dict[int, list[ThemeDocument]] = defaultdict(list)
-    member_domains: dict[int, list[str]] = defaultdict(list)
-    for cl_id, _doc_id, unit, domain, page_id, n_pages in rows:
+        pages = _page_titles_texts(s, [r[3] for r in rows if r[1] == "page" and r[3] is not None])
+        votes = _domain_votes(s, sorted({r[2] for r in rows}))
+    unit_domains = sorted({r[2] for r in rows if r[1] == "domain"})
+    domain_docs = {
+        dp.domain: dp for dp in iter_domain_pages(engine, unit_domains, per_domain=per_domain)
+    }
+    out = _Members(defaultdict(list), defaultdict(list), votes)
+    for cl_id, unit, domain, page_id, n_pages in rows:
         if unit == "page":
             title, text = pages.get(page_id, (None, None)) if page_id else (None, None)
             doc = ThemeDocument(text or "", (title,) if title else (), domain, 1)
@@ -272,10 +333,69 @@ def analyse_clustering(
             doc = ThemeDocument(
                 "\n\n".join(dp.texts), tuple(dp.titles), domain, int(n_pages or len(dp.texts) or 1)
             )
-        members[cl_id].append(doc)
-        member_domains[cl_id].append(domain)
-    themes = cluster_themes(members, options)
-    stats: Counter[str] = Counter()
+        out.documents[cl_id].append(doc)
+        out.domains[cl_id].append(domain)
+    return out
+
+
+def _theme_terms(
+    theme: Any, weighted: list[Any], texts: list[str], options: ThemeOptions
+) -> tuple[list[str], list[float]]:
+    """A cluster's terms and their weights: the activity clustering's tf-idf stems
+    (``weighted``), as whole written words, when it has them and some are no function
+    words; else the c-TF-IDF theme's."""
+    terms, weights = list(theme.terms), list(theme.term_weights)
+    if weighted:
+        written = readable_terms(
+            [t for t, _ in weighted], texts, max_words=options.max_words
+        )  # no stop word, no stem without a word of the texts, the cluster's script
+        top = [(written[t], float(w)) for t, w in weighted if t in written]
+        if top:
+            terms = [t for t, _ in top[: options.n_terms]]
+            weights = [w for _, w in top[: options.n_terms]]
+    return terms, weights
+
+
+def _name(
+    cl: Cluster, theme: Any, members: _Members, taxonomy: Taxonomy, options: ThemeOptions
+) -> str:
+    """Give a final cluster its theme and voted category; return the category."""
+    kept = cl.category_evidence or {}
+    texts = [d.text for d in members.documents[cl.id]]
+    terms, weights = _theme_terms(theme, kept.get("weighted_terms") or [], texts, options)
+    member_votes = [v for d in members.domains[cl.id] if (v := members.votes.get(d)) is not None]
+    a = categorize_cluster(member_votes, taxonomy=taxonomy, theme_terms=[*terms, *theme.shingles])
+    cl.theme_terms = terms
+    cl.top_shingles = list(theme.shingles)
+    cl.top_domains = list(theme.domains)
+    cl.titles = list(theme.titles)
+    cl.category = a.category
+    cl.category_score = a.score
+    cl.category_support = a.evidence["support"]
+    cl.category_voters = a.evidence["voters"]
+    cl.category_evidence = {
+        **a.evidence,
+        # the activity clustering's own tf-idf terms of the cluster, when it has them
+        **({"weighted_terms": kept["weighted_terms"]} if "weighted_terms" in kept else {}),
+        "scores": a.scores,
+        "term_weights": dict(zip(terms, weights, strict=True)),
+        "shingle_counts": dict(zip(theme.shingles, theme.shingle_counts, strict=True)),
+    }
+    return a.category
+
+
+def analyse_clustering(
+    engine: Engine,
+    clustering_id: int,
+    taxonomy: Taxonomy,
+    options: ThemeOptions,
+    *,
+    per_domain: int = 20,
+) -> ClusteringResult:
+    """Name and categorise the final clusters of one clustering; returns counts."""
+    members = _members(engine, clustering_id, per_domain)
+    themes = cluster_themes(members.documents, options)
+    categories: Counter[str] = Counter()
     with session_scope(engine) as s:
         clusters = s.scalars(
             select(Cluster).where(Cluster.clustering_id == clustering_id, Cluster.level == -1)
@@ -284,41 +404,8 @@ def analyse_clustering(
             theme = themes.get(cl.id)
             if theme is None:  # a cluster without stored members
                 continue
-            member_votes = [v for d in member_domains[cl.id] if (v := votes.get(d)) is not None]
-            kept = cl.category_evidence or {}
-            weighted = kept.get("weighted_terms") or []
-            terms, weights = list(theme.terms), list(theme.term_weights)
-            if weighted:  # the activity clustering's tf-idf stems, as whole written words
-                texts = [d.text for d in members[cl.id]]
-                written = readable_terms(
-                    [t for t, _ in weighted], texts, max_words=options.max_words
-                )  # no stop word, no stem without a word of the texts, the cluster's script
-                top = [(written[t], float(w)) for t, w in weighted if t in written]
-                if top:  # else the c-TF-IDF theme: the stems were all function words
-                    terms = [t for t, _ in top[: options.n_terms]]
-                    weights = [w for _, w in top[: options.n_terms]]
-            a = categorize_cluster(
-                member_votes, taxonomy=taxonomy, theme_terms=[*terms, *theme.shingles]
-            )
-            cl.theme_terms = terms
-            cl.top_shingles = list(theme.shingles)
-            cl.top_domains = list(theme.domains)
-            cl.titles = list(theme.titles)
-            cl.category = a.category
-            cl.category_score = a.score
-            cl.category_support = a.evidence["support"]
-            cl.category_voters = a.evidence["voters"]
-            cl.category_evidence = {
-                **a.evidence,
-                # the activity clustering's own tf-idf terms of the cluster, when it has them
-                **({"weighted_terms": kept["weighted_terms"]} if "weighted_terms" in kept else {}),
-                "scores": a.scores,
-                "term_weights": dict(zip(terms, weights, strict=True)),
-                "shingle_counts": dict(zip(theme.shingles, theme.shingle_counts, strict=True)),
-            }
-            stats["clusters"] += 1
-            stats[f"category:{a.category}"] += 1
-    return dict(stats)
+            categories[_name(cl, theme, members, taxonomy, options)] += 1
+    return ClusteringResult(sum(categories.values()), dict(categories))
 
 
 def store_category_labels(engine: Engine, taxonomy: Taxonomy) -> int:
@@ -345,7 +432,39 @@ def store_aggregates(engine: Engine) -> dict[str, Any]:
     return aggregates.refresh(engine)
 
 
-def store_networks(engine: Engine, *, progress: bool = True) -> dict[str, Any]:
+@dataclass(frozen=True)
+class NetworksResult:
+    """What :func:`store_networks` stored: the (crawl run, direction) pairs and its
+    seconds."""
+
+    network_runs: int
+    network_seconds: float
+
+
+def _store_network(engine: Engine, run_id: int, direction: str, names: list[str]) -> None:
+    """The co-link overlaps, shared domains and GEXF graph of one run and direction."""
+    env = analytics.environment(engine, run_id=run_id, direction=direction)
+    weight = "links" if direction == "outgoing" else "pages"
+    edges = [(r.university, r.domain, getattr(r, weight)) for r in env]
+    overlaps = networks.colink_overlap(edges, universities=names)
+    shared = networks.shared_domains(edges, min_universities=2)
+    graph = networks.environment_graph(
+        edges,
+        direction=direction,
+        university_attrs={r.university: {"country": r.country} for r in env},
+        domain_attrs={
+            r.domain: {"category": r.category or "", "language": r.language or ""} for r in env
+        },
+    )
+    with tempfile.TemporaryDirectory(prefix="webometrics-gexf-") as tmp:
+        (path,) = networks.write_graph(graph, Path(tmp) / "graph", formats=("gexf",))
+        gexf = path.read_bytes()
+    network_tables.replace_network(
+        engine, run_id, direction, overlaps=overlaps, shared=shared, files={"gexf": gexf}
+    )
+
+
+def store_networks(engine: Engine, *, progress: bool = True) -> NetworksResult:
     """Compute and store, for every crawl run with environment data and both directions,
     the co-link overlaps of the universities, the domains they share and the whole
     university-domain graph as GEXF (:mod:`analyse.networks` over the rows of
@@ -353,7 +472,7 @@ def store_networks(engine: Engine, *, progress: bool = True) -> dict[str, Any]:
 
     Returns
     -------
-    dict
+    NetworksResult
         ``network_runs`` (run and direction pairs stored), ``network_seconds``.
     """
     started = time.perf_counter()
@@ -363,44 +482,110 @@ def store_networks(engine: Engine, *, progress: bool = True) -> dict[str, Any]:
         analytics.run_ids(engine), desc="networks", unit="run", disable=not progress or None
     ):
         for direction in DIRECTIONS:
-            env = analytics.environment(engine, run_id=run_id, direction=direction)
-            weight = "links" if direction == "outgoing" else "pages"
-            edges = [(r.university, r.domain, getattr(r, weight)) for r in env]
-            overlaps = networks.colink_overlap(edges, universities=names)
-            shared = networks.shared_domains(edges, min_universities=2)
-            graph = networks.environment_graph(
-                edges,
-                direction=direction,
-                university_attrs={r.university: {"country": r.country} for r in env},
-                domain_attrs={
-                    r.domain: {"category": r.category or "", "language": r.language or ""}
-                    for r in env
-                },
-            )
-            with tempfile.TemporaryDirectory(prefix="webometrics-gexf-") as tmp:
-                (path,) = networks.write_graph(graph, Path(tmp) / "graph", formats=("gexf",))
-                gexf = path.read_bytes()
-            network_tables.replace_network(
-                engine,
-                run_id,
-                direction,
-                overlaps=overlaps,
-                shared=shared,
-                files={"gexf": gexf},
-            )
+            _store_network(engine, run_id, direction, names)
             done += 1
-    return {"network_runs": done, "network_seconds": round(time.perf_counter() - started, 3)}
+    return NetworksResult(done, round(time.perf_counter() - started, 3))
+
+
+@dataclass(frozen=True)
+class AnalyseScope:
+    """What one analyse run works on.
+
+    Attributes
+    ----------
+    clustering_ids : tuple of int, optional
+        Analyse these clusterings; by default those whose final clusters have no theme
+        yet (all of them with ``redo``).
+    redo : bool
+        Analyse every clustering again.
+    domains : bool
+        Categorise the domains first (on by default; the clusters vote with the stored
+        categories).
+    """
+
+    clustering_ids: tuple[int, ...] | None = None
+    redo: bool = False
+    domains: bool = True
+
+
+#: The fields of :class:`AnalyseResult` left out of its statistics when the domains were
+#: not categorised (``AnalyseScope.domains`` off).
+_DOMAIN_FIELDS = frozenset({"domains", "domains_new", "domains_overridden", "domain_categories"})
+
+
+@dataclass(frozen=True, kw_only=True)
+class AnalyseResult(StageResult):
+    """The statistics of an analyse run: the taxonomy file, the domains categorised (None
+    when they were not), the clusterings and clusters named with their categories, the
+    aggregates (:func:`store_aggregates`) and networks (:func:`store_networks`) stored,
+    and the seconds."""
+
+    taxonomy: str
+    domains: int | None = None
+    domains_new: int | None = None
+    domains_overridden: int | None = None
+    domain_categories: dict[str, int] | None = None
+    clusterings: int
+    clusters: int
+    cluster_categories: dict[str, int]
+    aggregate_runs: int
+    aggregate_rows: int
+    aggregate_seconds: float
+    network_runs: int
+    network_seconds: float
+    seconds: float
+
+    def stats(self) -> dict[str, Any]:
+        """The statistics as JSON values, without the domains' when they were not
+        categorised."""
+        out = super().stats()
+        return {k: v for k, v in out.items() if v is not None or k not in _DOMAIN_FIELDS}
+
+
+def _theme_options(cfg: AnalyseSettings) -> ThemeOptions:
+    return ThemeOptions(
+        n_terms=cfg.theme_terms,
+        n_shingles=cfg.theme_shingles,
+        shingle_sizes=cfg.shingle_sizes,
+        n_domains=cfg.top_domains,
+        n_titles=cfg.titles,
+        max_words=cfg.max_words,
+    )
+
+
+def _domain_fields(result: DomainsResult | None) -> dict[str, Any]:
+    """The domain fields of :class:`AnalyseResult` (none when not categorised)."""
+    if result is None:
+        return {}
+    return {
+        "domains": result.domains,
+        "domains_new": result.new,
+        "domains_overridden": result.overridden,
+        "domain_categories": result.categories,
+    }
+
+
+def _analyse_clusterings(
+    engine: Engine, todo: Sequence[int], taxonomy: Taxonomy, cfg: AnalyseSettings, progress: bool
+) -> tuple[int, dict[str, int]]:
+    """Name the clusterings ``todo``; the clusters named and the count per category."""
+    options = _theme_options(cfg)
+    categories: Counter[str] = Counter()
+    n_clusters = 0
+    for cid in tqdm(todo, desc="name clusters", unit="clustering", disable=not progress or None):
+        done = analyse_clustering(engine, cid, taxonomy, options, per_domain=cfg.pages_per_domain)
+        n_clusters += done.clusters
+        categories.update(done.categories)
+    return n_clusters, dict(sorted(categories.items()))
 
 
 def run(
     engine: Engine,
     settings: Settings,
+    scope: AnalyseScope | None = None,
     *,
-    clustering_ids: Sequence[int] | None = None,
-    redo: bool = False,
-    domains: bool = True,
     progress: bool = True,
-) -> dict[str, Any]:
+) -> AnalyseResult:
     """Categorise the external domains, then name and categorise the clusters.
 
     Parameters
@@ -408,24 +593,20 @@ def run(
     engine : Engine
     settings : Settings
         ``[analyse]``: the taxonomy file, theme sizes, pages per domain.
-    clustering_ids : sequence of int, optional
-        Analyse these clusterings; by default those whose final clusters have no theme
-        yet (all of them with ``redo=True``).
-    redo : bool
-        Analyse every clustering again.
-    domains : bool
-        Categorise the domains first (on by default; the clusters vote with the stored
-        categories).
+    scope : AnalyseScope, optional
+        The clusterings to analyse and whether to categorise the domains first; default
+        :class:`AnalyseScope()`.
     progress : bool
         Show progress bars.
 
     Returns
     -------
-    dict
+    AnalyseResult
         ``domains``, ``domains_new``, ``domains_overridden``, ``clusterings``,
         ``clusters``, ``domain_categories`` and ``cluster_categories`` (counts per
         category), ``taxonomy``, the aggregates' ``aggregate_runs``, ``aggregate_rows``
-        and ``aggregate_seconds`` (:func:`store_aggregates`), ``seconds``.
+        and ``aggregate_seconds`` (:func:`store_aggregates`), ``network_runs`` and
+        ``network_seconds`` (:func:`store_networks`), ``seconds``.
 
     Raises
     ------
@@ -435,52 +616,41 @@ def run(
         A clustering id does not exist.
     """
     started = time.perf_counter()
+    scope = scope if scope is not None else AnalyseScope()
     cfg = settings.analyse
     taxonomy = load_taxonomy(cfg.taxonomy)
-    options = ThemeOptions(
-        n_terms=cfg.theme_terms,
-        n_shingles=cfg.theme_shingles,
-        shingle_sizes=cfg.shingle_sizes,
-        n_domains=cfg.top_domains,
-        n_titles=cfg.titles,
-        max_words=cfg.max_words,
-    )
-    out: dict[str, Any] = {"taxonomy": taxonomy.source}
     store_category_labels(engine, taxonomy)
-    if domains:
-        st = categorise_domains(
+    domains = None
+    if scope.domains:
+        domains = categorise_domains(
             engine,
             taxonomy,
             per_domain=cfg.pages_per_domain,
             max_words=cfg.max_words,
             progress=progress,
         )
-        out["domains"] = st.get("domains", 0)
-        out["domains_new"] = st.get("new", 0)
-        out["domains_overridden"] = st.get("overridden", 0)
-        out["domain_categories"] = {
-            k.split(":", 1)[1]: v for k, v in sorted(st.items()) if k.startswith("category:")
-        }
-    todo = _clusterings_to_do(engine, clustering_ids, redo)
-    cluster_cats: Counter[str] = Counter()
-    n_clusters = 0
-    for cid in tqdm(todo, desc="name clusters", unit="clustering", disable=not progress or None):
-        st = analyse_clustering(engine, cid, taxonomy, options, per_domain=cfg.pages_per_domain)
-        n_clusters += st.get("clusters", 0)
-        for k, v in st.items():
-            if k.startswith("category:"):
-                cluster_cats[k.split(":", 1)[1]] += v
-    out["clusterings"] = len(todo)
-    out["clusters"] = n_clusters
-    out["cluster_categories"] = dict(sorted(cluster_cats.items()))
-    out.update(store_aggregates(engine))
-    out.update(store_networks(engine, progress=progress))
-    out["seconds"] = round(time.perf_counter() - started, 3)
+    todo = _clusterings_to_do(engine, scope.clustering_ids, scope.redo)
+    n_clusters, cluster_categories = _analyse_clusterings(engine, todo, taxonomy, cfg, progress)
+    aggregated = store_aggregates(engine)
+    nets = store_networks(engine, progress=progress)
+    seconds = round(time.perf_counter() - started, 3)
     log.info(
         "analyse: %s domains categorised, %d clusters of %d clusterings named in %.1f s",
-        out.get("domains", 0),
+        domains.domains if domains is not None else 0,
         n_clusters,
         len(todo),
-        out["seconds"],
+        seconds,
     )
-    return out
+    return AnalyseResult(
+        taxonomy=taxonomy.source,
+        **_domain_fields(domains),
+        clusterings=len(todo),
+        clusters=n_clusters,
+        cluster_categories=cluster_categories,
+        aggregate_runs=aggregated["aggregate_runs"],
+        aggregate_rows=aggregated["aggregate_rows"],
+        aggregate_seconds=aggregated["aggregate_seconds"],
+        network_runs=nets.network_runs,
+        network_seconds=nets.network_seconds,
+        seconds=seconds,
+    )
