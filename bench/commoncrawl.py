@@ -147,7 +147,8 @@ rss_start = hwm_kb()
 from sqlalchemy import select
 from store import make_engine, schema, session_scope
 from store import models as m
-from webometrics.stages.citing_graph import GraphOptions, run
+from core.settings import Settings
+from webometrics.stages.citing_graph import GraphScope, run
 import duckdb  # noqa: F401  (counted in the imports' RSS)
 engine = make_engine(spec["db"])
 schema.upgrade(engine)
@@ -158,8 +159,9 @@ with session_scope(engine) as s:
         s.add(u)
 rss_imports = hwm_kb()
 t0 = time.perf_counter()
-summary = run(engine, spec["vertices"], spec["edges"], spec["ranks"],
-              GraphOptions(threads=2, memory_limit=spec["memory_limit"]))
+scope = GraphScope(tuple(spec["vertices"]), tuple(spec["edges"]), spec["ranks"],
+                   threads=2, memory_limit=spec["memory_limit"])
+summary = run(engine, Settings(), scope).stats()
 total = time.perf_counter() - t0
 rss_read = hwm_kb()
 found = {}

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
+from core.settings import Settings
 from crawler.commoncrawl.dumps import GraphInputError, count_lines
 from store import make_engine, schema, session_scope
 from store import models as m
@@ -206,6 +207,14 @@ def test_a_failure_while_storing_leaves_nothing(
     monkeypatch.setattr(GraphResult, "batches", broken)
     engine = make_engine(db)
     with pytest.raises(RuntimeError, match="disk full"):
-        citing_graph.run(engine, case.files.vertices, case.files.edges, case.files.ranks)
+        citing_graph.run(
+            engine,
+            Settings(),
+            citing_graph.GraphScope(
+                vertices=tuple(map(str, case.files.vertices)),
+                edges=tuple(map(str, case.files.edges)),
+                ranks=str(case.files.ranks) if case.files.ranks else None,
+            ),
+        )
     engine.dispose()
     _nothing_stored(db)

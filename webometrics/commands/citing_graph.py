@@ -75,31 +75,29 @@ def add_parser(csub: argparse._SubParsersAction) -> None:
 
 def _run(ctx: Any) -> int:
     from core.exceptions import ParameterError
-    from webometrics.stages.citing_graph import GraphOptions, run
+    from webometrics.stages.citing_graph import GraphScope, run
 
     args = ctx.args
     if args.threads < 1:
         raise ParameterError(f"--threads {args.threads}: use 1 or more")
-    summary = run(
-        ctx.engine(),
-        args.vertices,
-        args.edges,
-        args.ranks,
-        GraphOptions(
-            level=args.level,
-            release=args.release,
-            memory_limit=args.memory_limit,
-            threads=args.threads,
-        ),
+    scope = GraphScope(
+        vertices=tuple(args.vertices),
+        edges=tuple(args.edges),
+        ranks=args.ranks,
+        level=args.level,
+        release=args.release,
+        memory_limit=args.memory_limit,
+        threads=args.threads,
     )
-    missing = summary["universities_not_in_graph"]
+    summary = run(ctx.engine(), ctx.settings, scope)
+    missing = list(summary.universities_not_in_graph)
     print(
-        f"crawl run {summary['run_id']}: {summary['citing_nodes']:,} citing "
-        f"{summary['level']}s ({summary['environment']['citing_domains']:,} registered "
+        f"crawl run {summary.run_id}: {summary.citing_nodes:,} citing "
+        f"{summary.level}s ({summary.environment.citing_domains:,} registered "
         "domains) of "
-        f"{summary['universities'] - len(missing)} universities from {summary['source']} "
-        f"({summary['vertices']:,} vertices, {summary['edges']:,} edges, "
-        f"{summary['edges_per_second']:,} edges/s)"
+        f"{summary.universities - len(missing)} universities from {summary.source} "
+        f"({summary.vertices:,} vertices, {summary.edges:,} edges, "
+        f"{summary.edges_per_second:,} edges/s)"
     )
     if missing:
         print(f"  {len(missing)} universities have no node in the graph: ids {missing}")

@@ -23,14 +23,18 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, func, insert, literal, select
+from sqlalchemy.orm import Session
 
 from core.choices import GRAPH_RUN_KIND
 from core.domains import registered_domain
 from core.exceptions import ParameterError
+from core.settings import Settings
 from crawler.commoncrawl.dumps import release_of
-from crawler.commoncrawl.graph import GraphReader, GraphResult
+from crawler.commoncrawl.graph import GraphReader
+from crawler.commoncrawl.graph import GraphResult as ReadGraph
 from store.models import CitingNode, CrawlRun, Environment, UniversityDomain
 from store.session import session_scope
+from webometrics.stages import StageResult
 
 log = logging.getLogger(__name__)
 
@@ -40,13 +44,61 @@ SOURCE_PREFIX = "commoncrawl-graph:"
 
 
 @dataclass(frozen=True)
-class GraphOptions:
-    """How to read a release: level, release name and DuckDB's resources."""
+class GraphScope:
+    """The files of one release and how to read them.
 
+    Attributes
+    ----------
+    vertices, edges : tuple of str
+        Every part of the vertices and of the edges.
+    ranks : str, optional
+        The release's ranks file (harmonic centrality and PageRank).
+    level : {"domain", "host"}, optional
+        The graph's level (default: told by the vertices' columns).
+    release : str, optional
+        The release's name (default: from the file names).
+    memory_limit : str
+        DuckDB's memory limit; beyond it DuckDB spills to disk.
+    threads : int
+        DuckDB's threads.
+    """
+
+    vertices: tuple[str, ...]
+    edges: tuple[str, ...]
+    ranks: str | None = None
     level: str | None = None
     release: str | None = None
     memory_limit: str = "1GB"
     threads: int = 2
+
+
+@dataclass(frozen=True)
+class GraphEnvironment:
+    """The run's environment rows: one per university and citing registered domain."""
+
+    citing_domains: int
+
+
+@dataclass(frozen=True)
+class GraphResult(StageResult):
+    """The stored crawl run's id and statistics (as in its ``stats``): the source, level,
+    the graph's size, the edges into the universities, the citing nodes, the universities
+    (those without a node in the graph by id, and each one's nodes), the seconds of each
+    pass, the edges read per second and the environment stored."""
+
+    run_id: int
+    source: str
+    level: str
+    vertices: int
+    edges: int
+    edges_into_universities: int
+    citing_nodes: int
+    universities: int
+    universities_not_in_graph: tuple[int, ...]
+    university_nodes: dict[str, int]
+    seconds: dict[str, float]
+    edges_per_second: int
+    environment: GraphEnvironment
 
 
 def stored_universities(engine: Engine) -> dict[int, list[str]]:
@@ -62,7 +114,7 @@ def stored_universities(engine: Engine) -> dict[int, list[str]]:
     return dict(out)
 
 
-def _release(options: GraphOptions, files: Sequence[Path]) -> str:
+def _release(options: GraphScope, files: Sequence[Path]) -> str:
     if options.release:
         name = options.release.strip()
         if not name or len(SOURCE_PREFIX) + len(name) > 80 or any(c.isspace() for c in name):
@@ -85,15 +137,59 @@ def _release(options: GraphOptions, files: Sequence[Path]) -> str:
     )
 
 
-def store_graph(engine: Engine, result: GraphResult, files: dict[str, Any]) -> dict[str, Any]:
-    """Store a read release as one crawl run, in one transaction; returns a summary.
+def _node_rows(batch: Sequence[Any], run_id: int, source: str) -> list[dict[str, Any]]:
+    """The :class:`CitingNode` rows of a batch of citing nodes."""
+    rows = []
+    for node in batch:
+        domain = node.name if node.level == "domain" else registered_domain(node.name)
+        rows.append(
+            {
+                "run_id": run_id,
+                "university_id": node.university_id,
+                "source": source,
+                "level": node.level,
+                "node": node.name[:253],
+                "domain": domain[:253],
+                "links": node.links,
+                "num_hosts": node.num_hosts,
+                "harmonic_rank": node.harmonic_rank,
+                "harmonic_centrality": node.harmonic_centrality,
+                "pagerank_rank": node.pagerank_rank,
+                "pagerank": node.pagerank,
+            }
+        )
+    return rows
 
-    The citing nodes come from :meth:`GraphResult.batches` (DuckDB's result, a batch at
-    a time); the environment rows are grouped from them by the database.
-    """
-    source = f"{SOURCE_PREFIX}{result.release}"
-    now = dt.datetime.now(dt.UTC)
-    stats: dict[str, Any] = {
+
+def _environment(s: Session, run_id: int) -> int:
+    """Group the run's citing nodes into its environment rows; return how many."""
+    grouped = (
+        select(
+            CitingNode.run_id,
+            CitingNode.university_id,
+            CitingNode.domain,
+            literal("citing"),
+            func.sum(CitingNode.links),
+            literal(0),
+        )
+        .where(CitingNode.run_id == run_id)
+        .group_by(CitingNode.run_id, CitingNode.university_id, CitingNode.domain)
+    )
+    s.execute(
+        insert(Environment).from_select(
+            ["run_id", "university_id", "domain", "direction", "link_count", "page_count"],
+            grouped,
+        )
+    )
+    n_domains = s.scalar(
+        select(func.count()).select_from(Environment).where(Environment.run_id == run_id)
+    )
+    return int(n_domains or 0)
+
+
+def _summary(result: ReadGraph, source: str) -> dict[str, Any]:
+    """The run's statistics but its environment."""
+    return {
         "source": source,
         "level": result.level,
         "vertices": result.vertices,
@@ -108,11 +204,22 @@ def store_graph(engine: Engine, result: GraphResult, files: dict[str, Any]) -> d
         "seconds": {k: round(v, 3) for k, v in result.seconds.items()},
         "edges_per_second": round(result.edges_per_second),
     }
+
+
+def store_graph(engine: Engine, result: ReadGraph, files: dict[str, Any]) -> GraphResult:
+    """Store a read release as one crawl run, in one transaction; returns a summary.
+
+    The citing nodes come from :meth:`crawler.commoncrawl.graph.GraphResult.batches`
+    (DuckDB's result, a batch at a time); the environment rows are grouped from them by
+    the database.
+    """
+    source = f"{SOURCE_PREFIX}{result.release}"
+    stats = _summary(result, source)
     with session_scope(engine) as s:
         run = CrawlRun(
             kind=RUN_KIND,
             status="running",
-            started_at=now,
+            started_at=dt.datetime.now(dt.UTC),
             settings={"release": result.release, "level": result.level, **files},
             stats={},
         )
@@ -121,50 +228,12 @@ def store_graph(engine: Engine, result: GraphResult, files: dict[str, Any]) -> d
         run_id = run.id
         stored = 0
         for batch in result.batches(BATCH):
-            rows = []
-            for node in batch:
-                domain = node.name if node.level == "domain" else registered_domain(node.name)
-                rows.append(
-                    {
-                        "run_id": run_id,
-                        "university_id": node.university_id,
-                        "source": source,
-                        "level": node.level,
-                        "node": node.name[:253],
-                        "domain": domain[:253],
-                        "links": node.links,
-                        "num_hosts": node.num_hosts,
-                        "harmonic_rank": node.harmonic_rank,
-                        "harmonic_centrality": node.harmonic_centrality,
-                        "pagerank_rank": node.pagerank_rank,
-                        "pagerank": node.pagerank,
-                    }
-                )
+            rows = _node_rows(batch, run_id, source)
             s.execute(insert(CitingNode), rows)
             stored += len(rows)
             log.debug("%s of %s citing nodes stored", f"{stored:,}", f"{result.citing_nodes:,}")
-        grouped = (
-            select(
-                CitingNode.run_id,
-                CitingNode.university_id,
-                CitingNode.domain,
-                literal("citing"),
-                func.sum(CitingNode.links),
-                literal(0),
-            )
-            .where(CitingNode.run_id == run_id)
-            .group_by(CitingNode.run_id, CitingNode.university_id, CitingNode.domain)
-        )
-        s.execute(
-            insert(Environment).from_select(
-                ["run_id", "university_id", "domain", "direction", "link_count", "page_count"],
-                grouped,
-            )
-        )
-        n_domains = s.scalar(
-            select(func.count()).select_from(Environment).where(Environment.run_id == run_id)
-        )
-        stats["environment"] = {"citing_domains": int(n_domains or 0)}
+        n_domains = _environment(s, run_id)
+        stats["environment"] = {"citing_domains": n_domains}
         run.stats = stats
         run.status = "finished"
         run.finished_at = dt.datetime.now(dt.UTC)
@@ -173,44 +242,76 @@ def store_graph(engine: Engine, result: GraphResult, files: dict[str, Any]) -> d
         run_id,
         f"{stored:,}",
         result.level,
-        f"{stats['environment']['citing_domains']:,}",
+        f"{n_domains:,}",
         source,
     )
-    return {"run_id": run_id, **stats}
+    return _result(run_id, stats)
+
+
+def _result(run_id: int, stats: dict[str, Any]) -> GraphResult:
+    """The stage's result of the run's ``stats``."""
+    return GraphResult(
+        run_id=run_id,
+        source=stats["source"],
+        level=stats["level"],
+        vertices=stats["vertices"],
+        edges=stats["edges"],
+        edges_into_universities=stats["edges_into_universities"],
+        citing_nodes=stats["citing_nodes"],
+        universities=stats["universities"],
+        universities_not_in_graph=tuple(stats["universities_not_in_graph"]),
+        university_nodes=stats["university_nodes"],
+        seconds=stats["seconds"],
+        edges_per_second=stats["edges_per_second"],
+        environment=GraphEnvironment(**stats["environment"]),
+    )
 
 
 def run(
     engine: Engine,
-    vertices: Sequence[str | Path],
-    edges: Sequence[str | Path],
-    ranks: str | Path | None = None,
-    options: GraphOptions | None = None,
-) -> dict[str, Any]:
+    settings: Settings,
+    scope: GraphScope | None = None,
+    *,
+    progress: bool = False,
+) -> GraphResult:
     """Read a release for the stored universities and store its citing nodes.
+
+    Parameters
+    ----------
+    engine : Engine
+    settings : Settings
+        Not read: the stage's options are its scope's (DuckDB's resources included).
+    scope : GraphScope
+        The release's files and how to read them (required).
+    progress : bool
+        Not used: DuckDB reads the dumps without a progress bar.
 
     Returns
     -------
-    dict
+    GraphResult
         ``run_id`` and the run's statistics.
 
     Raises
     ------
     ParameterError
-        No university is stored, or the release or level cannot be told.
+        No files given, no university is stored, or the release or level cannot be told.
     GraphInputError
         A file is missing, truncated or malformed, or the files do not belong together.
     """
-    options = options or GraphOptions()
+    if scope is None or not scope.vertices or not scope.edges:
+        raise ParameterError(
+            "give the web graph's vertices and edges files (every part of each; "
+            "`webometrics run --graph-vertices FILE... --graph-edges FILE...`)"
+        )
+    vertices, edges, ranks = scope.vertices, scope.edges, scope.ranks
     files = [Path(p) for p in [*vertices, *edges, *([ranks] if ranks else [])]]
-    release = _release(options, files)
+    release = _release(scope, files)
     universities = stored_universities(engine)
     if not universities:
         raise ParameterError(
             "no university is stored: load them first with `webometrics universities import FILE`"
         )
-    reader = GraphReader(
-        level=options.level, memory_limit=options.memory_limit, threads=options.threads
-    )
+    reader = GraphReader(level=scope.level, memory_limit=scope.memory_limit, threads=scope.threads)
     described = {
         "vertices": [str(p) for p in vertices],
         "edges": [str(p) for p in edges],
