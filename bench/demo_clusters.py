@@ -130,12 +130,10 @@ def main(argv: list[str] | None = None) -> int:
         stored = {r["clustering"] for r in score_all(engine, labels)}
         # the current defaults, as `webometrics cluster` runs them, then the comparisons
         t0 = time.perf_counter()
-        per_uni_ids = {
-            c["clustering_id"] for c in stage.run_each(engine, Settings())["clusterings"]
-        }
+        per_uni_ids = {c.clustering_id for c in stage.run(engine, Settings()).clusterings}
         seconds = time.perf_counter() - t0
-        stage.run_each(engine, Settings(), university="all")
-        stage.run(engine, Settings(), method="paper")
+        stage.run(engine, Settings(), stage.ClusterScope(university="all"))
+        stage.cluster_one(engine, Settings().replace(cluster={"method": "paper"}))
         rows = [r for r in score_all(engine, labels) if r["clustering"] not in stored]
         engine.dispose()
     per_uni = [r for r in rows if r["clustering"] in per_uni_ids]

@@ -290,20 +290,17 @@ def child_stage(job: dict[str, Any]) -> dict[str, Any]:
     base_rss, base_anon = peak_rss_mb(), status_kb("RssAnon") / 1024.0
     with AnonPeak() as mem:
         t0 = time.perf_counter()
-        stats = stage.run(
-            engine,
-            Settings(),
-            unit="domain",
-            method="paper",
-            workers=2,
-            signature_store=job["store"],
+        settings = Settings().replace(
+            cluster={"unit": "domain", "method": "paper", "signature_store": job["store"]},
+            minhash={"workers": 2},
         )
+        stats = stage.cluster_one(engine, settings)
         seconds = time.perf_counter() - t0
     with session_scope(engine) as s:
         labels = s.scalars(
             select(Cluster.label)
             .join(ClusterMember, ClusterMember.cluster_id == Cluster.id)
-            .where(Cluster.clustering_id == stats["clustering_id"], Cluster.level == -1)
+            .where(Cluster.clustering_id == stats.clustering_id, Cluster.level == -1)
             .order_by(ClusterMember.document_id)
         ).all()
     np.save(job["labels"], np.asarray(labels))
@@ -313,8 +310,8 @@ def child_stage(job: dict[str, Any]) -> dict[str, Any]:
         "base_rss_mb": base_rss,
         "peak_anon_mb": mem.peak_kb / 1024.0,
         "base_anon_mb": base_anon,
-        "n_clusters": stats["n_clusters"],
-        "signatures_written": stats["signatures_written"],
+        "n_clusters": stats.n_clusters,
+        "signatures_written": stats.signatures_written,
     }
 
 

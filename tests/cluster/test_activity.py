@@ -32,9 +32,17 @@ from store.models import (
     University,
 )
 from store.session import session_scope
+from webometrics.cli import build_parser
+from webometrics.commands.cluster import cluster_settings
 from webometrics.stages import cluster as stage
 
 REPO = Path(__file__).resolve().parents[2]
+DOMAINS = Settings().replace(cluster={"unit": "domain"})
+
+
+def options(*argv: str, settings: Settings | None = None) -> Settings:
+    """The settings ``webometrics cluster ARGV`` runs with."""
+    return cluster_settings(settings or Settings(), build_parser().parse_args(["cluster", *argv]))
 
 
 @pytest.fixture(scope="module")
@@ -248,15 +256,18 @@ def activity_db(db_url, websites):
 
 def test_stage_clusters_each_university_and_direction(activity_db):
     _url, engine, _labels = activity_db
-    out = stage.run_each(engine, Settings(), unit="domain")
-    scopes = [(c["university"], c["direction"]) for c in out["clusterings"]]
+    out = stage.run(engine, DOMAINS)
+    scopes = [(c.university, c.direction) for c in out.clusterings]
     assert scopes == [
         ("Alpha University", "outgoing"),
         ("Alpha University", "citing"),
         ("Beta University", "outgoing"),
     ]
-    assert out["skipped"] == ["Beta University (citing)"]
-    assert [c["n_documents"] for c in out["clusterings"]] == [100, 60, 100]
+    assert out.skipped == ("Beta University (citing)",)
+    assert [c.n_documents for c in out.clusterings] == [100, 60, 100]
+    assert {(c.method, c.linkage, c.signatures_written) for c in out.clusterings} == {
+        ("activity", "leiden", 0)
+    }
     with session_scope(engine) as s:
         rows = s.scalars(select(Clustering).order_by(Clustering.id)).all()
         assert [r.algorithm for r in rows] == ["activity"] * 3
@@ -268,10 +279,11 @@ def test_stage_clusters_each_university_and_direction(activity_db):
         ).all()
         assert sum(c.size for c in final) == 100
         assert any(c.category_evidence.get("weighted_terms") for c in final)
-    everything = stage.run_each(engine, Settings(), unit="domain", university="all", num_perm=32)
-    assert [c["n_documents"] for c in everything["clusterings"]] == [200]
+    settings = options("--unit", "domain", "--num-perm", "32")
+    everything = stage.run(engine, settings, stage.ClusterScope(university="all"))
+    assert [c.n_documents for c in everything.clusterings] == [200]
     with session_scope(engine) as s:
-        row = s.get(Clustering, everything["clusterings"][0]["clustering_id"])
+        row = s.get(Clustering, everything.clusterings[0].clustering_id)
         assert row.parameters["num_perm"] == 32  # --num-perm sets the weighted MinHash
 
 
@@ -279,14 +291,11 @@ def test_analyse_names_activity_themes_by_their_weighted_terms(activity_db):
     from webometrics.stages import analyse
 
     _url, engine, _labels = activity_db
-    stats = stage.run(engine, Settings(), unit="domain", university="Alpha University",
-                      direction="outgoing")  # fmt: skip
-    analyse.run(engine, Settings(), clustering_ids=[stats["clustering_id"]], progress=False)
+    stats = stage.cluster_one(engine, DOMAINS, "Alpha University", "outgoing")
+    analyse.run(engine, Settings(), analyse.AnalyseScope((stats.clustering_id,)), progress=False)
     with session_scope(engine) as s:
         final = s.scalars(
-            select(Cluster).where(
-                Cluster.clustering_id == stats["clustering_id"], Cluster.level == -1
-            )
+            select(Cluster).where(Cluster.clustering_id == stats.clustering_id, Cluster.level == -1)
         ).all()
         big = [c for c in final if c.size >= 5]
         assert big
@@ -308,9 +317,9 @@ def test_stage_refuses_documents_without_term_counts(activity_db):
         s.add(Environment(run_id=run_id, university_id=uni_id, domain="old.example.org",
                           direction="outgoing", link_count=1))  # fmt: skip
     with pytest.raises(StageError, match="--rebuild-documents"):
-        stage.run(engine, Settings(), unit="domain")
+        stage.cluster_one(engine, DOMAINS)
     with pytest.raises(ParameterError, match="apply to --method paper"):
-        stage.run(engine, Settings(), unit="domain", method="activity", threshold=0.3)
+        options("--unit", "domain", "--method", "activity", "--threshold", "0.3")
 
 
 def test_command_line_default_is_activity_per_university(activity_db):
@@ -343,26 +352,40 @@ def test_lsh_link_runs_on_weighted_documents(websites):
 
 def test_stage_paper_method_on_weighted_documents(activity_db):
     _url, engine, _labels = activity_db
-    out = stage.run(engine, Settings(), unit="domain", similarity="weighted", num_perm=128,
-                    r0=8, r_min=2, step=2)  # fmt: skip
-    assert out["n_documents"] == 200 and out["linkage"] == "single"
+    settings = options("--unit", "domain", "--similarity", "weighted", "--num-perm", "128",
+                       "--r0", "8", "--r-min", "2", "--step", "2")  # fmt: skip
+    out = stage.cluster_one(engine, settings)
+    assert out.n_documents == 200 and out.linkage == "single"
     with session_scope(engine) as s:
-        row = s.get(Clustering, out["clustering_id"])
+        row = s.get(Clustering, out.clustering_id)
         assert row.algorithm == "lsh-link" and row.parameters["similarity"] == "weighted"
 
 
 def test_which_method_a_run_uses():
     from core.settings import load_settings
 
-    none = {"linkage": None, "threshold": None}
-    assert stage.resolve_method(Settings(), None, none) == "activity"
-    assert stage.resolve_method(Settings(), None, {**none, "threshold": 0.3}) == "paper"
+    def method(*argv: str, settings: Settings | None = None) -> str:
+        return stage.resolve_method(options(*argv, settings=settings))
+
+    assert method() == "activity"
+    assert method("--threshold", "0.3") == "paper"  # an option of the paper's asks for it
+    assert method("--signature-store", "store") == "paper"
     leiden = Settings.model_validate({"cluster": {"linkage": "leiden"}})
-    assert stage.resolve_method(leiden, None, none) == "paper"  # a paper setting asks for it
+    assert method(settings=leiden) == "paper"  # a paper setting asks for it
+    assert method(settings=leiden.replace(minhash={"seed": 3})) == "paper"  # kept by replace
+    assert method("--method", "activity", settings=leiden) == "activity"
     both = Settings.model_validate({"cluster": {"linkage": "leiden", "method": "activity"}})
-    assert stage.resolve_method(both, None, none) == "activity"
-    assert stage.resolve_method(Settings(), "paper", none) == "paper"
+    assert method(settings=both) == "activity"
+    assert method("--method", "paper") == "paper"
     example = load_settings(REPO / "examples" / "webometrics.toml", environ={})
-    assert stage.resolve_method(example, None, none) == "activity"
-    with pytest.raises(ParameterError, match="method must be one of activity, paper"):
-        stage.resolve_method(Settings(), "kmeans", none)
+    assert method(settings=example) == "activity"
+    with pytest.raises(ParameterError, match=r"cluster\.method"):
+        Settings().replace(cluster={"method": "kmeans"})
+    # --num-perm, --seed, --resolution, --quality: [activity] for the activity clustering
+    activity = options("--num-perm", "32", "--seed", "4", "--resolution", "1.0", "--quality", "cpm")
+    assert (activity.activity.num_perm, activity.activity.seed) == (32, 4)
+    assert (activity.activity.resolution, activity.activity.quality) == ((1.0,), "cpm")
+    assert activity.minhash == Settings().minhash and activity.cluster == Settings().cluster
+    paper = options("--method", "paper", "--num-perm", "32", "--seed", "4")
+    assert (paper.minhash.num_perm, paper.minhash.seed) == (32, 4)
+    assert paper.activity == Settings().activity

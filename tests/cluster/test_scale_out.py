@@ -323,21 +323,25 @@ def signature_rows(engine) -> dict[tuple[int, int], bytes]:
 def test_stage_with_signature_store_gives_the_same_clusters(db, tmp_path, linkage):
     _url, engine = db
     params = {"threshold": 0.3, "r0": 8, "r_min": 3, "step": 1} if linkage == "single" else {}
-    plain = stage.run(engine, Settings(), unit="domain", linkage=linkage, workers=1, **params)
+    cluster = {"method": "paper", "unit": "domain", "linkage": linkage, **params}
+    plain = stage.cluster_one(engine, Settings().replace(cluster=cluster, minhash={"workers": 1}))
+    assert plain.workers == 1 and plain.signature_store is None
     rows = signature_rows(engine)
-    small = Settings.model_validate({"cluster": {"band_memory_mb": 1}})  # partitions on disk
     folder = tmp_path / "store"
-    out = stage.run(engine, small, unit="domain", linkage=linkage, workers=2,
-                    signature_store=folder, **params)  # fmt: skip
-    assert out["n_documents"] == plain["n_documents"] == 180
-    assert out["n_excluded_duplicates"] == 2 and out["signature_store"] == str(folder)
-    assert out["signatures_written"] == 0  # the stored rows are those of the in-memory run
+    small = Settings().replace(  # band_memory_mb 1: partitions on disk
+        cluster={**cluster, "band_memory_mb": 1, "signature_store": str(folder)},
+        minhash={"workers": 2},
+    )
+    out = stage.cluster_one(engine, small)
+    assert out.n_documents == plain.n_documents == 180 and out.workers == 2
+    assert out.n_excluded_duplicates == 2 and out.signature_store == str(folder)
+    assert out.signatures_written == 0  # the stored rows are those of the in-memory run
     assert signature_rows(engine) == rows and len(rows) == 180
     first, second = (
-        partitions(engine, plain["clustering_id"]),
-        partitions(engine, out["clustering_id"]),
+        partitions(engine, plain.clustering_id),
+        partitions(engine, out.clustering_id),
     )
-    assert first == second and len(first) == out["n_levels"] + 1
+    assert first == second and len(first) == out.n_levels + 1
     # real clusters at some level, not only singletons (or one giant)
     assert max(sum(len(g) >= 2 for g in part) for part in first.values()) >= 5
     store = SignatureStore.open(folder)
@@ -369,4 +373,5 @@ def test_command_line_workers_and_signature_store(db, tmp_path):
     assert bad.returncode == 2
     assert "num_perm=128 (wanted 256)" in bad.stderr and "choose another folder" in bad.stderr
     zero = cli("--workers", "0")
-    assert zero.returncode == 2 and "n_jobs must be a non-zero integer" in zero.stderr
+    assert zero.returncode == 2 and "minhash.workers" in zero.stderr
+    assert "0 is not allowed" in zero.stderr

@@ -16,7 +16,7 @@ from sqlalchemy import func, select
 
 from cluster import LSHLink
 from core import defaults as D
-from core.exceptions import ParameterError, StageError
+from core.exceptions import NothingToDoError, ParameterError, StageError
 from core.settings import Settings
 from extract import Shingler
 from store import make_engine, schema
@@ -34,12 +34,22 @@ from store.models import (
     University,
 )
 from store.session import session_scope
+from webometrics.cli import build_parser
+from webometrics.commands.cluster import cluster_settings
 from webometrics.stages import cluster as stage
 
 REPO = Path(__file__).resolve().parents[2]
 N_DOMAINS = 240
 PARAMS = {"threshold": 0.3, "r0": 8, "r_min": 3, "step": 1}
 P = D.MINHASH_NUM_PERM
+#: the paper's single link on the domain documents
+PAPER = Settings().replace(cluster={"method": "paper", "unit": "domain", **PARAMS})
+
+
+def options(*argv: str, settings: Settings | None = None) -> Settings:
+    """The settings ``webometrics cluster ARGV`` runs with."""
+    args = build_parser().parse_args(["cluster", *argv])
+    return cluster_settings(settings or Settings(), args)
 
 
 @pytest.fixture
@@ -123,11 +133,12 @@ def partition(engine, clustering_id: int, level: int = -1) -> set[frozenset[str]
 
 def test_stores_signatures_clustering_levels_and_clusters(stored):
     _url, engine = stored
-    stats = stage.run(engine, Settings(), unit="domain", **PARAMS)
-    assert stats["n_documents"] == N_DOMAINS  # the three copies are left out
-    assert stats["n_excluded_duplicates"] == 3
+    stats = stage.cluster_one(engine, PAPER)
+    assert stats.n_documents == N_DOMAINS  # the three copies are left out
+    assert stats.n_excluded_duplicates == 3
+    assert (stats.method, stats.linkage, stats.direction) == ("paper", "single", "both")
     with session_scope(engine) as s:
-        c = s.get(Clustering, stats["clustering_id"])
+        c = s.get(Clustering, stats.clustering_id)
         assert (c.algorithm, c.linkage, c.unit) == ("lsh-link", "single", "domain")
         assert c.parameters["threshold"] == 0.3 and c.parameters["num_perm"] == P
         assert c.parameters["levels_r"] == [8, 7, 6, 5, 4, 3]
@@ -152,7 +163,7 @@ def test_stores_signatures_clustering_levels_and_clusters(stored):
             )
             assert n_members == N_DOMAINS
         sigs = s.scalars(select(Signature)).all()
-        assert len(sigs) == N_DOMAINS == stats["signatures_written"]
+        assert len(sigs) == N_DOMAINS == stats.signatures_written
         assert {(g.num_perm, g.seed, g.scheme) for g in sigs} == {(P, 1, "affine32")}
         assert sigs[0].hash_func == "xxh3_64+fmix64|low32"
         assert len(sigs[0].hashvalues) == P * 8
@@ -168,49 +179,49 @@ def test_stores_signatures_clustering_levels_and_clusters(stored):
     direct: dict[int, set[str]] = defaultdict(set)
     for key, label in zip(keys, model.labels_.tolist(), strict=True):
         direct[label].add(key)
-    assert partition(engine, stats["clustering_id"]) == {frozenset(g) for g in direct.values()}
-    assert stats["n_multi"] >= 10  # topics repeat: real clusters, not only singletons
+    assert partition(engine, stats.clustering_id) == {frozenset(g) for g in direct.values()}
+    assert stats.n_multi >= 10  # topics repeat: real clusters, not only singletons
     # levels only merge: every level's partition refines the next one
-    parts = [partition(engine, stats["clustering_id"], level) for level in range(6)]
+    parts = [partition(engine, stats.clustering_id, level) for level in range(6)]
     for fine, coarse in pairwise(parts):
         assert all(any(f <= g for g in coarse) for f in fine)
 
 
 def test_same_parameters_and_seed_same_clusters(stored):
     _url, engine = stored
-    first = stage.run(engine, Settings(), unit="domain", seed=5, **PARAMS)
-    second = stage.run(engine, Settings(), unit="domain", seed=5, **PARAMS)
-    assert second["signatures_written"] == 0  # unchanged signatures are kept
-    assert partition(engine, first["clustering_id"]) == partition(engine, second["clustering_id"])
+    settings = PAPER.replace(minhash={"seed": 5})
+    first = stage.cluster_one(engine, settings)
+    second = stage.cluster_one(engine, settings)
+    assert second.signatures_written == 0  # unchanged signatures are kept
+    assert partition(engine, first.clustering_id) == partition(engine, second.clustering_id)
     for level in range(6):
-        assert partition(engine, first["clustering_id"], level) == partition(
-            engine, second["clustering_id"], level
+        assert partition(engine, first.clustering_id, level) == partition(
+            engine, second.clustering_id, level
         )
 
 
 def test_duplicates_kept_on_request(stored):
     _url, engine = stored
-    stats = stage.run(engine, Settings(), unit="domain", keep_duplicates=True, **PARAMS)
-    assert stats["n_documents"] == N_DOMAINS + 3 and stats["n_excluded_duplicates"] == 0
+    stats = stage.cluster_one(engine, PAPER, keep_duplicates=True)
+    assert stats.n_documents == N_DOMAINS + 3 and stats.n_excluded_duplicates == 0
     copies = {"site000.example.com", *(f"copy{c}.example.net" for c in range(3))}
-    assert any(copies <= group for group in partition(engine, stats["clustering_id"]))
+    assert any(copies <= group for group in partition(engine, stats.clustering_id))
 
 
 def test_university_and_direction_filters(stored):
     _url, engine = stored
-    out = stage.run(engine, Settings(), unit="domain", university="Alpha University",
-                    direction="outgoing", **PARAMS)  # fmt: skip
-    assert out["n_documents"] == N_DOMAINS // 2 and out["n_excluded_duplicates"] == 3
-    keys = set().union(*partition(engine, out["clustering_id"]))
+    out = stage.cluster_one(engine, PAPER, "Alpha University", "outgoing")
+    assert out.n_documents == N_DOMAINS // 2 and out.n_excluded_duplicates == 3
+    keys = set().union(*partition(engine, out.clustering_id))
     assert keys == {f"site{k:03d}.example.com" for k in range(0, N_DOMAINS, 2)}
-    both = stage.run(engine, Settings(), unit="domain", university="Alpha University", **PARAMS)
-    assert both["n_documents"] == N_DOMAINS // 2 + 40  # even sites, and odd ones below 80
-    citing = stage.run(engine, Settings(), unit="domain", direction="citing", **PARAMS)
-    assert citing["n_documents"] == 80
-    beta = stage.run(engine, Settings(), unit="domain", university="Beta University", **PARAMS)
-    assert beta["n_documents"] == (N_DOMAINS - 80) // 2
+    both = stage.cluster_one(engine, PAPER, "Alpha University")
+    assert both.n_documents == N_DOMAINS // 2 + 40  # even sites, and odd ones below 80
+    citing = stage.cluster_one(engine, PAPER, direction="citing")
+    assert citing.n_documents == 80
+    beta = stage.cluster_one(engine, PAPER, "Beta University")
+    assert beta.n_documents == (N_DOMAINS - 80) // 2
     with session_scope(engine) as s:
-        c = s.get(Clustering, out["clustering_id"])
+        c = s.get(Clustering, out.clustering_id)
         assert c.filter["university"] == "Alpha University"
         assert c.filter["direction"] == "outgoing"
         assert c.filter["university_id"] == s.scalar(
@@ -218,21 +229,70 @@ def test_university_and_direction_filters(stored):
         )
 
 
+def test_each_university_and_direction_on_its_own(stored):
+    _url, engine = stored
+    result = stage.run(engine, PAPER)
+    scopes = [(c.university, c.direction) for c in result.clusterings]
+    assert scopes == [
+        ("Alpha University", "outgoing"),
+        ("Alpha University", "citing"),
+        ("Beta University", "outgoing"),
+    ]
+    assert result.skipped == ("Beta University (citing)",)
+    assert result.n_documents == N_DOMAINS // 2 + 80 + (N_DOMAINS - 80) // 2
+    assert result.n_clusters == sum(c.n_clusters for c in result.clusterings)
+    # the statistics a pipeline run records: the keys of every clustering, as JSON
+    stats = result.stats()
+    assert set(stats) == {"clusterings", "skipped", "n_documents", "n_clusters"}
+    assert stats["skipped"] == ["Beta University (citing)"]
+    first = stats["clusterings"][0]
+    assert list(first) == [
+        "clustering_id", "unit", "linkage", "method", "university", "direction",
+        "n_documents", "n_excluded_duplicates", "dedup_run_id", "n_clusters", "n_multi",
+        "largest", "n_levels", "signatures_written", "signature_store", "workers", "seconds",
+    ]  # fmt: skip
+    assert first["university"] == "Alpha University" and first["method"] == "paper"
+    every = stage.run(engine, PAPER, stage.ClusterScope(university="all"))
+    assert [(c.university, c.direction) for c in every.clusterings] == [(None, "both")]
+    alpha = stage.run(engine, PAPER, stage.ClusterScope("Alpha University", "citing"))
+    assert [c.n_documents for c in alpha.clusterings] == [80] and alpha.skipped == ()
+
+
 def test_errors_say_what_to_do(stored, tmp_path):
     _url, engine = stored
     with pytest.raises(ParameterError, match="no university named 'Gamma'"):
-        stage.run(engine, Settings(), unit="domain", university="Gamma")
-    with pytest.raises(ParameterError, match=r"threshold must be in \(0, 1\)"):
-        stage.run(engine, Settings(), unit="domain", threshold=1.5)
+        stage.cluster_one(engine, PAPER, "Gamma")
+    with pytest.raises(ParameterError, match="direction must be one of"):
+        stage.cluster_one(engine, PAPER, direction="sideways")
+    with pytest.raises(ParameterError, match=r"option: cluster\.threshold"):
+        options("--threshold", "1.5")
     with pytest.raises(ParameterError, match=r"r0=5000 must be an integer in 1\.\.num_perm="):
-        stage.run(engine, Settings(), unit="domain", r0=5000)
-    with pytest.raises(StageError, match="no page documents"):
-        stage.run(engine, Settings(), unit="page")
+        stage.cluster_one(engine, PAPER.replace(cluster={"r0": 5000}))
+    with pytest.raises(NothingToDoError, match="no page documents"):
+        stage.cluster_one(engine, PAPER.replace(cluster={"unit": "page"}))
+    # one selection: its own message; several: skipped, and an error when all are empty
+    pages = options("--unit", "page")
+    with pytest.raises(NothingToDoError, match="no page documents of Beta University"):
+        stage.run(engine, pages, stage.ClusterScope("Beta University", "citing"))
+    with pytest.raises(NothingToDoError, match="for any university and direction"):
+        stage.run(engine, pages)
     empty = make_engine(f"sqlite:///{tmp_path / 'empty.db'}")
     schema.upgrade(empty)
     with pytest.raises(StageError, match="webometrics extract"):
         stage.run(empty, Settings())
     empty.dispose()
+
+
+def test_options_land_in_their_settings():
+    """The command line's options override their keys; the paper's imply --method paper."""
+    settings = options("--threshold", "0.3", "--r0", "8", "--num-perm", "64", "--seed", "3")
+    assert stage.resolve_method(settings) == "paper"
+    assert (settings.cluster.threshold, settings.cluster.r0) == (0.3, 8)
+    assert (settings.minhash.num_perm, settings.minhash.seed) == (64, 3)
+    assert settings.activity == Settings().activity
+    assert options("--workers", "2", "--unit", "page").minhash.workers == 2
+    assert options("--unit", "page").cluster.unit == "page"
+    assert options() == Settings()
 
 
 def _cli(*args: str, url: str) -> subprocess.CompletedProcess[str]:
@@ -264,6 +324,6 @@ def test_command_line(stored):
                 "--university", "all", url=url)  # fmt: skip
     assert kept.returncode == 0 and "duplicates of dedup run 1 kept" in kept.stdout
     bad = _cli("cluster", "--threshold", "1.5", url=url)
-    assert bad.returncode == 2 and "threshold must be in (0, 1), got 1.5" in bad.stderr
+    assert bad.returncode == 2 and "cluster.threshold: Input should be less than 1" in bad.stderr
     bad = _cli("cluster", "--r0", "4", "--r-min", "6", url=url)
     assert bad.returncode == 2 and "r_min=6 must be an integer in 1..r0=4" in bad.stderr

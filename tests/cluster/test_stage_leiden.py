@@ -18,11 +18,25 @@ from extract import Shingler
 from store import make_engine, schema
 from store.models import Cluster, Clustering, ClusterMember, Document, Page
 from store.session import session_scope
+from webometrics.cli import build_parser
+from webometrics.commands.cluster import cluster_settings
 from webometrics.stages import analyse
 from webometrics.stages import cluster as stage
+from webometrics.stages.cluster.paper import paper_model
 
 REPO = Path(__file__).resolve().parents[2]
 N_DOMAINS = 300
+
+
+def leiden(minhash: dict | None = None, **cluster) -> Settings:
+    """The settings of the paper's Leiden linkage on the domain documents."""
+    chosen = {"method": "paper", "unit": "domain", "linkage": "leiden", **cluster}
+    return Settings().replace(cluster=chosen, minhash=minhash or {"num_perm": 128})
+
+
+def options(*argv: str) -> Settings:
+    """The settings ``webometrics cluster ARGV`` runs with."""
+    return cluster_settings(Settings(), build_parser().parse_args(["cluster", *argv]))
 
 
 @pytest.fixture
@@ -85,15 +99,15 @@ def partitions(engine, clustering_id: int) -> dict[int, set[frozenset[str]]]:
 def test_leiden_clustering_is_stored_with_its_levels(stored):
     _url, engine = stored
     # Reuters stories are short: the banding and threshold of bench/linkage.md's Reuters row
-    settings = Settings.model_validate({"cluster": {"leiden_rows": 3, "leiden_bands": 42}})
-    stats = stage.run(
-        engine, settings, unit="domain", linkage="leiden", num_perm=128, seed=2,
-        threshold=0.2, resolution=[1.0, 0.5, 0.2],
+    settings = leiden(
+        {"num_perm": 128, "seed": 2}, leiden_rows=3, leiden_bands=42, leiden_threshold=0.2,
+        resolution=[1.0, 0.5, 0.2],
     )  # fmt: skip
-    assert stats["linkage"] == "leiden" and stats["n_documents"] == N_DOMAINS
-    assert stats["n_levels"] == 3
+    stats = stage.cluster_one(engine, settings)
+    assert stats.linkage == "leiden" and stats.n_documents == N_DOMAINS
+    assert stats.n_levels == 3 and stats.method == "paper"
     with session_scope(engine) as s:
-        c = s.get(Clustering, stats["clustering_id"])
+        c = s.get(Clustering, stats.clustering_id)
         assert (c.algorithm, c.linkage, c.unit) == ("lsh-leiden", "leiden", "domain")
         assert [lv["resolution"] for lv in c.levels] == [1.0, 0.5, 0.2]
         assert [lv["level"] for lv in c.levels] == [0, 1, 2]
@@ -108,10 +122,10 @@ def test_leiden_clustering_is_stored_with_its_levels(stored):
             .where(Cluster.clustering_id == c.id, Cluster.level == -1)
         )
         assert n_members == N_DOMAINS
-    levels = partitions(engine, stats["clustering_id"])
+    levels = partitions(engine, stats.clustering_id)
     assert set(levels) == {-1, 0, 1, 2}
     assert levels[-1] == levels[2]  # the final clusters are the last level's
-    assert len(levels[-1]) == stats["n_clusters"]
+    assert len(levels[-1]) == stats.n_clusters
     # nested: every cluster of a finer level lies inside one of the next level
     for fine, coarse in ((0, 1), (1, 2)):
         for group in levels[fine]:
@@ -127,50 +141,63 @@ def test_leiden_clustering_is_stored_with_its_levels(stored):
 
 def test_same_parameters_and_seed_same_clusters(stored):
     _url, engine = stored
-    kw = {"unit": "domain", "linkage": "leiden", "num_perm": 128, "threshold": 0.1}
-    a = stage.run(engine, Settings(), seed=5, **kw)
-    b = stage.run(engine, Settings(), seed=5, **kw)
-    assert partitions(engine, a["clustering_id"]) == partitions(engine, b["clustering_id"])
+    settings = leiden({"num_perm": 128, "seed": 5}, leiden_threshold=0.1)
+    a = stage.cluster_one(engine, settings)
+    b = stage.cluster_one(engine, settings)
+    assert partitions(engine, a.clustering_id) == partitions(engine, b.clustering_id)
 
 
 def test_settings_choose_the_linkage_and_modularity_takes_no_levels(stored):
     _url, engine = stored
     settings = Settings.model_validate(
-        {"cluster": {"linkage": "leiden", "quality": "modularity", "leiden_threshold": 0.1}}
-    )
-    stats = stage.run(engine, settings, unit="domain", num_perm=128)
-    assert stats["linkage"] == "leiden" and stats["n_levels"] == 1
+        {"cluster": {"linkage": "leiden", "quality": "modularity", "leiden_threshold": 0.1,
+                     "unit": "domain"}, "minhash": {"num_perm": 128}}
+    )  # fmt: skip
+    stats = stage.cluster_one(engine, settings)  # [cluster] linkage alone asks for paper
+    assert stats.linkage == "leiden" and stats.n_levels == 1
     with session_scope(engine) as s:
-        c = s.get(Clustering, stats["clustering_id"])
+        c = s.get(Clustering, stats.clustering_id)
         assert c.parameters["quality"] == "modularity" and c.levels[0]["resolution"] == 1.0
 
 
 def test_themes_and_categories_work_on_leiden_clusters(stored):
     _url, engine = stored
-    stats = stage.run(
-        engine, Settings(), unit="domain", linkage="leiden", num_perm=128, threshold=0.1
-    )
-    analyse.run(engine, Settings(), clustering_ids=[stats["clustering_id"]], progress=False)
+    stats = stage.cluster_one(engine, leiden(leiden_threshold=0.1))
+    analyse.run(engine, Settings(), analyse.AnalyseScope((stats.clustering_id,)), progress=False)
     with session_scope(engine) as s:
         named = s.scalars(
-            select(Cluster).where(
-                Cluster.clustering_id == stats["clustering_id"], Cluster.level == -1
-            )
+            select(Cluster).where(Cluster.clustering_id == stats.clustering_id, Cluster.level == -1)
         ).all()
         assert named and all(c.theme_terms and c.category for c in named)
         assert sum(c.size for c in named) == N_DOMAINS
 
 
-def test_errors_say_what_to_do(stored):
-    _url, engine = stored
+def test_options_of_the_leiden_linkage():
+    argv = ["--linkage", "leiden", "--threshold", "0.1", "--similarity", "signature",
+            "--resolution", "1.0", "0.5", "--quality", "cpm", "--num-perm", "128"]  # fmt: skip
+    settings = options(*argv)
+    assert stage.resolve_method(settings) == "paper"  # --linkage implies it
+    cfg = settings.cluster
+    assert (cfg.leiden_threshold, cfg.leiden_similarity) == (0.1, "signature")
+    assert (cfg.resolution, cfg.quality) == ((1.0, 0.5), "cpm")
+    assert cfg.threshold == Settings().cluster.threshold  # the single link's: untouched
+    assert settings.minhash.num_perm == 128
+    # modularity takes no resolution from [cluster] resolution: one level at 1
+    modularity = paper_model(options("--linkage", "leiden", "--quality", "modularity"))
+    assert modularity.resolutions() == [1.0]
+
+
+def test_errors_say_what_to_do():
     with pytest.raises(ParameterError, match="leiden bands with"):
-        stage.run(engine, Settings(), linkage="leiden", r0=8)
+        options("--linkage", "leiden", "--r0", "8")
     with pytest.raises(ParameterError, match="apply to --linkage leiden"):
-        stage.run(engine, Settings(), linkage="single", resolution=0.5)
-    with pytest.raises(ParameterError, match="linkage must be one of"):
-        stage.run(engine, Settings(), linkage="average")
+        options("--linkage", "single", "--resolution", "0.5")
+    with pytest.raises(ParameterError, match=r"cluster\.linkage"):
+        Settings().replace(cluster={"linkage": "average"})
     with pytest.raises(ParameterError, match="modularity has no resolution"):
-        stage.run(engine, Settings(), linkage="leiden", quality="modularity", resolution=0.5)
+        options("--linkage", "leiden", "--quality", "modularity", "--resolution", "0.5")
+    with pytest.raises(ParameterError, match="takes neither --signature-store nor --linkage"):
+        options("--linkage", "leiden", "--similarity", "weighted")
 
 
 def _cli(*args: str, url: str) -> subprocess.CompletedProcess[str]:

@@ -1,89 +1,81 @@
 """The activity path of the cluster stage: :class:`cluster.ActivityClusterer` on the
 stored term counts.
 
-:func:`_run_activity` is :func:`webometrics.stages.cluster.run` with
-``method="activity"``: tf-idf of the term counts, an LSH k-nearest-neighbour graph and
-Leiden levels; each final cluster's weighted terms are stored as its category evidence.
-:func:`activity_model` builds the clusterer from ``[activity]``.
+:func:`run_activity` is :func:`webometrics.stages.cluster.cluster_one` with
+``[cluster] method = "activity"``: tf-idf of the term counts, an LSH k-nearest-neighbour
+graph and Leiden levels (:class:`cluster.ActivityClusterer` of ``[activity]``); each final
+cluster's weighted terms are stored as its category evidence.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import Engine
 from tqdm import tqdm
 
 from core.settings import Settings
-from webometrics.stages.cluster.documents import _check_terms, _load
-from webometrics.stages.cluster.storing import _store_clustering
+from webometrics.stages.cluster.documents import Selection, check_terms, load
+from webometrics.stages.cluster.storing import ClusteringResult, store_clustering
+
+__all__ = ["run_activity"]
 
 log = logging.getLogger(__name__)
 
 
-def activity_model(
-    settings: Settings,
-    *,
-    seed: int | None = None,
-    resolution: float | Sequence[float] | None = None,
-    quality: str | None = None,
-    workers: int | None = None,
-    num_perm: int | None = None,
-) -> Any:
-    """The :class:`cluster.ActivityClusterer` of ``[activity]`` with the run's overrides."""
+def run_activity(
+    engine: Engine, settings: Settings, selection: Selection, *, progress: bool = False
+) -> ClusteringResult:
+    """One activity clustering: tf-idf of the stored term counts, an LSH
+    k-nearest-neighbour graph and Leiden levels (:class:`cluster.ActivityClusterer` of
+    ``[activity]``, its threads ``[minhash] workers``), stored with each final cluster's
+    weighted terms.
+
+    Raises
+    ------
+    ParameterError
+        A parameter of ``[activity]`` is outside what is allowed, or the university is
+        unknown.
+    NothingToDoError
+        No document in the selection.
+    StageError
+        A document has no stored term counts.
+    """
     from cluster.activity import ActivityClusterer
 
-    # the run's options; None: the setting's value
-    given = {
-        "seed": seed, "resolution": resolution, "quality": quality, "n_jobs": workers,
-        "num_perm": num_perm,
-    }  # fmt: skip
-    return ActivityClusterer.from_settings(
-        settings, **{k: v for k, v in given.items() if v is not None}
-    )
-
-
-def _run_activity(
-    engine: Engine,
-    settings: Settings,
-    *,
-    unit: str,
-    university: str | None,
-    direction: str,
-    seed: int | None,
-    keep_duplicates: bool,
-    progress: bool,
-    resolution: float | Sequence[float] | None,
-    quality: str | None,
-    workers: int | None,
-    num_perm: int | None = None,
-) -> dict[str, Any]:
-    """:func:`run` with ``method="activity"``: tf-idf of the stored term counts, an LSH
-    k-nearest-neighbour graph and Leiden levels (:class:`cluster.ActivityClusterer`)."""
-    from cluster.activity import weighted_terms
-
-    model = activity_model(
-        settings, seed=seed, resolution=resolution, quality=quality, workers=workers,
-        num_perm=num_perm,
-    )  # fmt: skip
+    model = ActivityClusterer.from_settings(settings)
     model.check_params()
     started = time.perf_counter()
-    data = _load(engine, unit, university, direction, keep_duplicates, False, with_terms=True)
-    ids = data["ids"]
-    scope = f" of {university}" if university else ""
-    _check_terms(data["terms"], unit, university)
+    data = load(engine, selection, with_shingles=False, with_terms=True)
+    check_terms(data["terms"], selection)
     log.info(
         "activity clustering of %d %s documents%s (%d duplicates left out)",
-        len(ids), unit, scope, data["n_excluded"],
+        len(data["ids"]), selection.unit, selection.of(), data["n_excluded"],
     )  # fmt: skip
+    _fit(model, data["terms"], f"activity levels ({len(data['ids'])} {selection.unit}s)", progress)
+    stats = store_clustering(
+        engine,
+        algorithm="activity",
+        linkage="leiden",
+        method="activity",
+        selection=selection,
+        data=data,
+        model=model,
+        parameters=_parameters(model, bool(data["ids"])),
+        started=started,
+        progress=progress,
+        evidence=_evidence(model, settings),
+    )
+    log.info("clustering %d: %s", stats.clustering_id, stats)
+    return stats
+
+
+def _fit(model: Any, terms: list[Any], desc: str, progress: bool) -> None:
+    """Fit the clusterer, a progress bar over its levels."""
     bar = tqdm(
-        total=len(model.resolutions()),
-        desc=f"activity levels ({len(ids)} {unit}s)",
-        unit="level",
-        disable=not progress or None,
+        total=len(model.resolutions()), desc=desc, unit="level", disable=not progress or None
     )
 
     def on_level(level: Any) -> None:
@@ -91,33 +83,27 @@ def _run_activity(
         bar.update(1)
 
     try:
-        model.fit(data["terms"], progress=on_level)
+        model.fit(terms, progress=on_level)
     finally:
         bar.close()
-    terms = weighted_terms(
-        model.matrix_, model.vocabulary_, model.labels_, top=max(20, settings.analyse.theme_terms)
-    )
-    parameters = {
+
+
+def _parameters(model: Any, any_document: bool) -> dict[str, Any]:
+    """The stored parameters of a fitted clusterer: its own, its levels, graph and weights."""
+    return {
         **model.result_params(),
         "resolution": model.resolutions(),
         "graph": model.graph_stats_,
         "weights": {"tf": "1+ln(tf)", "idf": "ln((1+n)/(1+df))+1", "norm": "l2",
-                    "dropped": model.weighting_.n_dropped_ if ids else {}},
+                    "dropped": model.weighting_.n_dropped_ if any_document else {}},
     }  # fmt: skip
-    stats = _store_clustering(
-        engine,
-        algorithm="activity",
-        linkage="leiden",
-        unit=unit,
-        parameters=parameters,
-        selection=(university, direction, keep_duplicates),
-        data=data,
-        model=model,
-        started=started,
-        progress=progress,
-        evidence={c: {"weighted_terms": t} for c, t in terms.items()},
+
+
+def _evidence(model: Any, settings: Settings) -> dict[int, dict[str, Any]]:
+    """Each final cluster's category evidence: its weighted terms."""
+    from cluster.activity import weighted_terms
+
+    terms = weighted_terms(
+        model.matrix_, model.vocabulary_, model.labels_, top=max(20, settings.analyse.theme_terms)
     )
-    stats.update(method="activity", workers=model.n_jobs)
-    clustering_id = stats["clustering_id"]
-    log.info("clustering %d: %s", clustering_id, stats)
-    return stats
+    return {c: {"weighted_terms": t} for c, t in terms.items()}

@@ -5,6 +5,7 @@ or term counts, loaded at once or streamed from the database in chunks.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -12,7 +13,7 @@ import numpy as np
 from sqlalchemy import Engine, func, select
 
 from core.choices import GRAPH_RUN_KIND
-from core.exceptions import ParameterError, StageError
+from core.exceptions import NothingToDoError, ParameterError, StageError
 from store.models import (
     CrawlRun,
     DedupRun,
@@ -23,6 +24,40 @@ from store.models import (
     University,
 )
 from store.session import session_scope
+
+__all__ = [
+    "ID_BATCH",
+    "DatabaseShingles",
+    "Selection",
+    "check_terms",
+    "load",
+    "stream_shingles",
+]
+
+
+@dataclasses.dataclass(frozen=True)
+class Selection:
+    """Which documents one clustering reads.
+
+    Parameters
+    ----------
+    unit : {"page", "domain"}
+    university : str, optional
+        Only the documents of this university's environment (its name); ``None``: all.
+    direction : {"outgoing", "citing", "both"}
+        Only the domains the university links to, that link to it, or both.
+    keep_duplicates : bool
+        Keep the non-canonical members of the latest dedup run's groups.
+    """
+
+    unit: str
+    university: str | None = None
+    direction: str = "both"
+    keep_duplicates: bool = False
+
+    def of(self) -> str:
+        """`` of <university>``, or nothing without a university (for messages)."""
+        return f" of {self.university}" if self.university else ""
 
 
 def _university_id(s: Any, name: str) -> int:
@@ -61,23 +96,46 @@ def _environment_run(s: Any, uid: int | None, direction: str) -> tuple[int | Non
     return (int(run) if run is not None else graph), graph
 
 
-def _load(
-    engine: Engine,
-    unit: str,
-    university: str | None,
-    direction: str,
-    keep_duplicates: bool,
-    with_shingles: bool = True,
-    with_terms: bool = False,
+def _duplicates(s: Any, unit: str, keep_duplicates: bool) -> tuple[int | None, set[int]]:
+    """The latest dedup run of the unit and its non-canonical members (none when they
+    are kept)."""
+    dedup_run_id = s.scalar(
+        select(DedupRun.id)
+        .where(DedupRun.unit == unit)
+        .order_by(DedupRun.created_at.desc(), DedupRun.id.desc())
+        .limit(1)
+    )
+    if dedup_run_id is None or keep_duplicates:
+        return dedup_run_id, set()
+    duplicates = s.scalars(
+        select(DuplicateMember.document_id)
+        .join(DuplicateGroup, DuplicateMember.group_id == DuplicateGroup.id)
+        .where(
+            DuplicateGroup.dedup_run_id == dedup_run_id,
+            DuplicateMember.document_id != DuplicateGroup.canonical_document_id,
+        )
+    )
+    return dedup_run_id, set(duplicates)
+
+
+def load(
+    engine: Engine, selection: Selection, *, with_shingles: bool = True, with_terms: bool = False
 ) -> dict[str, Any]:
     """Ids, domains and shingles (or term counts) of the documents to cluster, and what
-    was left out; a :class:`StageError` when none is left (``run_each`` skips that
-    selection).
+    was left out.
 
     Without shingles (``with_shingles=False``: they are streamed later by
-    :func:`_stream_shingles`), ``shingles`` is ``None``. With ``with_terms``, ``terms``
+    :func:`stream_shingles`), ``shingles`` is ``None``. With ``with_terms``, ``terms``
     holds each document's stored term counts (``None`` where not stored yet).
+
+    Raises
+    ------
+    NothingToDoError
+        No document is left (a run over several selections skips this one).
+    ParameterError
+        The university is unknown.
     """
+    unit, university, direction = selection.unit, selection.university, selection.direction
     with session_scope(engine) as s:
         uid = _university_id(s, university) if university else None
         shingles_col = Document.shingles if with_shingles else Document.n_shingles
@@ -96,29 +154,11 @@ def _load(
                 env = env.where(Environment.direction == direction)
             stmt = stmt.where(Document.domain.in_(env.scalar_subquery()))
         rows = s.execute(stmt.order_by(Document.id)).all()
-        dedup_run_id = s.scalar(
-            select(DedupRun.id)
-            .where(DedupRun.unit == unit)
-            .order_by(DedupRun.created_at.desc(), DedupRun.id.desc())
-            .limit(1)
-        )
-        duplicates: set[int] = set()
-        if dedup_run_id is not None and not keep_duplicates:
-            duplicates = set(
-                s.scalars(
-                    select(DuplicateMember.document_id)
-                    .join(DuplicateGroup, DuplicateMember.group_id == DuplicateGroup.id)
-                    .where(
-                        DuplicateGroup.dedup_run_id == dedup_run_id,
-                        DuplicateMember.document_id != DuplicateGroup.canonical_document_id,
-                    )
-                )
-            )
+        dedup_run_id, duplicates = _duplicates(s, unit, selection.keep_duplicates)
     kept = [r for r in rows if r.id not in duplicates]
     if not kept:
-        scope = f" of {university}" if university else ""
-        raise StageError(
-            f"no {unit} documents{scope} to cluster (direction {direction}, "
+        raise NothingToDoError(
+            f"no {unit} documents{selection.of()} to cluster (direction {direction}, "
             f"{len(rows)} left out as duplicates): run `webometrics extract` first, "
             f"or choose another --unit/--university/--direction"
         )
@@ -143,15 +183,15 @@ def _shingles(blob: bytes | None) -> np.ndarray:
     return np.frombuffer(blob, dtype="<u8").astype(np.uint64)
 
 
-_ID_BATCH = 500  # ids per IN (...) query: far below any database's parameter limit
+ID_BATCH = 500  # ids per IN (...) query: far below any database's parameter limit
 
 
 def _fetch_shingles(engine: Engine, ids: Sequence[int]) -> list[np.ndarray]:
     """The shingles of the documents ``ids``, in that order."""
     got: dict[int, np.ndarray] = {}
     with engine.connect() as conn:
-        for start in range(0, len(ids), _ID_BATCH):
-            batch = [int(i) for i in ids[start : start + _ID_BATCH]]
+        for start in range(0, len(ids), ID_BATCH):
+            batch = [int(i) for i in ids[start : start + ID_BATCH]]
             rows = conn.execute(
                 select(Document.id, Document.shingles).where(Document.id.in_(batch))
             )
@@ -165,7 +205,7 @@ def _fetch_shingles(engine: Engine, ids: Sequence[int]) -> list[np.ndarray]:
     return [got[int(i)] for i in ids]
 
 
-def _stream_shingles(
+def stream_shingles(
     engine: Engine, ids: Sequence[int], chunk: int = 2000
 ) -> Iterator[list[np.ndarray]]:
     """The shingles of the documents ``ids`` in order, ``chunk`` documents at a time."""
@@ -173,7 +213,7 @@ def _stream_shingles(
         yield _fetch_shingles(engine, ids[start : start + chunk])
 
 
-class _DatabaseShingles:
+class DatabaseShingles:
     """A :class:`cluster.sigstore.ShingleSource` over stored documents: the shingles of
     the candidate pairs are read from the database when their Jaccard is computed."""
 
@@ -190,13 +230,12 @@ class _DatabaseShingles:
         return _fetch_shingles(self._engine, self._ids[np.asarray(index)].tolist())
 
 
-def _check_terms(terms: Sequence[Any], unit: str, university: str | None) -> None:
-    """Raise unless every document has stored term counts."""
+def check_terms(terms: Sequence[Any], selection: Selection) -> None:
+    """Raise a :class:`StageError` unless every document has stored term counts."""
     missing = sum(t is None for t in terms)
     if missing:
-        scope = f" of {university}" if university else ""
         raise StageError(
-            f"{missing} of the {len(terms)} {unit} documents{scope} have no stored term "
-            "counts (extracted before they were kept): run "
+            f"{missing} of the {len(terms)} {selection.unit} documents{selection.of()} have "
+            "no stored term counts (extracted before they were kept): run "
             "`webometrics extract --rebuild-documents`"
         )

@@ -1,127 +1,149 @@
 """The paper's path of the cluster stage: LSH single link or Leiden on the shingles.
 
-:func:`_run_paper` is :func:`webometrics.stages.cluster.run` with ``method="paper"``:
-:class:`cluster.LSHLink` (``linkage="single"``) or :class:`cluster.LSHLeiden`
-(``linkage="leiden"``) over the documents' MinHash signatures (in memory, or streamed into
-a :class:`cluster.sigstore.SignatureStore`), then the signatures and the clustering are
-stored.
+:func:`run_paper` is :func:`webometrics.stages.cluster.cluster_one` with
+``[cluster] method = "paper"``: :class:`cluster.LSHLink` (``[cluster] linkage = "single"``)
+or :class:`cluster.LSHLeiden` (``"leiden"``) over the documents' MinHash signatures (in
+memory, or streamed into a :class:`cluster.sigstore.SignatureStore` with ``[cluster]
+signature_store``), then the signatures and the clustering are stored.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine
 from tqdm import tqdm
 
-from core.choices import LINKAGES
 from core.exceptions import ParameterError, StageError
-from core.settings import Settings
-from webometrics.stages.cluster.documents import _check_terms, _DatabaseShingles, _load
-from webometrics.stages.cluster.signatures import _sign_into_store, _store_signatures
-from webometrics.stages.cluster.storing import _store_clustering
+from core.settings import ClusterSettings, Settings
+from webometrics.stages.cluster.documents import DatabaseShingles, Selection, check_terms, load
+from webometrics.stages.cluster.signatures import sign_into_store, store_signatures
+from webometrics.stages.cluster.storing import ClusteringResult, store_clustering
+
+__all__ = ["WEIGHTED_ALONE", "paper_model", "run_paper"]
 
 log = logging.getLogger(__name__)
 
-def _run_paper(
-    engine: Engine,
-    settings: Settings,
-    *,
-    unit: str,
-    university: str | None,
-    direction: str,
-    threshold: float | None,
-    r0: int | None,
-    r_min: int | None,
-    step: int | None,
-    num_perm: int | None,
-    seed: int | None,
-    similarity: str | None,
-    keep_duplicates: bool,
-    progress: bool,
-    linkage: str | None,
-    resolution: float | Sequence[float] | None,
-    quality: str | None,
-    workers: int | None,
-    signature_store: str | Path | None,
-) -> dict[str, Any]:
-    """:func:`~webometrics.stages.cluster.run` with ``method="paper"``: MinHash signatures
-    of the shingles, then :class:`cluster.LSHLink` or :class:`cluster.LSHLeiden`."""
+#: the refusal of the weighted similarity beside a signature store or the Leiden linkage
+WEIGHTED_ALONE = (
+    "--similarity weighted runs the paper's single link on the stored term counts; "
+    "it takes neither --signature-store nor --linkage leiden"
+)
+
+
+def paper_model(settings: Settings) -> Any:
+    """The paper's estimator of the settings, its parameters checked:
+    :class:`cluster.LSHLeiden` when ``[cluster] linkage`` is ``leiden``, else
+    :class:`cluster.LSHLink` (``[cluster]`` and ``[minhash]``).
+
+    Raises
+    ------
+    ParameterError
+        A parameter is outside what is allowed (e.g. ``r0`` above ``num_perm``).
+    """
     from cluster.lsh_leiden import LSHLeiden
     from cluster.lsh_link import LSHLink
+
+    if settings.cluster.linkage == "leiden":
+        leiden = LSHLeiden.from_settings(settings)
+        leiden.resolutions()  # validates the parameters before any work
+        return leiden
+    single = LSHLink.from_settings(settings)
+    single.rows_per_level()
+    return single
+
+
+def run_paper(
+    engine: Engine, settings: Settings, selection: Selection, *, progress: bool = False
+) -> ClusteringResult:
+    """One clustering of the paper's methods: MinHash signatures of the shingles (or, with
+    ``[cluster] similarity = "weighted"``, of the term counts), then
+    :class:`cluster.LSHLink` or :class:`cluster.LSHLeiden`; the signatures and the
+    clustering are stored.
+
+    Raises
+    ------
+    ParameterError
+        A parameter is outside what is allowed, the university is unknown, or the
+        signature store folder holds a store of other MinHash parameters.
+    NothingToDoError
+        No document in the selection.
+    StageError
+        Documents shingled with different k, or without stored term counts (weighted).
+    """
     from extract.shingles import HASH_NAME
 
-    cfg = settings.cluster
-    linkage = linkage or cfg.linkage
-    if linkage not in LINKAGES:
-        raise ParameterError(f"linkage must be one of {', '.join(LINKAGES)}, got {linkage!r}")
-    store_dir = signature_store if signature_store is not None else cfg.signature_store
-    # the run's options; None: the setting's value
-    given: dict[str, Any] = {
-        "threshold": threshold, "num_perm": num_perm, "seed": seed, "similarity": similarity,
-        "n_jobs": workers,
-    }  # fmt: skip
-    model: Any
-    if linkage == "leiden":
-        levels = [k for k, v in (("r0", r0), ("r_min", r_min), ("step", step)) if v is not None]
-        if levels:
-            raise ParameterError(
-                f"{', '.join(levels)} set the levels of --linkage single; leiden bands with "
-                "[cluster] leiden_rows and leiden_bands and takes --resolution levels"
-            )
-        given.update(resolution=resolution, quality=quality)
-        estimator: Any = LSHLeiden
-    else:
-        if resolution is not None or quality is not None:
-            raise ParameterError("--resolution and --quality apply to --linkage leiden")
-        given.update(r0=r0, r_min=r_min, step=step)
-        estimator = LSHLink
-    model = estimator.from_settings(settings, **{k: v for k, v in given.items() if v is not None})
-    # validates the parameters before any work
-    n_levels = len(model.resolutions() if linkage == "leiden" else model.rows_per_level())
-    workers = model.n_jobs
+    model = paper_model(settings)
+    store_dir = settings.cluster.signature_store
     started = time.perf_counter()
     weighted = getattr(model, "similarity", None) == "weighted"
-    if weighted and (store_dir is not None or linkage == "leiden"):
-        raise ParameterError(
-            "--similarity weighted runs the paper's single link on the stored term counts; "
-            "it takes neither --signature-store nor --linkage leiden"
-        )
-    data = _load(
-        engine, unit, university, direction, keep_duplicates, store_dir is None and not weighted,
-        with_terms=weighted,
-    )  # fmt: skip
-    ids = data["ids"]
-    scope = f" of {university}" if university else ""
+    if weighted and store_dir is not None:
+        raise ParameterError(WEIGHTED_ALONE)
+    with_shingles = store_dir is None and not weighted
+    data = load(engine, selection, with_shingles=with_shingles, with_terms=weighted)
     if len(data["shingle_k"]) > 1:
         raise StageError(
-            f"the {unit} documents were shingled with different k {data['shingle_k']}: run "
-            "`webometrics extract` again so that all use [shingle] k"
+            f"the {selection.unit} documents were shingled with different k "
+            f"{data['shingle_k']}: run `webometrics extract` again so that all use [shingle] k"
         )
     log.info(
         "clustering %d %s documents%s (%d duplicates left out)",
-        len(ids),
-        unit,
-        scope,
-        data["n_excluded"],
+        len(data["ids"]), selection.unit, selection.of(), data["n_excluded"],
+    )  # fmt: skip
+    _fit(engine, model, data, selection, settings.cluster, progress)
+    hash_name = f"{HASH_NAME}|{model.signatures_.hash_func}"
+    written = store_signatures(engine, data["ids"], model.signatures_, hash_name)
+    leiden = settings.cluster.linkage == "leiden"
+    stats = store_clustering(
+        engine,
+        algorithm="lsh-leiden" if leiden else "lsh-link",
+        linkage=settings.cluster.linkage,
+        method="paper",
+        selection=selection,
+        data=data,
+        model=model,
+        parameters=_parameters(model, leiden, hash_name, data["shingle_k"]),
+        started=started,
+        progress=progress,
     )
+    stats = dataclasses.replace(
+        stats,
+        signatures_written=written,
+        signature_store=str(store_dir) if store_dir is not None else None,
+        seconds=round(time.perf_counter() - started, 3),
+    )
+    log.info("clustering %d: %s", stats.clustering_id, stats)
+    return stats
+
+
+def _fit(
+    engine: Engine,
+    model: Any,
+    data: dict[str, Any],
+    selection: Selection,
+    cfg: ClusterSettings,
+    progress: bool,
+) -> None:
+    """Fit the model on the loaded shingles (or term counts), or on the documents signed
+    into the signature store ``[cluster] signature_store``; a progress bar over its levels."""
+    ids, store_dir, leiden = data["ids"], cfg.signature_store, cfg.linkage == "leiden"
     if store_dir is not None:
-        signatures, lengths = _sign_into_store(
-            engine, ids, Path(store_dir), model, workers, progress
+        signatures, lengths = sign_into_store(
+            engine, ids, Path(store_dir), model, model.n_jobs, progress
         )
     bar = tqdm(
-        total=n_levels,
-        desc=f"{'Leiden' if linkage == 'leiden' else 'LSH'} levels ({len(ids)} {unit}s)",
+        total=len(model.resolutions() if leiden else model.rows_per_level()),
+        desc=f"{'Leiden' if leiden else 'LSH'} levels ({len(ids)} {selection.unit}s)",
         unit="level",
         disable=not progress or None,
     )
 
     def on_level(level: Any) -> None:
-        if linkage == "leiden":
+        if leiden:
             bar.set_postfix(resolution=level.resolution, clusters=level.n_clusters)
         else:
             bar.set_postfix(r=level.r, clusters=level.n_clusters)
@@ -129,47 +151,30 @@ def _run_paper(
 
     try:
         if store_dir is None:
+            weighted = model.similarity == "weighted"
             if weighted:
-                _check_terms(data["terms"], unit, university)
+                check_terms(data["terms"], selection)
             model.fit(data["terms"] if weighted else data["shingles"], progress=on_level)
         else:
-            source = (
-                _DatabaseShingles(engine, ids, lengths) if model.similarity == "jaccard" else None
-            )
+            jaccard = model.similarity == "jaccard"
+            source = DatabaseShingles(engine, ids, lengths) if jaccard else None
             model.fit(source, signatures=signatures, progress=on_level)
     finally:
         bar.close()
-    hash_name = f"{HASH_NAME}|{model.signatures_.hash_func}"
-    written = _store_signatures(engine, ids, model.signatures_, hash_name)
-    # the clusters do not depend on max_pairs, n_jobs and band_memory_mb: left out
+
+
+def _parameters(model: Any, leiden: bool, hash_name: str, shingle_k: list[int]) -> dict[str, Any]:
+    """The stored parameters of a fitted model: those the clusters depend on (not
+    ``max_pairs``, ``n_jobs`` and ``band_memory_mb``), the hash function, the shingle
+    size and the levels (Leiden: resolutions and the candidate graph's figures)."""
     parameters = {
         **model.result_params(),
         "hash_func": hash_name,
-        "shingle_k": data["shingle_k"][0] if data["shingle_k"] else None,
+        "shingle_k": shingle_k[0] if shingle_k else None,
     }
-    if linkage == "leiden":
+    if leiden:
         parameters["resolution"] = model.resolutions()
         parameters["graph"] = model.graph_stats_
     else:
         parameters["levels_r"] = model.rows_per_level()
-    stats = _store_clustering(
-        engine,
-        algorithm="lsh-leiden" if linkage == "leiden" else "lsh-link",
-        linkage=linkage,
-        unit=unit,
-        parameters=parameters,
-        selection=(university, direction, keep_duplicates),
-        data=data,
-        model=model,
-        started=started,
-        progress=progress,
-    )
-    stats.update(
-        signatures_written=written,
-        signature_store=str(store_dir) if store_dir is not None else None,
-        workers=workers,
-        seconds=round(time.perf_counter() - started, 3),
-    )
-    clustering_id = stats["clustering_id"]
-    log.info("clustering %d: %s", clustering_id, stats)
-    return stats
+    return parameters

@@ -18,12 +18,14 @@ from store.models import (
     Signature,
 )
 from store.session import session_scope
-from webometrics.stages.cluster.documents import _ID_BATCH, _stream_shingles
+from webometrics.stages.cluster.documents import ID_BATCH, stream_shingles
+
+__all__ = ["sign_into_store", "store_signatures"]
 
 log = logging.getLogger(__name__)
 
 
-def _store_signatures(engine: Engine, ids: Sequence[int], signatures: Any, hash_name: str) -> int:
+def store_signatures(engine: Engine, ids: Sequence[int], signatures: Any, hash_name: str) -> int:
     """Insert or refresh the signature rows; return how many were written.
 
     Works through the documents in batches (the signatures may be memory-mapped from a
@@ -38,8 +40,8 @@ def _store_signatures(engine: Engine, ids: Sequence[int], signatures: Any, hash_
     )
     written = 0
     with session_scope(engine) as s:
-        for start in range(0, len(ids), _ID_BATCH):
-            batch = [int(i) for i in ids[start : start + _ID_BATCH]]
+        for start in range(0, len(ids), ID_BATCH):
+            batch = [int(i) for i in ids[start : start + ID_BATCH]]
             existing = dict(
                 s.execute(
                     select(Signature.document_id, Signature.hashvalues).where(
@@ -78,7 +80,7 @@ def _store_signatures(engine: Engine, ids: Sequence[int], signatures: Any, hash_
     return written
 
 
-def _sign_into_store(
+def sign_into_store(
     engine: Engine, ids: Sequence[int], folder: Path, model: Any, workers: int, progress: bool
 ) -> tuple[Any, np.ndarray]:
     """Stream the documents' shingles into the signature store ``folder``; return its
@@ -92,7 +94,7 @@ def _sign_into_store(
         store = SignatureStore.write(
             folder,
             hasher,
-            _stream_shingles(engine, ids),
+            stream_shingles(engine, ids),
             ids=ids,
             n_jobs=workers,
             progress=bar.update,

@@ -5,6 +5,7 @@ clusters (level ``-1``) and of every level, and the run's statistics.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -19,6 +20,10 @@ from store.models import (
     ClusterMember,
 )
 from store.session import session_scope
+from webometrics.stages import StageResult
+from webometrics.stages.cluster.documents import Selection
+
+__all__ = ["ClusteringResult", "store_clustering"]
 
 
 def _write_level(
@@ -43,41 +48,83 @@ def _write_level(
         s.execute(insert(ClusterMember), members[start : start + 20000])
 
 
-def _store_clustering(
+@dataclasses.dataclass(frozen=True)
+class ClusteringResult(StageResult):
+    """The statistics of one clustering (one university and direction).
+
+    Attributes
+    ----------
+    clustering_id : int
+        The stored :class:`~store.models.Clustering` row.
+    unit : {"page", "domain"}
+    linkage : {"single", "leiden"}
+        ``leiden`` for the activity clustering.
+    method : {"activity", "paper"}
+    university : str or None
+        The university whose environment was clustered; ``None``: every document.
+    direction : {"outgoing", "citing", "both"}
+    n_documents, n_excluded_duplicates : int
+        Documents clustered, and non-canonical members of the dedup run left out.
+    dedup_run_id : int or None
+        The latest dedup run of the unit.
+    n_clusters, n_multi, largest : int
+        Final clusters, those of two or more documents, the size of the largest.
+    n_levels : int
+    signatures_written : int
+        Signature rows inserted or refreshed (``0`` for the activity clustering).
+    signature_store : str or None
+        The signature store folder, if one was used.
+    workers : int
+        Threads signing the documents (``-1`` every core).
+    seconds : float
+    """
+
+    clustering_id: int
+    unit: str
+    linkage: str
+    method: str
+    university: str | None
+    direction: str
+    n_documents: int
+    n_excluded_duplicates: int
+    dedup_run_id: int | None
+    n_clusters: int
+    n_multi: int
+    largest: int
+    n_levels: int
+    signatures_written: int
+    signature_store: str | None
+    workers: int
+    seconds: float
+
+
+def store_clustering(
     engine: Engine,
     *,
     algorithm: str,
     linkage: str,
-    unit: str,
-    parameters: dict[str, Any],
-    selection: tuple[str | None, str, bool],
+    method: str,
+    selection: Selection,
     data: dict[str, Any],
     model: Any,
+    parameters: dict[str, Any],
     started: float,
     progress: bool,
     evidence: dict[int, dict[str, Any]] | None = None,
-) -> dict[str, Any]:
+) -> ClusteringResult:
     """Write the Clustering row, its final clusters (level -1) and every level's; return
-    the run's statistics. ``evidence``: a final cluster's label -> its category evidence."""
-    university, direction, keep_duplicates = selection
-    ids, labels = data["ids"], model.labels_
-    sizes = np.bincount(labels)
-    flt = {
-        "run_id": data.get("run_id"),
-        "university_id": data["university_id"],
-        "university": university,
-        "direction": direction,
-        "keep_duplicates": keep_duplicates,
-        "dedup_run_id": data["dedup_run_id"],
-    }
+    the run's statistics (no signatures written yet). ``model``: the fitted estimator
+    (``labels_``, ``levels_``, ``n_jobs``); ``evidence``: a final cluster's label -> its
+    category evidence."""
+    sizes = np.bincount(model.labels_)
     with session_scope(engine) as s:
         row = Clustering(
             algorithm=algorithm,
             linkage=linkage,
-            unit=unit,
+            unit=selection.unit,
             parameters=parameters,
-            filter=flt,
-            n_documents=len(ids),
+            filter=_filter(selection, data),
+            n_documents=len(data["ids"]),
             n_excluded_duplicates=data["n_excluded"],
             n_clusters=int(sizes.shape[0]),
             seconds=round(time.perf_counter() - started, 3),
@@ -85,31 +132,51 @@ def _store_clustering(
         )
         s.add(row)
         s.flush()
-        levels = [(-1, labels), *((k, lvl.labels) for k, lvl in enumerate(model.levels_))]
-        for level, labs in tqdm(
-            levels, desc="store clusters", unit="level", disable=not progress or None
-        ):
-            _write_level(s, row.id, level, ids, labs)
+        _write_levels(s, row.id, data["ids"], model, progress)
         if evidence:
             s.flush()
             final = select(Cluster).where(Cluster.clustering_id == row.id, Cluster.level == -1)
             for cl in s.scalars(final):
                 cl.category_evidence = evidence.get(int(cl.label), {})
         clustering_id = int(row.id)
+    return ClusteringResult(
+        clustering_id=clustering_id,
+        unit=selection.unit,
+        linkage=linkage,
+        method=method,
+        university=selection.university,
+        direction=selection.direction,
+        n_documents=len(data["ids"]),
+        n_excluded_duplicates=data["n_excluded"],
+        dedup_run_id=data["dedup_run_id"],
+        n_clusters=int(sizes.shape[0]),
+        n_multi=int((sizes >= 2).sum()),
+        largest=int(sizes.max()),
+        n_levels=len(model.levels_),
+        signatures_written=0,
+        signature_store=None,
+        workers=int(model.n_jobs),
+        seconds=round(time.perf_counter() - started, 3),
+    )
+
+
+def _filter(selection: Selection, data: dict[str, Any]) -> dict[str, Any]:
+    """A clustering's ``filter``: the documents it read."""
     return {
-        "clustering_id": clustering_id,
-        "unit": unit,
-        "linkage": linkage,
-        "university": university,
-        "direction": direction,
-        "n_documents": len(ids),
-        "n_excluded_duplicates": data["n_excluded"],
+        "run_id": data.get("run_id"),
+        "university_id": data["university_id"],
+        "university": selection.university,
+        "direction": selection.direction,
+        "keep_duplicates": selection.keep_duplicates,
         "dedup_run_id": data["dedup_run_id"],
-        "n_clusters": int(sizes.shape[0]),
-        "n_multi": int((sizes >= 2).sum()),
-        "largest": int(sizes.max()),
-        "n_levels": len(model.levels_),
-        "signatures_written": 0,
-        "signature_store": None,
-        "seconds": round(time.perf_counter() - started, 3),
     }
+
+
+def _write_levels(
+    s: Any, clustering_id: int, ids: Sequence[int], model: Any, progress: bool
+) -> None:
+    """The final clusters (level -1) and every level's."""
+    levels = [(-1, model.labels_), *((k, lvl.labels) for k, lvl in enumerate(model.levels_))]
+    bar = tqdm(levels, desc="store clusters", unit="level", disable=not progress or None)
+    for level, labs in bar:
+        _write_level(s, clustering_id, level, ids, labs)
