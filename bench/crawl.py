@@ -101,21 +101,23 @@ def run_once(
             started = time.perf_counter()
             stats = crawl.run(
                 engine,
-                _settings(depth, inline, workers, fast),
-                universities_file=str(ROOT / "testbed" / "universities.toml"),
-                direction="outgoing",
-                proxy=server.proxy_url,
-                jobdir=str(work / "job"),
+                _settings(depth, inline, workers, fast).replace(
+                    crawl={"proxy": server.proxy_url, "jobdir": str(work / "job")}
+                ),
+                crawl.CrawlScope(
+                    universities_file=str(ROOT / "testbed" / "universities.toml"),
+                    direction="outgoing",
+                ),
             )
             wall = time.perf_counter() - started
             cpu = children_cpu() - cpu0
             served = len(server.requests)
-        scrapy = stats["scrapy"]["outgoing"]
+        scrapy = stats.scrapy["outgoing"]
         crawl_seconds = scrapy.get("elapsed_time_seconds") or wall
         progress_lines = _progress(work / "job")
-        pages = stats["pages_recorded"]
-        answers = stats["pages"]
-        ok = stats["http_status"].get("200", 0)
+        pages = stats.pages_recorded
+        answers = stats.pages
+        ok = stats.http_status.get("200", 0)
         engine.dispose()
         return {
             "config": (
@@ -130,9 +132,9 @@ def run_once(
             "answers": answers,
             "pages_200": ok,
             "requests_served": served,
-            "links": stats["links"],
-            "bytes": stats["bytes"],
-            "errors": stats["errors"],
+            "links": stats.links,
+            "bytes": stats.bytes,
+            "errors": stats.errors,
             "wall_seconds": round(wall, 2),
             "crawl_seconds": round(crawl_seconds, 2),
             "pages_per_s": round(pages / crawl_seconds, 1),

@@ -86,15 +86,21 @@ def run_once(
     ):
         cpu0 = children_cpu()
         started = time.perf_counter()
+        settings = _settings(depth).replace(
+            crawl={
+                "proxy": server.proxy_url,
+                "jobdir": str(Path(work) / "job"),
+                "redis_url": redis_url if use_redis else None,
+                "processes": processes,
+            }
+        )
         stats = crawl.run(
             engine,
-            _settings(depth),
-            universities_file=str(ROOT / "testbed" / "universities.toml"),
-            direction="outgoing",
-            proxy=server.proxy_url,
-            jobdir=str(Path(work) / "job"),
-            redis=redis_url if use_redis else None,
-            processes=processes,
+            settings,
+            crawl.CrawlScope(
+                universities_file=str(ROOT / "testbed" / "universities.toml"),
+                direction="outgoing",
+            ),
         )
         wall = time.perf_counter() - started
         cpu = children_cpu() - cpu0
@@ -102,16 +108,16 @@ def run_once(
     engine.dispose()
     times = [e["time"] for e in log]
     window = max(times) - min(times) if times else wall
-    rows = stats["pages_recorded"]
+    rows = stats.pages_recorded
     return {
         "processes": processes,
         "redis": use_redis,
         "latency": latency,
         "depth": depth,
         "rows": rows,
-        "answers": stats["pages"],
+        "answers": stats.pages,
         "requests_served": len(log),
-        "links": stats["links"],
+        "links": stats.links,
         "crawl_seconds": round(window, 2),
         "wall_seconds": round(wall, 2),
         "rows_per_s": round(rows / window, 1),

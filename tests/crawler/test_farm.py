@@ -99,15 +99,12 @@ def crawls(
     one = migrated_engine(postgres_server.create_database())
     farm = migrated_engine(postgres_server.create_database())
     farm_url = farm.url.render_as_string(hide_password=False)
+    scope = crawl.CrawlScope(
+        universities_file=universities, direction="both", testbed_dir=str(testbed_dir)
+    )
     with TestbedServer(testbed_dir) as server:
-        single = crawl.run(
-            one,
-            _settings(),
-            universities_file=universities,
-            direction="both",
-            proxy=server.proxy_url,
-            testbed_dir=str(testbed_dir),
-        )
+        settings = _settings().replace(crawl={"proxy": server.proxy_url})
+        single = crawl.run(one, settings, scope)
         n_single = len(server.requests)
         env = dict(os.environ, WEBOMETRICS_DB_URL=farm_url)
         worker = subprocess.Popen(
@@ -116,16 +113,8 @@ def crawls(
             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
         try:
-            distributed = crawl.run(
-                farm,
-                _settings(),
-                universities_file=universities,
-                direction="both",
-                proxy=server.proxy_url,
-                testbed_dir=str(testbed_dir),
-                redis=redis_server.url,
-                processes=2,
-            )
+            farm_settings = settings.replace(crawl={"redis_url": redis_server.url, "processes": 2})
+            distributed = crawl.run(farm, farm_settings, scope)
             out, err = worker.communicate(timeout=120)
         finally:
             if worker.poll() is None:
@@ -151,8 +140,8 @@ def test_three_processes_took_part_and_stopped_by_themselves(crawls: dict[str, A
     stored_by_worker = int(out.split(";")[-1].split()[0])
     assert stored_by_worker > 0  # the third process did part of the work
     # two phases x (two local processes + the worker's)
-    assert crawls["farm"]["farm_workers"] == 6
-    assert crawls["farm"]["processes"] == 2
+    assert crawls["farm"].farm_workers == 6
+    assert crawls["farm"].processes == 2
 
 
 def test_every_page_is_fetched_exactly_once(crawls: dict[str, Any]) -> None:
@@ -177,14 +166,14 @@ def test_the_same_links_and_citations_are_stored(crawls: dict[str, Any]) -> None
     assert len(one["links"]) > 500
     assert one["links"] == many["links"]
     assert one["citations"] and one["citations"] == many["citations"]
-    assert crawls["single"]["pages"] == crawls["farm"]["pages"]
+    assert crawls["single"].pages == crawls["farm"].pages
 
 
 def test_the_run_keys_are_removed_from_redis(crawls: dict[str, Any]) -> None:
     from crawler.redis_frontier import connect
 
     server = connect(crawls["redis"].url)
-    run_id = crawls["farm"]["run_id"]
+    run_id = crawls["farm"].run_id
     assert list(server.scan_iter(match=f"webometrics:run:{run_id}:*")) == []
     assert server.get("webometrics:active") is None
 
@@ -222,13 +211,18 @@ def killed(
             try:
                 outcome["stats"] = crawl.run(
                     farm,
-                    settings,
-                    universities_file=str(REPO / "testbed" / "universities.toml"),
-                    direction="both",
-                    proxy=server.proxy_url,
-                    testbed_dir=str(testbed_dir),
-                    redis=redis_server.url,
-                    processes=1,
+                    settings.replace(
+                        crawl={
+                            "proxy": server.proxy_url,
+                            "redis_url": redis_server.url,
+                            "processes": 1,
+                        }
+                    ),
+                    crawl.CrawlScope(
+                        universities_file=str(REPO / "testbed" / "universities.toml"),
+                        direction="both",
+                        testbed_dir=str(testbed_dir),
+                    ),
                 )
             except Exception as exc:  # reported by the test
                 outcome["error"] = exc

@@ -108,17 +108,11 @@ def crawled(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         download_timeout=1.5,
         max_response_bytes=4096,
         warc_dir=str(tmp / "warc"),
+        jobdir=str(tmp / "job"),
     )
+    scope = crawl.CrawlScope(universities_file=str(unis), direction="both", urls=(str(urls),))
     with LocalWeb(site()) as web:
-        stats = crawl.run(
-            engine,
-            settings,
-            universities_file=str(unis),
-            direction="both",
-            proxy=web.proxy_url,
-            urls=[str(urls)],
-            jobdir=str(tmp / "job"),
-        )
+        stats = crawl.run(engine, settings.replace(crawl={"proxy": web.proxy_url}), scope)
         log = web.requests
     return {"engine": engine, "stats": stats, "log": log, "tmp": tmp}
 
@@ -238,11 +232,11 @@ def test_citations_environment_and_run_stats(crawled: dict[str, Any]) -> None:
     assert env[("citing-only.org", "citing")].link_count == 1
     assert ("alpha-university.edu", "outgoing") not in env
     stats = crawled["stats"]
-    assert run.status == "finished" and run.kind == "both" and run.stats["pages"] == stats["pages"]
-    assert stats["errors"]["robots"] == 2 and stats["errors"]["too_large"] == 1
-    assert stats["errors"]["unsafe"] == 2 and stats["errors"]["timeout"] == 1
-    assert stats["citations"] == {"error": 1, "missing": 1, "verified": 2}
-    assert stats["bytes"] > 0 and stats["scrapy"]["outgoing"]["downloader/request_count"] > 20
+    assert run.status == "finished" and run.kind == "both" and run.stats["pages"] == stats.pages
+    assert stats.errors["robots"] == 2 and stats.errors["too_large"] == 1
+    assert stats.errors["unsafe"] == 2 and stats.errors["timeout"] == 1
+    assert stats.citations == {"error": 1, "missing": 1, "verified": 2}
+    assert stats.bytes > 0 and stats.scrapy["outgoing"]["downloader/request_count"] > 20
 
 
 def test_warc_output_reimports_as_the_same_pages(crawled: dict[str, Any], tmp_path: Path) -> None:
@@ -283,14 +277,12 @@ def test_page_budget_per_university(postgres_url: str, tmp_path: Path, local_web
     with local_web(pages) as web:
         stats = crawl.run(
             engine,
-            fast_settings(max_pages_per_university=4, depth=5),
-            universities_file=str(unis),
-            direction="outgoing",
-            proxy=web.proxy_url,
+            fast_settings(max_pages_per_university=4, depth=5, proxy=web.proxy_url),
+            crawl.CrawlScope(universities_file=str(unis), direction="outgoing"),
         )
         fetched = [u for u in web.fetched() if not u.endswith("/robots.txt")]
     assert len(fetched) == 4 and fetched[0] == f"{A}/"
-    assert stats["pages"] == 4 and stats["roles"] == {"university": 4}
+    assert stats.pages == 4 and stats.roles == {"university": 4}
     engine.dispose()
 
 
@@ -315,10 +307,8 @@ def test_inline_extraction(tmp_path: Path, local_web, shared_data: Path) -> None
     with local_web(pages) as web:
         crawl.run(
             engine,
-            fast_settings(extract_inline=True),
-            universities_file=str(unis),
-            direction="outgoing",
-            proxy=web.proxy_url,
+            fast_settings(extract_inline=True, proxy=web.proxy_url),
+            crawl.CrawlScope(universities_file=str(unis), direction="outgoing"),
         )
     page = _pages(engine)[f"{A}/"]
     assert page.extraction_status == "ok" and page.language == "en"
@@ -347,16 +337,16 @@ def test_http_cache_serves_a_second_run(tmp_path: Path, local_web) -> None:
     )
     engine = migrated_engine(f"sqlite:///{tmp_path / 'c.db'}")
     settings = fast_settings(http_cache_dir=str(tmp_path / "cache"))
+    scope = crawl.CrawlScope(universities_file=str(unis), direction="outgoing")
     with local_web(pages) as web:
-        first = crawl.run(engine, settings, universities_file=str(unis), proxy=web.proxy_url,
-                          direction="outgoing")  # fmt: skip
+        settings = settings.replace(crawl={"proxy": web.proxy_url})
+        first = crawl.run(engine, settings, scope)
         asked = len(web.fetched())
-        second = crawl.run(engine, settings, universities_file=str(unis), proxy=web.proxy_url,
-                           direction="outgoing")  # fmt: skip
+        second = crawl.run(engine, settings, scope)
         again = [u for u in web.fetched()[asked:] if not u.endswith("/robots.txt")]
-    assert first["pages"] == second["pages"] == 3
+    assert first.pages == second.pages == 3
     assert again == []  # the three pages came from the cache
-    assert second["scrapy"]["outgoing"]["httpcache/hit"] == 3
+    assert second.scrapy["outgoing"]["httpcache/hit"] == 3
 
 
 def test_a_second_run_revalidates_and_refetches_only_what_changed(
@@ -385,17 +375,17 @@ def test_a_second_run_revalidates_and_refetches_only_what_changed(
     )
     engine = migrated_engine(f"sqlite:///{tmp_path / 'c.db'}")
     settings = fast_settings(http_cache_dir=str(tmp_path / "cache"))
+    scope = crawl.CrawlScope(universities_file=str(unis), direction="outgoing")
     with local_web(pages) as web:
-        crawl.run(engine, settings, universities_file=str(unis), proxy=web.proxy_url,
-                  direction="outgoing")  # fmt: skip
+        settings = settings.replace(crawl={"proxy": web.proxy_url})
+        crawl.run(engine, settings, scope)
         asked = len(web.requests)
         web.pages[f"{A}/b.html"] = page(b"<p>b after</p>", '"b2"')
-        second = crawl.run(engine, settings, universities_file=str(unis), proxy=web.proxy_url,
-                           direction="outgoing")  # fmt: skip
+        second = crawl.run(engine, settings, scope)
         again = {r["url"]: r["status"] for r in web.requests[asked:]}
     again.pop(f"{A}/robots.txt", None)
     assert again == {f"{A}/": 304, f"{A}/a.html": 304, f"{A}/b.html": 200}
-    scrapy = second["scrapy"]["outgoing"]
+    scrapy = second.scrapy["outgoing"]
     assert scrapy["httpcache/revalidate"] == 2  # the two 304 answers served from the cache
     with session_scope(engine) as s:
         bodies = {p.url: (p.http_status, zlib.decompress(p.body)) for p in s.scalars(select(Page))}

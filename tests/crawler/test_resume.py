@@ -170,10 +170,11 @@ def test_restart_replays_answers_and_failures_received_before_the_kill(
     )
     engine = migrated_engine(f"sqlite:///{tmp_path / 'r.db'}")
     jobdir = tmp_path / "job"
-    settings = fast_settings(download_timeout=1.0, retry_times=0)
+    settings = fast_settings(download_timeout=1.0, retry_times=0, jobdir=str(jobdir))
+    scope = crawl.CrawlScope(universities_file=str(unis), direction="outgoing")
     with local_web(pages) as web:
-        crawl.run(engine, settings, universities_file=str(unis), direction="outgoing",
-                  proxy=web.proxy_url, jobdir=str(jobdir))  # fmt: skip
+        settings = settings.replace(crawl={"proxy": web.proxy_url})
+        crawl.run(engine, settings, scope)
         with session_scope(engine) as s:
             before = {p.url: (p.http_status, p.fetch_error) for p in s.scalars(select(Page))}
             run = s.scalars(select(CrawlRun)).one()
@@ -205,10 +206,9 @@ def test_restart_replays_answers_and_failures_received_before_the_kill(
         state["phases_done"] = []
         (jobdir / "state.json").write_text(json.dumps(state))
         asked = len(web.fetched())
-        stats = crawl.run(engine, settings, universities_file=str(unis), direction="outgoing",
-                          proxy=web.proxy_url, jobdir=str(jobdir))  # fmt: skip
+        stats = crawl.run(engine, settings, scope)
         assert web.fetched()[asked:] == []  # nothing asked again, not even robots.txt
-    assert stats["resumed"] and stats["scrapy"]["outgoing"]["webometrics/replayed"] == 2
+    assert stats.resumed and stats.scrapy["outgoing"]["webometrics/replayed"] == 2
     with session_scope(engine) as s:
         after = {p.url: (p.http_status, p.fetch_error) for p in s.scalars(select(Page))}
     assert after == before

@@ -92,7 +92,8 @@ def test_a_crawl_never_connects_to_private_addresses(tmp_path: Path, local_web) 
             tmp_path / "u.toml", {"name": "Local U", "domains": ["local-u.edu"], "home": [home]}
         )
         engine = migrated_engine(f"sqlite:///{tmp_path / 'a.db'}")
-        crawl.run(engine, fast_settings(), universities_file=str(unis), direction="outgoing")
+        scope = crawl.CrawlScope(universities_file=str(unis), direction="outgoing")
+        crawl.run(engine, fast_settings(), scope)
         assert web.fetched() == []
         with session_scope(engine) as s:
             page = s.scalars(select(Page).where(Page.url == home)).one()
@@ -100,12 +101,7 @@ def test_a_crawl_never_connects_to_private_addresses(tmp_path: Path, local_web) 
             assert page.fetch_error.startswith("unsafe: host 127.0.0.1 is an IP address")
 
         engine2 = migrated_engine(f"sqlite:///{tmp_path / 'b.db'}")
-        crawl.run(
-            engine2,
-            fast_settings(allow_private_hosts=True),
-            universities_file=str(unis),
-            direction="outgoing",
-        )
+        crawl.run(engine2, fast_settings(allow_private_hosts=True), scope)
         assert home in web.fetched()
         with session_scope(engine2) as s:
             assert s.scalars(select(Page.http_status).where(Page.url == home)).one() == 200

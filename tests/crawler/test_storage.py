@@ -168,10 +168,10 @@ def test_citations_environment_and_stats(db_url: str) -> None:
 def test_sqlite_url_of_engine_is_reopened_by_path(tmp_path: Path) -> None:
     """The crawl process reopens the database by URL: a relative SQLite path is made
     absolute so that it names the same file."""
-    from webometrics.stages.crawl.job import _absolute_url
+    from webometrics.stages.crawl.job import absolute_url
 
     engine = make_engine("sqlite:///relative.db")
-    assert _absolute_url(engine) == f"sqlite:///{Path('relative.db').resolve()}"
+    assert absolute_url(engine) == f"sqlite:///{Path('relative.db').resolve()}"
     engine.dispose()
 
 

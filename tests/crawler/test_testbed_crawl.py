@@ -37,15 +37,15 @@ def result(tmp_path_factory: pytest.TempPathFactory, testbed_dir: Path) -> dict[
     tmp = tmp_path_factory.mktemp("testbed-crawl")
     engine = migrated_engine(f"sqlite:///{tmp / 'tb.db'}")
     with TestbedServer(testbed_dir) as server:
-        stats = crawl.run(
-            engine,
-            fast_settings(depth=DEPTH, concurrent_requests=32),
+        settings = fast_settings(
+            depth=DEPTH, concurrent_requests=32, proxy=server.proxy_url, jobdir=str(tmp / "job")
+        )
+        scope = crawl.CrawlScope(
             universities_file=str(REPO / "testbed" / "universities.toml"),
             direction="both",
-            proxy=server.proxy_url,
             testbed_dir=str(testbed_dir),
-            jobdir=str(tmp / "job"),
         )
+        stats = crawl.run(engine, settings, scope)
         log = server.requests
     with session_scope(engine) as s:
         ids = {u.name: u.id for u in s.scalars(select(University))}
@@ -232,7 +232,7 @@ def test_citations_match_the_manifest(result: dict[str, Any], testbed_manifest: 
             n += 1
     assert n > 50
     stats = result["stats"]
-    assert stats["citations"]["verified"] >= sum(
+    assert stats.citations["verified"] >= sum(
         len(testbed_manifest.citing(k, "verified")) for k in KEYS
     )
 
@@ -250,12 +250,12 @@ def test_the_calendar_trap_stays_bounded(tmp_path: Path, testbed_dir: Path) -> N
     with TestbedServer(testbed_dir) as server:
         stats = crawl.run(
             engine,
-            fast_settings(depth=depth, max_pages_per_university=1000, sitemaps=False),
-            universities_file=str(unis),
-            direction="outgoing",
-            proxy=server.proxy_url,
+            fast_settings(
+                depth=depth, max_pages_per_university=1000, sitemaps=False, proxy=server.proxy_url
+            ),
+            crawl.CrawlScope(universities_file=str(unis), direction="outgoing"),
         )
         months = {e["url"] for e in server.requests if "/calendar/" in e["url"]}
     # one month per step in each direction: 2 * depth + 1 pages, then the crawl ends
     assert len(months) == 2 * depth + 1
-    assert stats["pages"] == 2 * depth + 1
+    assert stats.pages == 2 * depth + 1

@@ -54,17 +54,15 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Page]:
         {"name": "Alpha University", "domains": ["alpha-university.edu"], "home": [f"{A}/"]},
     )
     engine = migrated_engine(f"sqlite:///{tmp / 'm.db'}")
-    settings = fast_settings(depth=1, external_pages_per_domain=10)
+    settings = fast_settings(depth=1, external_pages_per_domain=10, jobdir=str(tmp / "job"))
     with LocalWeb(site()) as web:
         crawl.run(
             engine,
-            settings,
-            universities_file=str(unis),
-            direction="outgoing",
-            proxy=web.proxy_url,
-            jobdir=str(tmp / "job"),
+            settings.replace(crawl={"proxy": web.proxy_url}),
+            crawl.CrawlScope(universities_file=str(unis), direction="outgoing"),
         )
-    extract.run(engine, settings, workers=0, documents=False)
+    in_process = settings.replace(extract={"workers": 0})
+    extract.run(engine, in_process, extract.ExtractScope(documents=False))
     with session_scope(engine) as s:
         pages = {p.url: p for p in s.scalars(select(Page))}
         for p in pages.values():

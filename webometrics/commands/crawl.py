@@ -5,8 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from core.choices import DIRECTION_CHOICES
+
+if TYPE_CHECKING:
+    from core.settings import Settings
 
 ORDER = 30
 
@@ -26,6 +30,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         "text is extracted later by `webometrics extract` unless [crawl] extract_inline. "
         "With --jobdir the crawl is resumable, even after a kill.",
     )
+    _scope_options(p)
+    _crawl_key_options(p)
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=_crawl)
+    _register_worker(sub)
+
+
+def _scope_options(p: argparse.ArgumentParser) -> None:
+    """The options of what to crawl (its :class:`~webometrics.stages.crawl.CrawlScope`)."""
     p.add_argument(
         "--universities",
         metavar="FILE",
@@ -63,6 +76,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="DIR",
         help="a built test web: use its per-university citing files as backlink exports",
     )
+
+
+def _crawl_key_options(p: argparse.ArgumentParser) -> None:
+    """The options that override ``[crawl]`` keys (but --proxy, listed with the scope's)."""
     p.add_argument(
         "--jobdir",
         metavar="DIR",
@@ -88,9 +105,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="crawler processes to run here on the shared frontier (needs --redis; default "
         "[crawl] processes = 1)",
     )
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.set_defaults(func=_crawl)
 
+
+def _register_worker(sub: argparse._SubParsersAction) -> None:
     w = sub.add_parser(
         "crawl-worker",
         help="join a crawl farm: crawl the phases `webometrics crawl --redis` announces",
@@ -118,66 +135,75 @@ def register(sub: argparse._SubParsersAction) -> None:
     w.set_defaults(func=_worker)
 
 
+def _crawl_settings(ctx) -> Settings:
+    """The settings with the ``[crawl]`` keys given on the command line."""
+    args = ctx.args
+    texts = {"proxy": args.proxy, "jobdir": args.jobdir, "warc_dir": args.warc_dir}
+    numbers = {
+        "depth": args.depth,
+        "max_pages_per_university": args.max_pages,
+        "processes": args.processes,
+    }
+    keys: dict[str, object] = {k: v for k, v in texts.items() if v}
+    keys.update({k: v for k, v in numbers.items() if v is not None})
+    if args.redis:
+        keys["redis_url"] = args.redis
+    return ctx.settings.replace(crawl=keys) if keys else ctx.settings
+
+
 def _worker(ctx) -> int:
     from webometrics.stages.crawl import work
 
-    stats = work(
+    keys: dict[str, object] = {}
+    if ctx.args.redis:
+        keys["redis_url"] = ctx.args.redis
+    if ctx.args.processes is not None:
+        keys["processes"] = ctx.args.processes
+    settings = ctx.settings.replace(crawl=keys) if keys else ctx.settings
+    result = work(
         ctx.engine(),
-        ctx.settings,
-        redis=ctx.args.redis,
-        processes=ctx.args.processes,
+        settings,
         wait=ctx.args.wait,
         progress=not ctx.args.no_progress and not ctx.args.quiet,
     )
     print(
-        f"crawl run {stats['run_id']}: worked on {', '.join(stats['phases'])}; "
-        f"{stats['stored']} pages stored by this worker"
+        f"crawl run {result.run_id}: worked on {', '.join(result.phases)}; "
+        f"{result.stored} pages stored by this worker"
     )
     return 0
 
 
 def _crawl(ctx) -> int:
-    from webometrics.stages.crawl import run
-
-    settings = ctx.settings
-    overrides = {}
-    if ctx.args.depth is not None:
-        overrides["depth"] = ctx.args.depth
-    if ctx.args.max_pages is not None:
-        overrides["max_pages_per_university"] = ctx.args.max_pages
-    if ctx.args.warc_dir:
-        overrides["warc_dir"] = ctx.args.warc_dir
-    if overrides:
-        settings = settings.replace(crawl=overrides)
-    bad_rows = _report_bad_rows(ctx.args.backlinks)
     from webometrics.runlock import stage_lock
+    from webometrics.stages.crawl import CrawlScope, run
 
+    settings = _crawl_settings(ctx)
+    scope = CrawlScope(
+        universities_file=ctx.args.universities,
+        direction=ctx.args.direction,
+        backlinks=tuple(ctx.args.backlinks),
+        urls=tuple(ctx.args.urls),
+        testbed_dir=ctx.args.testbed,
+    )
+    bad_rows = _report_bad_rows(ctx.args.backlinks)
     with stage_lock(ctx.engine(), "crawl"):  # exit 4 naming the holder
-        stats = run(
+        result = run(
             ctx.engine(),
             settings,
-            universities_file=ctx.args.universities,
-            direction=ctx.args.direction,
-            proxy=ctx.args.proxy,
-            backlinks=ctx.args.backlinks,
-            urls=ctx.args.urls,
-            testbed_dir=ctx.args.testbed,
-            jobdir=ctx.args.jobdir,
+            scope,
             progress=not ctx.args.no_progress and not ctx.args.quiet,
-            redis=ctx.args.redis,
-            processes=ctx.args.processes,
         )
     if bad_rows:
-        _store_bad_rows(ctx.engine(), stats["run_id"], bad_rows)
-    errors = ", ".join(f"{k} {v}" for k, v in stats["errors"].items()) or "none"
+        _store_bad_rows(ctx.engine(), result.run_id, bad_rows)
+    errors = ", ".join(f"{k} {v}" for k, v in result.errors.items()) or "none"
     print(
-        f"crawl run {stats['run_id']} finished: {stats['pages']} pages fetched "
-        f"({stats['bytes'] / 1e6:.1f} MB), {stats['links']} links, "
-        f"{stats['environment']['outgoing_domains']} outgoing and "
-        f"{stats['environment']['citing_domains']} citing domains; errors: {errors}"
+        f"crawl run {result.run_id} finished: {result.pages} pages fetched "
+        f"({result.bytes / 1e6:.1f} MB), {result.links} links, "
+        f"{result.environment['outgoing_domains']} outgoing and "
+        f"{result.environment['citing_domains']} citing domains; errors: {errors}"
     )
-    if stats["citations"]:
-        print("citations: " + json.dumps(stats["citations"]))
+    if result.citations:
+        print("citations: " + json.dumps(result.citations))
     return 0
 
 

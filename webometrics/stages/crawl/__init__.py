@@ -10,7 +10,7 @@ frontier, so a page fetched by the first is not fetched again by the second. At 
 each citing candidate is decided from the stored pages (verified / missing / error), and
 the run's environment rows and statistics are computed from what is stored.
 
-Job directory: ``--jobdir`` / ``[crawl] jobdir``, else the run's own folder
+Job directory: ``[crawl] jobdir`` (``--jobdir``), else the run's own folder
 ``crawl-<run id>`` beside an SQLite file (``<name>-crawls/``) or in the user's state folder
 (:func:`~webometrics.stages.pipeline.default_crawl_folder`), removed when the run is
 finished and kept otherwise. A crawl killed in any way (even SIGKILL), stopped by a
@@ -19,22 +19,20 @@ with the same job directory resumes its run: stored pages stay, queued requests 
 answers that arrived but were not stored yet are replayed without a new fetch. The run
 records the command that does so (``settings["resume"]``); every error says it.
 
-The package: this module holds :func:`run`; :mod:`.job` the job directory, its state and
-the phase job files; :mod:`.citing` the citing candidates; :mod:`.processes` running and
-watching the crawler processes; :mod:`.farm` crawl farms (:func:`work`).
+The package: this module holds :func:`run` and :class:`CrawlResult`; :mod:`.job` what a
+crawl works on (:class:`CrawlScope`), the job directory, its state and the phase job
+files; :mod:`.citing` the citing candidates; :mod:`.processes` running and watching the
+crawler processes; :mod:`.farm` crawl farms (:func:`work`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
-import json
 import logging
 import shutil
 import signal
-import tempfile
-from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine
@@ -43,54 +41,98 @@ from core.choices import DIRECTION_CHOICES
 from core.exceptions import DatabaseError, ParameterError, StageError
 from core.settings import Settings
 from webometrics.liveness import Heartbeat
-from webometrics.stages.crawl.citing import _citing_candidates
+from webometrics.stages import StageResult
+from webometrics.stages.crawl.citing import job_candidates
 from webometrics.stages.crawl.farm import (
-    _check_farm,
-    _farm_frontier,
-    _publish,
-    _unpublish,
+    WorkResult,
+    check_farm,
+    farm_frontier,
+    publish,
+    unpublish,
     work,
 )
 from webometrics.stages.crawl.job import (
     FRONTIER_FILE,
     STATE_FILE,
-    CrawlOptions,
-    _absolute_url,
-    _create_run,
-    _open_run,
-    _phase_job,
-    _universities,
-    _write_state,
-    make_private,
-    resume_command,
-    write_private,
+    CrawlJob,
+    CrawlScope,
+    crawled_universities,
+    open_job,
+    phase_job,
+    write_state,
 )
-from webometrics.stages.crawl.processes import _merge_scrapy_stats, _run_children
-from webometrics.stages.pipeline import default_crawl_folder
+from webometrics.stages.crawl.processes import merge_scrapy_stats, run_children
 
-__all__ = ["DIRECTIONS", "FRONTIER_FILE", "STATE_FILE", "CrawlOptions", "run", "work"]
+__all__ = [
+    "DIRECTIONS",
+    "FRONTIER_FILE",
+    "STATE_FILE",
+    "CrawlResult",
+    "CrawlScope",
+    "WorkResult",
+    "run",
+    "work",
+]
 
 log = logging.getLogger(__name__)
 
 DIRECTIONS = DIRECTION_CHOICES
 
+#: the statistics only a crawl farm has (left out of :meth:`CrawlResult.stats` otherwise)
+_FARM_ONLY = ("processes", "farm_workers")
+
+
+@dataclasses.dataclass(frozen=True)
+class CrawlResult(StageResult):
+    """A crawl run's statistics, computed from what is stored (also kept in its
+    :class:`~store.models.CrawlRun` row, but for ``run_id``)."""
+
+    run_id: int
+    #: pages answered (an HTTP status), pages recorded (errors included), their bytes
+    pages: int
+    pages_recorded: int
+    bytes: int
+    #: error pages by kind (:mod:`crawler.errors`) and in all
+    errors: dict[str, int]
+    error_pages: int
+    #: pages by role and by HTTP status
+    roles: dict[str, int]
+    http_status: dict[str, int]
+    links: int
+    #: citations by status (verified / missing / error)
+    citations: dict[str, int]
+    #: ``outgoing_domains`` and ``citing_domains``
+    environment: dict[str, int]
+    finalized_at: str
+    citing_candidates: int
+    #: citing source rows skipped, by reason
+    citing_skipped: dict[str, int]
+    #: the citing candidates decided in this run, by status
+    citing_checked: dict[str, int]
+    #: the summed Scrapy statistics of each phase's processes
+    scrapy: dict[str, dict[str, Any]]
+    resumed: bool
+    #: a crawl farm's processes started here and the processes that joined it
+    processes: int | None = None
+    farm_workers: int | None = None
+
+    def stats(self) -> dict[str, Any]:
+        """As :meth:`StageResult.stats`; ``processes`` and ``farm_workers`` only for a crawl
+        farm (as the run has always recorded them)."""
+        stats = super().stats()
+        for key in _FARM_ONLY:
+            if stats[key] is None:
+                del stats[key]
+        return stats
+
 
 def run(
     engine: Engine,
     settings: Settings,
+    scope: CrawlScope | None = None,
     *,
-    universities_file: str | None = None,
-    direction: str = "both",
-    proxy: str | None = None,
-    backlinks: Sequence[str] = (),
-    urls: Sequence[str] = (),
-    testbed_dir: str | None = None,
-    jobdir: str | None = None,
     progress: bool = False,
-    pipeline_run_id: int | None = None,
-    redis: str | None = None,
-    processes: int | None = None,
-) -> dict[str, Any]:
+) -> CrawlResult:
     """Crawl the outgoing and/or citing environment of the universities.
 
     Parameters
@@ -98,36 +140,22 @@ def run(
     engine : Engine
         The database (schema at head).
     settings : Settings
-        ``[crawl]`` and ``[extract]`` are used.
-    universities_file : str, optional
-        A universities TOML file: imported, and only its universities are crawled (else
-        every stored university).
-    direction : {"outgoing", "citing", "both"}
-    proxy : str, optional
-        HTTP proxy for every request (``webometrics testbed serve`` for the test web).
-    backlinks, urls : sequence of str
-        Backlink exports (Majestic / Ahrefs CSV) and URL lists of citing pages.
-    testbed_dir : str, optional
-        A built test web: its per-university citing files are used as backlink exports.
-    jobdir : str, optional
-        The job directory (resumable); default ``[crawl] jobdir``, else the run's own
-        folder (see the module docstring).
+        ``[crawl]`` and ``[extract]`` are used; among them ``[crawl] proxy`` (HTTP proxy
+        for every request, e.g. ``webometrics testbed serve``), ``jobdir`` (the resumable
+        job directory, else the run's own folder: see the module docstring),
+        ``redis_url`` (a crawl farm: the Redis of the shared frontier; the database must
+        be a server every process can reach, PostgreSQL; crawler processes on other
+        machines join with :func:`work`, ``webometrics crawl-worker``) and ``processes``
+        (crawler processes started here; more than one needs ``redis_url``).
+    scope : CrawlScope, optional
+        The universities file, direction, citing sources and pipeline run (default: both
+        directions of every stored university).
     progress : bool
         Show a progress bar.
-    pipeline_run_id : int, optional
-        The whole-pipeline run this crawl belongs to.
-    redis : str, optional
-        A crawl farm: the Redis URL of the shared frontier (default ``[crawl]
-        redis_url``). The database must be a server every process can reach
-        (PostgreSQL); crawler processes on other machines join with
-        :func:`work` (``webometrics crawl-worker``).
-    processes : int, optional
-        Crawler processes started here (default ``[crawl] processes``); more than one
-        needs ``redis``.
 
     Returns
     -------
-    dict
+    CrawlResult
         The run's statistics: ``run_id``, pages, bytes, errors by kind, links,
         citations by status, environment sizes, per-phase Scrapy statistics.
 
@@ -143,229 +171,156 @@ def run(
         ``[crawl] store_retry_seconds`` (the run is ``failed`` or ``interrupted``, its
         state kept; the message gives the command that resumes it).
     """
-    from crawler.storage import finalize_run, resolve_citations, update_run
     from store.models import CrawlRun
-    from store.session import session_scope
 
-    if direction not in DIRECTIONS:
-        raise ParameterError(f"direction {direction!r} must be one of {', '.join(DIRECTIONS)}")
-    opts = CrawlOptions(
-        universities_file=universities_file,
-        direction=direction,
-        proxy=proxy,
-        backlinks=tuple(backlinks),
-        urls=tuple(urls),
-        testbed_dir=testbed_dir,
-        jobdir=jobdir or settings.crawl.jobdir,
-        progress=progress,
-        pipeline_run_id=pipeline_run_id,
-        redis=redis or settings.crawl.redis_url,
-        processes=settings.crawl.processes if processes is None else processes,
-    )
-    farm = _check_farm(engine, opts)
-    names = None
-    if universities_file:
-        from core.universities import parse_universities
-        from store.universities import import_universities
-
-        specs = parse_universities(universities_file)
-        import_universities(engine, specs)
-        names = [spec.name for spec in specs]
-    universities = _universities(engine, names)
-    phases = ["outgoing", "citing"] if direction == "both" else [direction]
-    if "citing" in phases:
-        _check_sources(opts, universities)  # a rejected file: no run is made
-    db_url = _absolute_url(engine)
-    job_path, run_id, state, resumed = _job_folder(
-        engine, settings, opts, [u["id"] for u in universities]
-    )
-    base = default_crawl_folder(engine)
-    # the run's own folder, also when resumed with --jobdir: removed once it is finished
-    own_folder = opts.jobdir is None or (
-        base is not None and job_path == Path(base).resolve() / f"crawl-{run_id}"
-    )
-    resume = resume_command(settings, opts, job_path, db_url)
-    _record_resume(engine, run_id, job_path, resume)
-    if resumed:
-        log.info("resuming crawl run %d from %s", run_id, job_path)
-    scrapy_stats: dict[str, Any] = {}
-    with session_scope(engine) as s:
-        row = s.get(CrawlRun, run_id)
-        if row is not None and isinstance(row.stats, dict):
-            scrapy_stats = dict(row.stats.get("scrapy", {}))
-    candidates: list[Any] = []
-    skipped: dict[str, int] = {}
-    beat = Heartbeat(engine, CrawlRun, run_id, settings.database.heartbeat_seconds)
-    with beat:
-        finished = False
+    scope = scope if scope is not None else CrawlScope()
+    farm, universities, phases = _prepare(engine, settings, scope)
+    job = open_job(engine, settings, scope, universities)
+    finished = False
+    with Heartbeat(engine, CrawlRun, job.run_id, settings.database.heartbeat_seconds):
         try:
             for phase in phases:
-                if phase == "citing":
-                    cand_file = job_path / "citing-candidates.json"
-                    if cand_file.is_file():
-                        from crawler.storage import CitingCandidate
-
-                        stored = json.loads(cand_file.read_text(encoding="utf-8"))
-                        candidates = [CitingCandidate(**c) for c in stored["candidates"]]
-                        skipped = stored.get("skipped", {})
-                    else:
-                        candidates, skipped = _citing_candidates(engine, opts, universities)
-                        write_private(
-                            cand_file,
-                            json.dumps(
-                                {
-                                    "candidates": [c.__dict__ for c in candidates],
-                                    "skipped": skipped,
-                                }
-                            ),
-                        )
-                if phase in state.get("phases_done", []):
-                    continue
-                job_file = _phase_job(
-                    settings,
-                    opts,
-                    job_path,
-                    run_id,
-                    phase,
-                    universities,
-                    db_url,
-                    candidates if phase == "citing" else None,
-                )
-                if farm is not None:
-                    _publish(farm, settings, run_id, phase, job_file)
-                outcome = _run_children(job_file, phase, progress, opts.processes, db_url=db_url)
-                phase_stats = outcome.get("stats") or {}
-                scrapy_stats[phase] = _merge_scrapy_stats(scrapy_stats.get(phase, {}), phase_stats)
-                code = outcome["returncode"]
-                if code != 0:
-                    _phase_failed(
-                        engine,
-                        run_id,
-                        phase,
-                        outcome,
-                        scrapy_stats,
-                        job_path,
-                        resume,
-                        settings.crawl.store_retry_seconds,
-                    )
-                state.setdefault("phases_done", []).append(phase)
-                _write_state(job_path, state)
-            redirects: dict[str, str] = {}
-            frontier_file = job_path / FRONTIER_FILE
-            shared = _farm_frontier(farm, settings, run_id) if farm is not None else None
-            if shared is not None:
-                redirects = shared.redirects()
-            elif frontier_file.is_file():
-                from crawler.frontier import Frontier
-
-                frontier = Frontier(frontier_file)
-                try:
-                    redirects = frontier.redirects()
-                finally:
-                    frontier.close()
-            citations: dict[str, int] = {}
-            if "citing" in phases:
-                citations = dict(
-                    resolve_citations(
-                        engine,
-                        run_id,
-                        candidates,
-                        redirects,
-                        max_redirects=settings.crawl.max_redirects,
-                    )
-                )
-            stats = finalize_run(engine, run_id)
-            stats["citing_candidates"] = len(candidates)
-            stats["citing_skipped"] = skipped
-            stats["citing_checked"] = citations
-            stats["scrapy"] = scrapy_stats
-            stats["resumed"] = bool(resumed)
-            if shared is not None:
-                stats["processes"] = opts.processes
-                stats["farm_workers"] = shared.counts()["joined"]
-            update_run(
-                engine, run_id, status="finished", finished_at=dt.datetime.now(dt.UTC), stats=stats
-            )
+                _run_phase(engine, settings, job, phase, farm=farm, progress=progress)
+            stats, shared = _finish(engine, settings, job, farm, citing="citing" in phases)
             finished = True
             if shared is not None:  # the shared frontier is no longer needed
-                _unpublish(farm, settings, run_id)
+                unpublish(farm, settings, job.run_id)
                 shared.clear()
         except BaseException as exc:
-            _record_end(engine, run_id, exc, scrapy_stats, resume)
+            _record_end(engine, job, exc)
             raise
         finally:
             if farm is not None:
                 with contextlib.suppress(Exception):
-                    _unpublish(farm, settings, run_id)
-            if own_folder and finished:  # kept until the run is finished, to resume it
-                shutil.rmtree(job_path, ignore_errors=True)
-    stats["run_id"] = run_id
-    return stats
+                    unpublish(farm, settings, job.run_id)
+            if job.own_folder and finished:  # kept until the run is finished, to resume it
+                shutil.rmtree(job.path, ignore_errors=True)
+    return CrawlResult(run_id=job.run_id, **stats)
 
 
-def _check_sources(opts: CrawlOptions, universities: list[dict[str, Any]]) -> None:
+def _prepare(
+    engine: Engine, settings: Settings, scope: CrawlScope
+) -> tuple[Any, list[dict[str, Any]], list[str]]:
+    """Check what the crawl is asked for before a run is made: (the crawl farm's Redis
+    connection or None, the universities, the phases)."""
+    if scope.direction not in DIRECTIONS:
+        raise ParameterError(
+            f"direction {scope.direction!r} must be one of {', '.join(DIRECTIONS)}"
+        )
+    farm = check_farm(engine, settings.crawl)
+    universities = _universities(engine, scope)
+    phases: list[str] = ["outgoing", "citing"] if scope.direction == "both" else [scope.direction]
+    if "citing" in phases:
+        _check_sources(scope, universities)  # a rejected file: no run is made
+    return farm, universities, phases
+
+
+def _universities(engine: Engine, scope: CrawlScope) -> list[dict[str, Any]]:
+    """The universities to crawl: those of the scope's universities file (imported first),
+    else every stored one."""
+    names = None
+    if scope.universities_file:
+        from core.universities import parse_universities
+        from store.universities import import_universities
+
+        specs = parse_universities(scope.universities_file)
+        import_universities(engine, specs)
+        names = [spec.name for spec in specs]
+    return crawled_universities(engine, names)
+
+
+def _check_sources(scope: CrawlScope, universities: list[dict[str, Any]]) -> None:
     """Read the citing sources given on the command line once before the run is made, so
     that a file refused (missing, unreadable, not a backlink export) makes no run."""
     from crawler.sources import UniversityDomains, read_backlinks, read_url_list
 
     unis = [UniversityDomains(u["id"], frozenset(u["domains"])) for u in universities]
-    for path in opts.backlinks:
+    for path in scope.backlinks:
         read_backlinks(path, unis)
-    for path in opts.urls:
+    for path in scope.urls:
         read_url_list(path, unis)
 
 
-def _job_folder(
-    engine: Engine, settings: Settings, opts: CrawlOptions, uni_ids: list[int]
-) -> tuple[Path, int, dict[str, Any], bool]:
-    """(job folder, run id, job state, resumed?): ``--jobdir`` when given (a crawl
-    started again with it resumes its run), else a new run's own folder
-    ``crawl-<run id>`` under :func:`~webometrics.stages.pipeline.default_crawl_folder`,
-    kept until the run is finished."""
-    if opts.jobdir is not None:
-        job_path = Path(opts.jobdir).resolve()
-        run_id, state, resumed = _open_run(engine, settings, opts, job_path, uni_ids)
-        return job_path, run_id, state, resumed
-    run_id = _create_run(engine, settings, opts, uni_ids)
-    base = default_crawl_folder(engine)
-    if base is None:  # an in-memory database: nothing could resume it anyway
-        job_path = Path(tempfile.mkdtemp(prefix=f"crawl-{run_id}-"))
-    else:
-        job_path = Path(base).resolve() / f"crawl-{run_id}"
-        Path(base).mkdir(parents=True, exist_ok=True)
-    make_private(job_path)
-    state = {"run_id": run_id, "direction": opts.direction, "phases_done": []}
-    _write_state(job_path, state)
-    return job_path, run_id, state, False
+def _run_phase(
+    engine: Engine, settings: Settings, job: CrawlJob, phase: str, *, farm: Any, progress: bool
+) -> None:
+    """Run one phase's crawler processes (unless the job did already) and record it done;
+    the citing phase first gathers its candidates."""
+    if phase == "citing":
+        job.candidates, job.skipped = job_candidates(engine, job)
+    if phase in job.state.get("phases_done", []):
+        return
+    job_file = phase_job(settings, job, phase, job.candidates if phase == "citing" else None)
+    if farm is not None:
+        publish(farm, settings, job.run_id, phase, job_file)
+    processes = settings.crawl.processes
+    outcome = run_children(job_file, phase, progress, processes, db_url=job.db_url)
+    phase_stats = outcome.get("stats") or {}
+    job.scrapy_stats[phase] = merge_scrapy_stats(job.scrapy_stats.get(phase, {}), phase_stats)
+    if outcome["returncode"] != 0:
+        _phase_failed(engine, job, phase, outcome, settings.crawl.store_retry_seconds)
+    job.state.setdefault("phases_done", []).append(phase)
+    write_state(job.path, job.state)
 
 
-def _record_resume(engine: Engine, run_id: int, job_path: Path, resume: str) -> None:
-    """Keep the job folder and the command that resumes the run with its settings."""
-    from store.models import CrawlRun
-    from store.session import session_scope
+def _finish(
+    engine: Engine, settings: Settings, job: CrawlJob, farm: Any, *, citing: bool
+) -> tuple[dict[str, Any], Any]:
+    """Decide the citing candidates, compute the run's statistics and mark it finished;
+    return them (without ``run_id``) and the farm's shared frontier (None without one)."""
+    from crawler.storage import finalize_run, resolve_citations, update_run
 
-    with session_scope(engine) as s:
-        row = s.get(CrawlRun, run_id)
-        if row is not None:
-            row.settings = {**(row.settings or {}), "jobdir": str(job_path), "resume": resume}
+    shared = farm_frontier(farm, settings, job.run_id) if farm is not None else None
+    citations: dict[str, int] = {}
+    if citing:
+        redirects = shared.redirects() if shared is not None else _redirects(job)
+        citations = dict(
+            resolve_citations(
+                engine,
+                job.run_id,
+                job.candidates,
+                redirects,
+                max_redirects=settings.crawl.max_redirects,
+            )
+        )
+    stats = finalize_run(engine, job.run_id)
+    stats["citing_candidates"] = len(job.candidates)
+    stats["citing_skipped"] = job.skipped
+    stats["citing_checked"] = citations
+    stats["scrapy"] = job.scrapy_stats
+    stats["resumed"] = bool(job.resumed)
+    if shared is not None:
+        stats["processes"] = settings.crawl.processes
+        stats["farm_workers"] = shared.counts()["joined"]
+    finished_at = dt.datetime.now(dt.UTC)
+    update_run(engine, job.run_id, status="finished", finished_at=finished_at, stats=stats)
+    return stats, shared
+
+
+def _redirects(job: CrawlJob) -> dict[str, str]:
+    """The redirects the job's frontier file recorded (none without the file)."""
+    frontier_file = job.path / FRONTIER_FILE
+    if not frontier_file.is_file():
+        return {}
+    from crawler.frontier import Frontier
+
+    frontier = Frontier(frontier_file)
+    try:
+        return frontier.redirects()
+    finally:
+        frontier.close()
 
 
 def _phase_failed(
-    engine: Engine,
-    run_id: int,
-    phase: str,
-    outcome: dict[str, Any],
-    scrapy_stats: dict[str, Any],
-    job_path: Path,
-    resume: str,
-    window: float,
+    engine: Engine, job: CrawlJob, phase: str, outcome: dict[str, Any], window: float
 ) -> None:
-    """Record a crawler process that did not finish and raise the error that says how
-    to resume the run."""
+    """Record a crawler process that did not finish (waiting up to ``window`` seconds for
+    the database) and raise the error that says how to resume the run."""
     from crawler.run import EXIT_STORE_UNAVAILABLE
     from crawler.storage import update_run
     from crawler.storage.retry import retried
 
+    run_id, job_path, resume = job.run_id, job.path, job.resume
     code = outcome["returncode"]
     stderr = outcome.get("stderr", "")
     if code == EXIT_STORE_UNAVAILABLE:
@@ -391,7 +346,7 @@ def _phase_failed(
                 status=status,
                 finished_at=dt.datetime.now(dt.UTC),
                 error=reason,
-                stats={"scrapy": scrapy_stats},
+                stats={"scrapy": job.scrapy_stats},
             ),
             window,
             what=f"marking crawl run {run_id} {status}",
@@ -422,15 +377,14 @@ def _store_reason(outcome: dict[str, Any]) -> str | None:
     return None
 
 
-def _record_end(
-    engine: Engine, run_id: int, exc: BaseException, scrapy_stats: dict[str, Any], resume: str
-) -> None:
+def _record_end(engine: Engine, job: CrawlJob, exc: BaseException) -> None:
     """Mark a run that ended on an exception (unless it was already): ``interrupted`` on
     Ctrl-C or SIGTERM, else ``failed``, with the error; say how to resume it."""
     from crawler.storage import update_run
     from store.models import CrawlRun
     from store.session import session_scope
 
+    run_id = job.run_id
     interrupted = isinstance(exc, KeyboardInterrupt)
     with contextlib.suppress(Exception):
         with session_scope(engine) as s:
@@ -445,7 +399,7 @@ def _record_end(
             error=(str(exc) or "interrupted by the user")
             if interrupted
             else f"{type(exc).__name__}: {exc}",
-            stats={"scrapy": scrapy_stats},
+            stats={"scrapy": job.scrapy_stats},
         )
     if interrupted:
-        log.warning("crawl run %d interrupted; resume it with:\n  %s", run_id, resume)
+        log.warning("crawl run %d interrupted; resume it with:\n  %s", run_id, job.resume)

@@ -11,12 +11,36 @@ from typing import Any
 from sqlalchemy import Engine
 
 from core.exceptions import ConfigError
-from webometrics.stages.crawl.job import CrawlOptions
+from webometrics.stages.crawl.job import CrawlJob, CrawlScope, write_private
+
+#: the job folder's file keeping the citing candidates (a resumed crawl reads them back)
+CANDIDATES_FILE = "citing-candidates.json"
 
 
-def _citing_candidates(
-    engine: Engine, opts: CrawlOptions, universities: list[dict[str, Any]]
+def job_candidates(engine: Engine, job: CrawlJob) -> tuple[list[Any], dict[str, int]]:
+    """The citing candidates of the job and the rows skipped by source: those kept in
+    its folder (a resumed crawl), else :func:`citing_candidates`, then kept there."""
+    from crawler.storage import CitingCandidate
+
+    path = job.path / CANDIDATES_FILE
+    if path.is_file():
+        stored = json.loads(path.read_text(encoding="utf-8"))
+        candidates = [CitingCandidate(**c) for c in stored["candidates"]]
+        return candidates, stored.get("skipped", {})
+    candidates, skipped = citing_candidates(engine, job.scope, job.universities)
+    write_private(
+        path,
+        json.dumps({"candidates": [c.__dict__ for c in candidates], "skipped": skipped}),
+    )
+    return candidates, skipped
+
+
+def citing_candidates(
+    engine: Engine, scope: CrawlScope, universities: list[dict[str, Any]]
 ) -> tuple[list[Any], dict[str, int]]:
+    """The citing candidates of the universities (deduplicated) and the rows skipped by
+    source: the scope's backlink exports, URL lists and test web, and the links found in
+    stored pages."""
     from crawler.sources import (
         SourceReport,
         UniversityDomains,
@@ -28,12 +52,12 @@ def _citing_candidates(
 
     unis = [UniversityDomains(u["id"], frozenset(u["domains"])) for u in universities]
     report = SourceReport()
-    for path in opts.backlinks:
+    for path in scope.backlinks:
         report.extend(read_backlinks(path, unis))
-    for path in opts.urls:
+    for path in scope.urls:
         report.extend(read_url_list(path, unis))
-    if opts.testbed_dir:
-        report.extend(_testbed_candidates(Path(opts.testbed_dir), universities, unis))
+    if scope.testbed_dir:
+        report.extend(_testbed_candidates(Path(scope.testbed_dir), universities, unis))
     report.extend(stored_candidates(engine, unis))
     return dedupe(report.candidates), dict(report.skipped)
 

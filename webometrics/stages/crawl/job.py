@@ -1,6 +1,7 @@
-"""A crawl's job: the options it was asked for, the universities it crawls, its job
-directory (``state.json``: the run it belongs to and the phases done, so that a crawl
-started again resumes), opening or resuming its :class:`~store.models.CrawlRun`, and the
+"""A crawl's job: what it was asked to crawl (:class:`CrawlScope`), the universities it
+crawls, its job directory (``state.json``: the run it belongs to and the phases done, so
+that a crawl started again resumes), opening or resuming its
+:class:`~store.models.CrawlRun` (:func:`open_job`, giving the :class:`CrawlJob`), and the
 job file each phase's crawler process reads.
 
 No secret is written: the job file holds the database URL with its password masked;
@@ -12,7 +13,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +25,9 @@ from sqlalchemy import Engine, select
 
 from core.exceptions import ConfigError
 from core.settings import Settings
+from webometrics.stages.pipeline import default_crawl_folder
+
+log = logging.getLogger(__name__)
 
 STATE_FILE = "state.json"
 FRONTIER_FILE = "frontier.sqlite"
@@ -64,25 +70,64 @@ def make_private(jobdir: Path) -> None:
                 os.chmod(os.path.join(root, name), 0o600)
 
 
-@dataclass
-class CrawlOptions:
-    """What one crawl is asked to do (the command line's options)."""
+@dataclass(frozen=True)
+class CrawlScope:
+    """What one crawl works on (the settings say how: ``[crawl]`` proxy, jobdir,
+    redis_url and processes included).
+
+    Attributes
+    ----------
+    universities_file : str, optional
+        A universities TOML file: imported, and only its universities are crawled (else
+        every stored university).
+    direction : {"outgoing", "citing", "both"}
+    backlinks, urls : tuple of str
+        Backlink exports (Majestic / Ahrefs CSV) and URL lists of citing pages.
+    testbed_dir : str, optional
+        A built test web: its per-university citing files are used as backlink exports.
+    pipeline_run_id : int, optional
+        The whole-pipeline run this crawl belongs to.
+    """
 
     universities_file: str | None = None
     direction: str = "both"
-    proxy: str | None = None
-    backlinks: Sequence[str] = ()
-    urls: Sequence[str] = ()
+    backlinks: tuple[str, ...] = ()
+    urls: tuple[str, ...] = ()
     testbed_dir: str | None = None
-    jobdir: str | None = None
-    progress: bool = True
     pipeline_run_id: int | None = None
-    redis: str | None = None
-    processes: int = 1
-    extra_settings: dict[str, Any] = field(default_factory=dict)
 
 
-def _universities(engine: Engine, names: Sequence[str] | None) -> list[dict[str, Any]]:
+@dataclass
+class CrawlJob:
+    """A crawl under way: its scope and universities, its run and job folder, and what
+    its phases gathered (Scrapy statistics, citing candidates)."""
+
+    scope: CrawlScope
+    universities: list[dict[str, Any]]
+    path: Path
+    run_id: int
+    state: dict[str, Any]
+    resumed: bool
+    #: the run's own folder (not one given by ``--jobdir``): removed once it is finished
+    own_folder: bool
+    #: the database URL for the crawler processes (password included, never in a file)
+    db_url: str
+    #: the command line that resumes the run
+    resume: str
+    scrapy_stats: dict[str, Any] = field(default_factory=dict)
+    candidates: list[Any] = field(default_factory=list)
+    skipped: dict[str, int] = field(default_factory=dict)
+
+
+def crawled_universities(engine: Engine, names: Sequence[str] | None) -> list[dict[str, Any]]:
+    """The universities to crawl (those named, else every stored one) with their domains
+    and start URLs.
+
+    Raises
+    ------
+    ConfigError
+        There is none.
+    """
     from store.models import University
     from store.session import session_scope
 
@@ -108,7 +153,7 @@ def _universities(engine: Engine, names: Sequence[str] | None) -> list[dict[str,
     return rows
 
 
-def _absolute_url(engine: Engine) -> str:
+def absolute_url(engine: Engine) -> str:
     """The engine's URL for the crawl process (a relative SQLite path made absolute)."""
     url = engine.url
     db = url.database
@@ -132,12 +177,69 @@ def _read_state(jobdir: Path) -> dict[str, Any]:
         return {}
 
 
-def _write_state(jobdir: Path, state: dict[str, Any]) -> None:
+def write_state(jobdir: Path, state: dict[str, Any]) -> None:
+    """Write the job state (``state.json``: the run and the phases done)."""
     write_private(jobdir / STATE_FILE, json.dumps(state, indent=1))
 
 
+def open_job(
+    engine: Engine, settings: Settings, scope: CrawlScope, universities: list[dict[str, Any]]
+) -> CrawlJob:
+    """Open the crawl's run and job folder: the unfinished run of ``[crawl] jobdir`` is
+    resumed, else a new run is made (in its own folder when no jobdir is set). The run
+    records its folder and the command that resumes it."""
+    db_url = absolute_url(engine)
+    uni_ids = [u["id"] for u in universities]
+    path, run_id, state, resumed = _job_folder(engine, settings, scope, uni_ids)
+    base = default_crawl_folder(engine)
+    # the run's own folder, also when resumed with --jobdir: removed once it is finished
+    own_folder = settings.crawl.jobdir is None or (
+        base is not None and path == Path(base).resolve() / f"crawl-{run_id}"
+    )
+    resume = resume_command(settings, scope, path, db_url)
+    scrapy_stats = _record_resume(engine, run_id, path, resume)
+    if resumed:
+        log.info("resuming crawl run %d from %s", run_id, path)
+    return CrawlJob(
+        scope=scope,
+        universities=universities,
+        path=path,
+        run_id=run_id,
+        state=state,
+        resumed=resumed,
+        own_folder=own_folder,
+        db_url=db_url,
+        resume=resume,
+        scrapy_stats=scrapy_stats,
+    )
+
+
+def _job_folder(
+    engine: Engine, settings: Settings, scope: CrawlScope, uni_ids: list[int]
+) -> tuple[Path, int, dict[str, Any], bool]:
+    """(job folder, run id, job state, resumed?): ``[crawl] jobdir`` when set (a crawl
+    started again with it resumes its run), else a new run's own folder
+    ``crawl-<run id>`` under :func:`~webometrics.stages.pipeline.default_crawl_folder`,
+    kept until the run is finished."""
+    if settings.crawl.jobdir is not None:
+        job_path = Path(settings.crawl.jobdir).resolve()
+        run_id, state, resumed = _open_run(engine, settings, scope, job_path, uni_ids)
+        return job_path, run_id, state, resumed
+    run_id = _create_run(engine, settings, scope, uni_ids)
+    base = default_crawl_folder(engine)
+    if base is None:  # an in-memory database: nothing could resume it anyway
+        job_path = Path(tempfile.mkdtemp(prefix=f"crawl-{run_id}-"))
+    else:
+        job_path = Path(base).resolve() / f"crawl-{run_id}"
+        Path(base).mkdir(parents=True, exist_ok=True)
+    make_private(job_path)
+    state = {"run_id": run_id, "direction": scope.direction, "phases_done": []}
+    write_state(job_path, state)
+    return job_path, run_id, state, False
+
+
 def _open_run(
-    engine: Engine, settings: Settings, opts: CrawlOptions, jobdir: Path, uni_ids: list[int]
+    engine: Engine, settings: Settings, scope: CrawlScope, jobdir: Path, uni_ids: list[int]
 ) -> tuple[int, dict[str, Any], bool]:
     """(run id, job state, resumed?)."""
     from store.models import CrawlRun
@@ -148,7 +250,7 @@ def _open_run(
     if state.get("run_id"):
         with session_scope(engine) as s:
             run = s.get(CrawlRun, state["run_id"])
-            if run is not None and run.status != "finished" and run.kind == opts.direction:
+            if run is not None and run.status != "finished" and run.kind == scope.direction:
                 run.status = "running"
                 run.finished_at = None
                 run.error = None
@@ -156,40 +258,54 @@ def _open_run(
     for name in (FRONTIER_FILE, FRONTIER_FILE + "-wal", FRONTIER_FILE + "-shm"):
         with contextlib.suppress(FileNotFoundError):
             (jobdir / name).unlink()
-    run_id = _create_run(engine, settings, opts, uni_ids)
-    state = {"run_id": run_id, "direction": opts.direction, "phases_done": []}
-    _write_state(jobdir, state)
+    run_id = _create_run(engine, settings, scope, uni_ids)
+    state = {"run_id": run_id, "direction": scope.direction, "phases_done": []}
+    write_state(jobdir, state)
     return run_id, state, False
 
 
-def _create_run(engine: Engine, settings: Settings, opts: CrawlOptions, uni_ids: list[int]) -> int:
-    """A new ``running`` crawl run with the options it was asked for; its id."""
+def _create_run(engine: Engine, settings: Settings, scope: CrawlScope, uni_ids: list[int]) -> int:
+    """A new ``running`` crawl run with what it was asked for; its id."""
     from store.models import CrawlRun
     from store.session import session_scope
 
     recorded = {
         "crawl": settings.crawl.model_dump(),
-        "direction": opts.direction,
+        "direction": scope.direction,
         "universities": uni_ids,
-        "proxy": opts.proxy or settings.crawl.proxy,
-        "backlinks": list(opts.backlinks),
-        "urls": list(opts.urls),
-        "testbed": opts.testbed_dir,
+        "proxy": settings.crawl.proxy,
+        "backlinks": list(scope.backlinks),
+        "urls": list(scope.urls),
+        "testbed": scope.testbed_dir,
     }
     with session_scope(engine) as s:
         run = CrawlRun(
-            kind=opts.direction,
+            kind=scope.direction,
             status="running",
             settings=recorded,
             stats={},
-            pipeline_run_id=opts.pipeline_run_id,
+            pipeline_run_id=scope.pipeline_run_id,
         )
         s.add(run)
         s.flush()
         return run.id
 
 
-def resume_command(settings: Settings, opts: CrawlOptions, jobdir: Path, db_url: str) -> str:
+def _record_resume(engine: Engine, run_id: int, job_path: Path, resume: str) -> dict[str, Any]:
+    """Keep the job folder and the command that resumes the run with its settings; return
+    the Scrapy statistics of the phases it already ran (``stats["scrapy"]``)."""
+    from store.models import CrawlRun
+    from store.session import session_scope
+
+    with session_scope(engine) as s:
+        row = s.get(CrawlRun, run_id)
+        if row is None:
+            return {}
+        row.settings = {**(row.settings or {}), "jobdir": str(job_path), "resume": resume}
+        return dict(row.stats.get("scrapy", {})) if isinstance(row.stats, dict) else {}
+
+
+def resume_command(settings: Settings, scope: CrawlScope, jobdir: Path, db_url: str) -> str:
     """The command line that resumes this crawl from its job folder (shell-quoted).
 
     The database URL is given when it holds no password (an SQLite file, a PostgreSQL URL
@@ -197,7 +313,7 @@ def resume_command(settings: Settings, opts: CrawlOptions, jobdir: Path, db_url:
     settings file). Paths are absolute; the budgets are this crawl's.
 
     >>> from core.settings import Settings
-    >>> resume_command(Settings(), CrawlOptions(direction="outgoing"), Path("/j/crawl-3"),
+    >>> resume_command(Settings(), CrawlScope(direction="outgoing"), Path("/j/crawl-3"),
     ...                "postgresql+psycopg://u:secret@h/db")
     'webometrics crawl --jobdir /j/crawl-3 --direction outgoing --depth 3 --max-pages 2000'
     """
@@ -208,72 +324,69 @@ def resume_command(settings: Settings, opts: CrawlOptions, jobdir: Path, db_url:
     args = ["webometrics"]
     if make_url(db_url).password is None:
         args += ["--db-url", db_url]
-    args += ["crawl", "--jobdir", str(jobdir), "--direction", opts.direction]
-    if opts.universities_file:
-        args += ["--universities", str(Path(opts.universities_file).resolve())]
-    if opts.proxy:
-        args += ["--proxy", opts.proxy]
-    for path in opts.backlinks:
-        args += ["--backlinks", str(Path(path).resolve())]
-    for path in opts.urls:
-        args += ["--urls", str(Path(path).resolve())]
-    if opts.testbed_dir:
-        args += ["--testbed", str(Path(opts.testbed_dir).resolve())]
+    args += ["crawl", "--jobdir", str(jobdir), "--direction", scope.direction]
+    if scope.universities_file:
+        args += ["--universities", str(Path(scope.universities_file).resolve())]
     crawl = settings.crawl
+    if crawl.proxy:
+        args += ["--proxy", crawl.proxy]
+    for path in scope.backlinks:
+        args += ["--backlinks", str(Path(path).resolve())]
+    for path in scope.urls:
+        args += ["--urls", str(Path(path).resolve())]
+    if scope.testbed_dir:
+        args += ["--testbed", str(Path(scope.testbed_dir).resolve())]
     args += ["--depth", str(crawl.depth), "--max-pages", str(crawl.max_pages_per_university)]
     if crawl.warc_dir:
         args += ["--warc-dir", str(Path(crawl.warc_dir).resolve())]
-    if opts.redis:
-        args += ["--redis", opts.redis]
-    if opts.processes > 1:
-        args += ["--processes", str(opts.processes)]
+    if crawl.redis_url:
+        args += ["--redis", crawl.redis_url]
+    if crawl.processes > 1:
+        args += ["--processes", str(crawl.processes)]
     return shlex.join(args)
 
 
-def _phase_job(
+def phase_job(
     settings: Settings,
-    opts: CrawlOptions,
-    jobdir: Path,
-    run_id: int,
+    job: CrawlJob,
     phase: str,
-    universities: list[dict[str, Any]],
-    db_url: str,
     candidates: list[Any] | None = None,
 ) -> Path:
     """Write the job file of one phase (``<phase>.json``, the database URL masked: the
     crawler process takes the real one from :func:`child_environment`)."""
     from store.session import redact
 
-    job: dict[str, Any] = {
+    jobdir = job.path
+    spec: dict[str, Any] = {
         "direction": phase,
-        "run_id": run_id,
-        "db_url": redact(db_url),
+        "run_id": job.run_id,
+        "db_url": redact(job.db_url),
         "crawl": settings.crawl.model_dump(),
         "extract": {
             "extract": settings.extract.model_dump(mode="json"),
             "shingle": settings.shingle.model_dump(mode="json"),
             "workers": settings.crawl.extract_workers,
         },
-        "proxy": opts.proxy or settings.crawl.proxy,
-        "universities": universities,
+        "proxy": settings.crawl.proxy,
+        "universities": job.universities,
         "frontier": str(jobdir / FRONTIER_FILE),
         "log_file": str(jobdir / f"{phase}.log"),
     }
-    if opts.redis:
+    if settings.crawl.redis_url:
         from crawler.redis_frontier import run_prefix
 
-        job["redis"] = {
-            "url": opts.redis,
-            "prefix": run_prefix(settings.crawl.redis_key, run_id),
+        spec["redis"] = {
+            "url": settings.crawl.redis_url,
+            "prefix": run_prefix(settings.crawl.redis_key, job.run_id),
             "lease": settings.crawl.worker_lease,
         }
     if candidates is not None:
-        job["candidates"] = [
+        spec["candidates"] = [
             {"url": c.url, "uni": c.university_id, "source": c.source} for c in candidates
         ]
     make_private(jobdir)
     for name in (FRONTIER_FILE, f"{phase}.log"):  # made by the crawler process: 0600 too
         os.close(os.open(jobdir / name, os.O_CREAT | os.O_WRONLY, 0o600))
     path = jobdir / f"{phase}.json"
-    write_private(path, json.dumps(job))
+    write_private(path, json.dumps(spec))
     return path

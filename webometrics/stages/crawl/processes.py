@@ -8,14 +8,21 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import queue
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
+
+from webometrics.stages.crawl.job import child_environment, private_opener
+
+#: lines read from the processes' standard output: (process number, line or None at its end)
+Lines = queue.Queue[tuple[int, str | None]]
 
 
-def _run_children(
+def run_children(
     job_file: Path, phase: str, progress: bool, processes: int = 1, *, db_url: str | None = None
 ) -> dict[str, Any]:
     """Run one phase's crawler process(es), showing their progress; return the outcome.
@@ -28,83 +35,106 @@ def _run_children(
     processes' standard error (``stderr``). ``db_url`` (password included) reaches the
     processes in their environment, never in a file; those files are the owner's only.
     """
-    import queue
-    import threading
-
     from tqdm import tqdm
 
-    cmd = [sys.executable, "-m", "crawler.run", str(job_file)]
-    from webometrics.stages.crawl.job import child_environment, private_opener
-
-    env = child_environment(db_url) if db_url else {**os.environ, "PYTHONUNBUFFERED": "1"}
     desc = f"crawl {phase}" + (f" ({processes} processes)" if processes > 1 else "")
     bar = tqdm(desc=desc, unit="page", disable=not progress, dynamic_ncols=True)
     err_paths = [
         job_file.with_suffix(".stderr" if processes == 1 else f".{n}.stderr")
         for n in range(processes)
     ]
-    lines: queue.Queue[tuple[int, str | None]] = queue.Queue()
+    lines: Lines = queue.Queue()
     procs: list[subprocess.Popen[str]] = []
     last: list[dict[str, Any]] = [{} for _ in range(processes)]
+    progress_file = job_file.with_suffix(".progress.jsonl")
+    with open(progress_file, "a", encoding="utf-8", opener=private_opener) as records:
+        try:
+            _start(job_file, db_url, err_paths, lines, procs)
+            _follow(lines, processes, records, bar, last)
+            codes = [proc.wait() for proc in procs]
+        except BaseException:
+            _stop(procs)
+            raise
+        finally:
+            bar.close()
+    return _outcome(last, codes, err_paths)
 
-    def pump(n: int, stream: Any) -> None:
+
+def _start(
+    job_file: Path,
+    db_url: str | None,
+    err_paths: list[Path],
+    lines: Lines,
+    procs: list[subprocess.Popen[str]],
+) -> None:
+    """Start one crawler process per standard error file, each appended to ``procs`` as
+    it starts, with a thread putting its output lines on ``lines``."""
+    cmd = [sys.executable, "-m", "crawler.run", str(job_file)]
+    env = child_environment(db_url) if db_url else {**os.environ, "PYTHONUNBUFFERED": "1"}
+
+    def pump(n: int, stream: IO[str]) -> None:
         for line in stream:
             lines.put((n, line))
         lines.put((n, None))
 
-    progress_file = job_file.with_suffix(".progress.jsonl")
-    with open(progress_file, "a", encoding="utf-8", opener=private_opener) as records:
+    for n, err_path in enumerate(err_paths):
+        with open(err_path, "w", encoding="utf-8", opener=private_opener) as err:
+            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=env)
+        procs.append(proc)
+        threading.Thread(target=pump, args=(n, proc.stdout), daemon=True).start()
+
+
+def _follow(
+    lines: Lines, processes: int, records: IO[str], bar: Any, last: list[dict[str, Any]]
+) -> None:
+    """Read the processes' progress records until every output ends: each is appended to
+    ``records`` (with its process number when there are several), the last one of each
+    process kept in ``last``, and the bar shows their sum."""
+    open_streams = processes
+    while open_streams:
+        n, line = lines.get()
+        if line is None:
+            open_streams -= 1
+            continue
         try:
-            for n in range(processes):
-                with open(err_paths[n], "w", encoding="utf-8", opener=private_opener) as err:
-                    proc = subprocess.Popen(
-                        cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=env
-                    )
-                procs.append(proc)
-                threading.Thread(target=pump, args=(n, proc.stdout), daemon=True).start()
-            open_streams = processes
-            while open_streams:
-                n, line = lines.get()
-                if line is None:
-                    open_streams -= 1
-                    continue
-                try:
-                    record = json.loads(line)
-                except ValueError:
-                    continue
-                if processes > 1:
-                    record["process"] = n
-                records.write(json.dumps(record, default=str) + "\n")
-                last[n] = record
-                stored = sum(int(r.get("stored") or 0) for r in last)
-                if stored > bar.n:
-                    bar.update(stored - bar.n)
-                bar.set_postfix(
-                    queued=record.get("queued", 0),
-                    errors=sum(int(r.get("error_pages") or 0) for r in last),
-                    refresh=False,
-                )
-            codes = [proc.wait() for proc in procs]
-        except BaseException:
-            # Ctrl-C reaches the children too (same process group); let them store what
-            # they hold
-            for proc in procs:
-                with contextlib.suppress(ProcessLookupError):
-                    proc.send_signal(signal.SIGINT)
-            for proc in procs:
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    proc.wait(60)
-                if proc.poll() is None:
-                    proc.kill()
-                    proc.wait()
-            raise
-        finally:
-            bar.close()
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if processes > 1:
+            record["process"] = n
+        records.write(json.dumps(record, default=str) + "\n")
+        last[n] = record
+        stored = sum(int(r.get("stored") or 0) for r in last)
+        if stored > bar.n:
+            bar.update(stored - bar.n)
+        bar.set_postfix(
+            queued=record.get("queued", 0),
+            errors=sum(int(r.get("error_pages") or 0) for r in last),
+            refresh=False,
+        )
+
+
+def _stop(procs: list[subprocess.Popen[str]]) -> None:
+    """Stop the processes gracefully: Ctrl-C reaches them too (same process group); let
+    them store what they hold (a minute each), then kill those still running."""
+    for proc in procs:
+        with contextlib.suppress(ProcessLookupError):
+            proc.send_signal(signal.SIGINT)
+    for proc in procs:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(60)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def _outcome(last: list[dict[str, Any]], codes: list[int], err_paths: list[Path]) -> dict[str, Any]:
+    """The phase's outcome from each process's last record, exit code and standard error."""
     stats: dict[str, Any] = {}
     for record in last:
-        stats = _merge_scrapy_stats(stats, record.get("stats") or {})
+        stats = merge_scrapy_stats(stats, record.get("stats") or {})
     failing = [n for n, code in enumerate(codes) if code != 0]
-    outcome = dict(last[0]) if processes == 1 else {}
+    outcome = dict(last[0]) if len(last) == 1 else {}
     outcome["stats"] = stats
     outcome["returncode"] = codes[failing[0]] if failing else 0
     outcome["stderr"] = "\n".join(
@@ -113,7 +143,9 @@ def _run_children(
     return outcome
 
 
-def _merge_scrapy_stats(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+def merge_scrapy_stats(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """``old`` with the numbers of ``new`` added (Scrapy statistics of several processes
+    or of a resumed phase)."""
     out = dict(old)
     for key, value in new.items():
         if isinstance(value, int | float) and not isinstance(value, bool):
