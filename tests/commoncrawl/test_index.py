@@ -204,7 +204,7 @@ def test_newest_capture_of_a_url_is_the_one_fetched(
     """httpbin.org/post was captured twice (two real records): the later one is stored."""
     from core.settings import Settings
     from crawler.commoncrawl.fetch import FetchPolicy
-    from webometrics.stages.citing_index import IndexOptions, run
+    from webometrics.stages.citing_index import IndexScope, run
 
     _, engine = seeded
     entries = list(warc_entries(warc_samples / HTTPBIN, warc_samples))
@@ -216,7 +216,7 @@ def test_newest_capture_of_a_url_is_the_one_fetched(
     result = run(
         engine,
         settings,
-        IndexOptions(
+        IndexScope(
             index_files=(str(index),),
             warc_prefix=range_server.url,
             limit_per_domain=5,
@@ -224,7 +224,7 @@ def test_newest_capture_of_a_url_is_the_one_fetched(
             mime_types=("application/json",),
         ),
     )
-    assert result["chosen"] == 2  # /post and /post?foo=bar
+    assert result.chosen == 2  # /post and /post?foo=bar
     page = stored(engine)["pages"]["http://httpbin.org/post"]
     assert page.warc_offset == posts[1].offset
     assert page.fetched_at.strftime("%Y%m%d%H%M%S") == posts[1].timestamp
@@ -575,11 +575,11 @@ def test_a_database_error_within_the_file_transaction(seeded: tuple[str, Any]) -
     from sqlalchemy import text
 
     from core.exceptions import DatabaseError
-    from webometrics.stages.citing_index import _one_transaction
+    from webometrics.stages.citing_index import one_transaction
 
     _, engine = seeded
     failure = r"database sqlite:///.*cc\.db failed: no such table"
-    with pytest.raises(DatabaseError, match=failure), _one_transaction(engine) as conn:
+    with pytest.raises(DatabaseError, match=failure), one_transaction(engine) as conn:
         with session_scope(conn) as s:
             s.add(CrawlRun(kind="x"))
         with session_scope(conn) as s:

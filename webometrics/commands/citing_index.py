@@ -90,27 +90,26 @@ def add_parser(csub: argparse._SubParsersAction) -> None:
 
 def _run(ctx) -> int:
     from core.exceptions import ParameterError
-    from webometrics.stages.citing_index import IndexOptions, run
+    from webometrics.stages.citing_index import IndexScope, run
 
     args = ctx.args
     if args.limit_per_domain < 1:
         raise ParameterError(f"--limit-per-domain {args.limit_per_domain} must be at least 1")
-    options = IndexOptions(
+    scope = IndexScope(
         index_files=tuple(args.index),
         warc_prefix=args.warc_prefix,
         limit_per_domain=args.limit_per_domain,
         universities=tuple(args.university),
         domains=tuple(args.domain),
         cdx_prefix=args.cdx_prefix,
-        progress=not args.no_progress and not args.quiet,
-        batch_size=ctx.settings.crawl.batch_size,
     )
-    result = run(ctx.engine(), ctx.settings, options)
+    progress = not args.no_progress and not args.quiet
+    result = run(ctx.engine(), ctx.settings, scope, progress=progress)
     print(
-        f"crawl run {result['run_id']}: {result['captures']} captures of "
-        f"{result['names_found']}/{result['names']} citing domains in "
-        f"{len(result['files'])} index file(s), {result['chosen']} chosen, "
-        f"{result['pages']} pages stored, {result['links']} links"
+        f"crawl run {result.run_id}: {result.captures} captures of "
+        f"{result.names_found}/{result.names} citing domains in "
+        f"{len(result.files)} index file(s), {result.chosen} chosen, "
+        f"{result.pages} pages stored, {result.links} links"
     )
-    print("citations: " + json.dumps(result["citations"], sort_keys=True))
+    print("citations: " + json.dumps(result.citations, sort_keys=True))
     return 0

@@ -47,28 +47,81 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, Engine, select
+from sqlalchemy.orm import Session
 
 from core.exceptions import ConfigError
 from core.settings import Settings
+from webometrics.stages import StageResult
 
 log = logging.getLogger(__name__)
 
 RUN_KIND = "commoncrawl-index"
 
 
-@dataclass(frozen=True)
-class IndexOptions:
-    """What ``webometrics citing commoncrawl-index`` was asked to do."""
+@dataclass(frozen=True, kw_only=True)
+class IndexScope:
+    """What one run looks up and where it fetches from.
+
+    Attributes
+    ----------
+    index_files : tuple of str
+        CDXJ, ``cluster.idx`` or Parquet index files.
+    warc_prefix : str
+        Where the WARC files named by the index are: an http(s) URL prefix or a folder.
+    limit_per_domain : int
+        Captures (distinct URLs, newest first) to fetch per citing name.
+    universities : tuple of str
+        University names; empty = every stored university.
+    domains : tuple of str
+        Citing names to look up for every selected university; empty = the stored
+        citing environment.
+    cdx_prefix : str, optional
+        Where the cdx files of a ``cluster.idx`` are (default: its folder).
+    mime_types : tuple of str
+        The MIME types a chosen capture may have.
+    """
 
     index_files: tuple[str, ...]
     warc_prefix: str
     limit_per_domain: int = 10
-    universities: tuple[str, ...] = ()  # names; empty = every stored university
-    domains: tuple[str, ...] = ()  # citing names; empty = the stored citing environment
-    cdx_prefix: str | None = None  # where the cdx files of a cluster.idx are (its folder)
+    universities: tuple[str, ...] = ()
+    domains: tuple[str, ...] = ()
+    cdx_prefix: str | None = None
     mime_types: tuple[str, ...] = ("text/html", "application/xhtml+xml")
-    progress: bool = False
-    batch_size: int = 200
+
+
+@dataclass(frozen=True)
+class IndexFileResult:
+    """One index file's captures of wanted names, those chosen and the pages stored."""
+
+    captures: int
+    chosen: int
+    pages: int
+
+
+@dataclass(frozen=True)
+class IndexResult(StageResult):
+    """The crawl run's id, the citing names looked up and found, the index lines of
+    wanted names (``captures``; ``page_captures`` of them choosable), the captures
+    chosen, the pages and links stored, the citations by status, the counts per index
+    file and the run's statistics as stored in its ``stats`` (``run_stats``: recorded
+    under ``stats``, the name the method :meth:`stats` has)."""
+
+    run_id: int
+    names: int
+    names_found: int
+    captures: int
+    page_captures: int
+    chosen: int
+    pages: int
+    links: int
+    citations: dict[str, int]
+    files: dict[str, IndexFileResult]
+    run_stats: dict[str, Any]
+
+    def stats(self) -> dict[str, Any]:
+        """The statistics as JSON values, the run's under ``stats``."""
+        return {("stats" if k == "run_stats" else k): v for k, v in super().stats().items()}
 
 
 @dataclass
@@ -77,6 +130,32 @@ class CitingNames:
 
     universities: list[dict[str, Any]]
     cites: dict[str, set[int]] = field(default_factory=dict)
+
+
+def _citing_pairs(s: Session, ids: list[int], domains: Sequence[str]) -> set[tuple[int, str]]:
+    """(university id, citing name) pairs: each of ``domains`` for every university, else
+    the stored ``citing`` environment rows and citations' citing domains."""
+    from crawler.commoncrawl.index import idna_name
+    from store.models import Citation, Environment
+
+    if domains:
+        return {(uid, idna_name(d)) for uid in ids for d in domains}
+    pairs: set[tuple[int, str]] = set()
+    pairs.update(
+        s.execute(
+            select(Environment.university_id, Environment.domain)
+            .where(Environment.direction == "citing", Environment.university_id.in_(ids))
+            .distinct()
+        ).all()
+    )
+    pairs.update(
+        s.execute(
+            select(Citation.university_id, Citation.citing_domain)
+            .where(Citation.university_id.in_(ids))
+            .distinct()
+        ).all()
+    )
+    return pairs
 
 
 def citing_names(
@@ -96,7 +175,7 @@ def citing_names(
     """
     from core.domains import in_domains
     from crawler.commoncrawl.index import idna_name
-    from store.models import Citation, Environment, University
+    from store.models import University
     from store.session import session_scope
 
     with session_scope(engine) as s:
@@ -118,25 +197,7 @@ def citing_names(
             raise ConfigError(
                 "no universities stored: import some with `webometrics universities import FILE`"
             )
-        ids = [u["id"] for u in unis]
-        pairs: set[tuple[int, str]] = set()
-        if domains:
-            pairs = {(uid, idna_name(d)) for uid in ids for d in domains}
-        else:
-            pairs.update(
-                s.execute(
-                    select(Environment.university_id, Environment.domain)
-                    .where(Environment.direction == "citing", Environment.university_id.in_(ids))
-                    .distinct()
-                ).all()
-            )
-            pairs.update(
-                s.execute(
-                    select(Citation.university_id, Citation.citing_domain)
-                    .where(Citation.university_id.in_(ids))
-                    .distinct()
-                ).all()
-            )
+        pairs = _citing_pairs(s, [u["id"] for u in unis], domains)
     own = {u["id"]: frozenset(u["domains"]) for u in unis}
     cites: dict[str, set[int]] = defaultdict(set)
     for uid, name in pairs:
@@ -157,12 +218,111 @@ def _source(capture: Any) -> str:
     return f"commoncrawl-index:{capture.collection or Path(capture.index_file).name}"[:40]
 
 
-def run(engine: Engine, settings: Settings, options: IndexOptions) -> dict[str, Any]:
+def _read_indexes(
+    files: list[str], matcher: Any, selector: Any, cdx_fetcher: Any, progress: bool
+) -> dict[str, dict[str, int]]:
+    """Read every index file to its end into ``selector``; the counts per file (its
+    captures of wanted names; nothing chosen or stored yet)."""
+    from tqdm import tqdm
+
+    from crawler.commoncrawl.index import read_index
+
+    per_file: dict[str, dict[str, int]] = {}
+    bar = tqdm(desc="read index", unit="capture", disable=not progress)
+    try:
+        for path in files:
+            before = selector.seen
+            for capture in read_index(path, matcher, cdx_fetcher):
+                selector.add(capture)
+                bar.update()
+            per_file[path] = {"captures": selector.seen - before, "chosen": 0, "pages": 0}
+    finally:
+        bar.close()
+    return per_file
+
+
+def _fetch_and_store(
+    engine: Engine,
+    run_id: int,
+    by_file: dict[str, list[Any]],
+    totals: dict[str, Any],
+    context: tuple[CitingNames, Any, int],
+    progress: bool,
+) -> None:
+    """Fetch and store the chosen captures, index file by index file (one transaction
+    each), adding to ``totals`` and its per-file counts; a failure marks the run
+    ``failed``."""
+    from tqdm import tqdm
+
+    from crawler.storage import failure_recorded
+
+    names, fetcher, batch_size = context
+    per_file = totals["files"]
+    bar = tqdm(total=totals["chosen"], desc="fetch warc", unit="record", disable=not progress)
+    try:
+        with failure_recorded(engine, run_id):
+            for index_file, captures in by_file.items():
+                stored = _store_file(engine, run_id, captures, names, fetcher, batch_size, bar)
+                per_file[index_file].update(chosen=len(captures), pages=stored["pages"])
+                totals["pages"] += stored["pages"]
+                totals["links"] += stored["links"]
+                for status, n in stored["citations"].items():
+                    totals["citations"][status] = totals["citations"].get(status, 0) + n
+    finally:
+        bar.close()
+
+
+def _finish(
+    engine: Engine, run_id: int, totals: dict[str, Any], fetcher: Any, cdx_fetcher: Any
+) -> dict[str, Any]:
+    """Recompute the run's environment and statistics, with this stage's counts under
+    ``commoncrawl_index``; mark it finished; return its statistics."""
+    from crawler.storage import finalize_run, update_run
+
+    stats = finalize_run(engine, run_id)
+    stats["commoncrawl_index"] = {
+        k: v for k, v in totals.items() if k not in ("run_id", "citations")
+    } | {"requests": fetcher.requests, "retried": fetcher.retried, "bytes": fetcher.bytes}
+    if cdx_fetcher is not None:
+        stats["commoncrawl_index"]["cdx_requests"] = cdx_fetcher.requests
+        stats["commoncrawl_index"]["cdx_bytes"] = cdx_fetcher.bytes
+    update_run(engine, run_id, status="finished", finished_at=dt.datetime.now(dt.UTC), stats=stats)
+    return stats
+
+
+def _by_file(chosen: dict[str, list[Any]]) -> dict[str, list[Any]]:
+    """The chosen captures (per citing name) grouped by their index file."""
+    by_file: dict[str, list[Any]] = defaultdict(list)
+    for captures in chosen.values():
+        for capture in captures:
+            by_file[capture.index_file].append(capture)
+    return by_file
+
+
+def run(
+    engine: Engine,
+    settings: Settings,
+    scope: IndexScope | None = None,
+    *,
+    progress: bool = False,
+) -> IndexResult:
     """Find, fetch and store the captured citing pages (see the module docstring).
+
+    Parameters
+    ----------
+    engine : Engine
+    settings : Settings
+        ``[crawl]``: the fetch policy (delay, retries, timeout, user agent) and
+        ``batch_size`` (pages per stored batch).
+    scope : IndexScope
+        The index files, the WARC location and what to look up (required: without index
+        files there is nothing to read).
+    progress : bool
+        Show progress bars.
 
     Returns
     -------
-    dict
+    IndexResult
         ``run_id``, ``names`` looked up, ``captures`` (index lines of wanted names),
         ``chosen``, ``pages`` stored, per-file counts, the citations by status and the
         run's statistics.
@@ -175,81 +335,44 @@ def run(engine: Engine, settings: Settings, options: IndexOptions) -> dict[str, 
     StageError
         The WARC server kept failing after the retries.
     """
-    from tqdm import tqdm
-
     from crawler.commoncrawl.captures import CaptureSelector
     from crawler.commoncrawl.fetch import FetchPolicy, RangeFetcher
-    from crawler.commoncrawl.index import NameMatcher, read_index
+    from crawler.commoncrawl.index import NameMatcher
 
-    if not options.index_files:
+    if scope is None or not scope.index_files:
         raise ConfigError("give at least one index file with --index")
-    files = list(dict.fromkeys(str(Path(p)) for p in options.index_files))
-    names = citing_names(engine, options.universities, options.domains)
+    files = list(dict.fromkeys(str(Path(p)) for p in scope.index_files))
+    names = citing_names(engine, scope.universities, scope.domains)
     matcher = NameMatcher(names.cites)
-    selector = CaptureSelector(options.limit_per_domain, options.mime_types)
+    selector = CaptureSelector(scope.limit_per_domain, scope.mime_types)
     policy = FetchPolicy.from_settings(settings)
-    fetcher = RangeFetcher(options.warc_prefix, policy)
-    cdx_fetcher = RangeFetcher(options.cdx_prefix, policy) if options.cdx_prefix else None
-    per_file: dict[str, dict[str, int]] = {}
-    bar = tqdm(desc="read index", unit="capture", disable=not options.progress)
-    try:
-        for path in files:
-            before = selector.seen
-            for capture in read_index(path, matcher, cdx_fetcher):
-                selector.add(capture)
-                bar.update()
-            per_file[path] = {"captures": selector.seen - before, "chosen": 0, "pages": 0}
-    finally:
-        bar.close()
+    fetcher = RangeFetcher(scope.warc_prefix, policy)
+    cdx_fetcher = RangeFetcher(scope.cdx_prefix, policy) if scope.cdx_prefix else None
+    per_file = _read_indexes(files, matcher, selector, cdx_fetcher, progress)
     chosen = selector.chosen()
-    by_file: dict[str, list[Any]] = defaultdict(list)
-    for captures in chosen.values():
-        for capture in captures:
-            by_file[capture.index_file].append(capture)
-    n_chosen = sum(len(v) for v in by_file.values())
-    run_id = _open_run(engine, options, sorted(matcher.names))
+    by_file = _by_file(chosen)
+    run_id = _open_run(engine, scope, sorted(matcher.names))
     totals: dict[str, Any] = {
         "run_id": run_id,
         "names": len(matcher.names),
         "names_found": len(chosen),
         "captures": selector.seen,
         "page_captures": selector.pages,
-        "chosen": n_chosen,
+        "chosen": sum(len(v) for v in by_file.values()),
         "pages": 0,
         "links": 0,
         "citations": {},
         "files": per_file,
     }
-    from crawler.storage import failure_recorded, finalize_run, update_run
-
-    bar = tqdm(total=n_chosen, desc="fetch warc", unit="record", disable=not options.progress)
-    try:
-        with failure_recorded(engine, run_id):
-            for index_file in files:
-                captures = by_file.get(index_file, [])
-                if not captures:
-                    continue
-                stored = _store_file(engine, run_id, captures, names, fetcher, options, bar)
-                per_file[index_file].update(chosen=len(captures), pages=stored["pages"])
-                totals["pages"] += stored["pages"]
-                totals["links"] += stored["links"]
-                for status, n in stored["citations"].items():
-                    totals["citations"][status] = totals["citations"].get(status, 0) + n
-    finally:
-        bar.close()
-    stats = finalize_run(engine, run_id)
-    stats["commoncrawl_index"] = {
-        k: v for k, v in totals.items() if k not in ("run_id", "citations")
-    } | {"requests": fetcher.requests, "retried": fetcher.retried, "bytes": fetcher.bytes}
-    if cdx_fetcher is not None:
-        stats["commoncrawl_index"]["cdx_requests"] = cdx_fetcher.requests
-        stats["commoncrawl_index"]["cdx_bytes"] = cdx_fetcher.bytes
-    update_run(engine, run_id, status="finished", finished_at=dt.datetime.now(dt.UTC), stats=stats)
-    totals["stats"] = stats
-    return totals
+    in_order = {f: by_file[f] for f in files if by_file.get(f)}  # the files' order
+    context = (names, fetcher, settings.crawl.batch_size)
+    _fetch_and_store(engine, run_id, in_order, totals, context, progress)
+    stats = _finish(engine, run_id, totals, fetcher, cdx_fetcher)
+    files_done = {f: IndexFileResult(**counts) for f, counts in per_file.items()}
+    return IndexResult(**{**totals, "files": files_done}, run_stats=stats)
 
 
-def _open_run(engine: Engine, options: IndexOptions, names: list[str]) -> int:
+def _open_run(engine: Engine, options: IndexScope, names: list[str]) -> int:
     from store.models import CrawlRun
     from store.session import session_scope
 
@@ -271,7 +394,7 @@ def _open_run(engine: Engine, options: IndexOptions, names: list[str]) -> int:
 
 
 @contextlib.contextmanager
-def _one_transaction(engine: Engine) -> Iterator[Connection]:
+def one_transaction(engine: Engine) -> Iterator[Connection]:
     """One transaction for a whole index file: :func:`crawler.storage.store_batch` and
     :func:`~crawler.storage.resolve_citations` get its connection, so their sessions join
     it (their commits do not end it; an error rolls everything back)."""
@@ -294,7 +417,7 @@ def _store_file(
     captures: list[Any],
     names: CitingNames,
     fetcher: Any,
-    options: IndexOptions,
+    batch_size: int,
     bar: Any,
 ) -> dict[str, Any]:
     """Fetch one index file's chosen captures, then store them in one transaction."""
@@ -316,7 +439,7 @@ def _store_file(
             bar.update()
         result: dict[str, Any] = {"pages": 0, "links": 0}
         candidates: list[CitingCandidate] = []
-        with _one_transaction(engine) as conn:
+        with one_transaction(engine) as conn:
             batch = []
             for n, (capture, start, size) in enumerate(spans, start=1):
                 spool.seek(start)
@@ -333,7 +456,7 @@ def _store_file(
                     for uid in sorted(names.cites.get(capture.name, ()))
                     if owner is None or owner.id != uid
                 )
-                if len(batch) >= options.batch_size or n == len(spans):
+                if len(batch) >= batch_size or n == len(spans):
                     res = store_batch(conn, run_id, batch)  # type: ignore[arg-type]
                     result["pages"] += res.pages
                     result["links"] += res.links
