@@ -89,7 +89,7 @@ def _analyse(ctx) -> int:
         domains=not a.no_domains,
     )
     with stage_lock(ctx.engine(), "analyse"):  # exit 4 naming the holder
-        result = analyse.run(ctx.engine(), ctx.settings, scope)
+        result = analyse.run(ctx.engine(), ctx.settings, scope, progress=True)
     print(json.dumps(result.stats(), indent=2, ensure_ascii=False))
     return 0
 

@@ -584,7 +584,7 @@ def run(
     settings: Settings,
     scope: AnalyseScope | None = None,
     *,
-    progress: bool = True,
+    progress: bool = False,
 ) -> AnalyseResult:
     """Categorise the external domains, then name and categorise the clusters.
 
