@@ -86,28 +86,27 @@ def build_pipeline_world(folder: Path, data_dir: Path) -> PipelineWorld:
     engine = make_engine(world.url)
     schema.upgrade(engine)
 
-    def stage(name: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+    def stage(name: str, fn: Callable[..., Any], config: Any, scope: Any = None) -> None:
         t0 = time.monotonic()
-        world.stats[name] = fn(engine, settings, *args, **kwargs)
+        world.stats[name] = fn(engine, config, scope).stats()
         world.seconds[name] = round(time.monotonic() - t0, 2)
 
     try:
         with TestbedServer(testbed_dir) as server:
-            stage(
-                "crawl",
-                crawl.run,
-                universities_file=str(UNIVERSITIES),
-                direction="both",
-                proxy=server.proxy_url,
-                testbed_dir=str(testbed_dir),
-                jobdir=str(folder / "job"),
+            crawl_settings = settings.replace(
+                crawl={"proxy": server.proxy_url, "jobdir": str(folder / "job")}
             )
-        stage("extract", extract.run, workers=0)  # in-process: no pool to start
-        stage("dedup", dedup.run)
-        stage("cluster", cluster.run_each)
-        stage("cluster --method paper", cluster.run_each, method="paper")
-        stage("cluster --university all", cluster.run_each, university="all")
-        stage("analyse", analyse.run, progress=False)
+            scope = crawl.CrawlScope(
+                universities_file=str(UNIVERSITIES), direction="both", testbed_dir=str(testbed_dir)
+            )
+            stage("crawl", crawl.run, crawl_settings, scope)
+        # in-process extraction: no pool to start
+        stage("extract", extract.run, settings.replace(extract={"workers": 0}))
+        stage("dedup", dedup.run, settings)
+        stage("cluster", cluster.run, settings)
+        stage("cluster --method paper", cluster.run, settings.replace(cluster={"method": "paper"}))
+        stage("cluster --university all", cluster.run, settings, cluster.ClusterScope("all"))
+        stage("analyse", analyse.run, settings)
     finally:
         engine.dispose()
     return world

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import pytest
@@ -15,16 +16,23 @@ from store import make_engine, session_scope
 from store.models import PipelineRun
 from webometrics.runlock import RunLock
 from webometrics.scheduler import make_trigger, run_on_schedule
+from webometrics.stages import StageResult
 from webometrics.stages.pipeline import PipelineOptions, run_pipeline
+
+
+@dataclass(frozen=True)
+class _Result(StageResult):
+    items: int
+    scope: dict[str, Any] | None
 
 
 def _stages(calls: list[str], fail: str | None = None):
     def lookup(name: str):
-        def run(engine: Any, settings: Settings, **kwargs: Any) -> dict[str, Any]:
+        def run(engine: Any, settings: Settings, scope: Any) -> _Result:
             calls.append(name)
             if name == fail:
                 raise RuntimeError(f"{name} broke")
-            return {"items": len(calls), "kwargs": sorted(kwargs)}
+            return _Result(len(calls), None if scope is None else asdict(scope))
 
         return run
 
@@ -47,7 +55,11 @@ def test_stages_run_in_order_and_are_recorded(migrated_url: str) -> None:
     assert row.id == run_id and row.status == "finished" and row.finished_at is not None
     assert [s["name"] for s in row.stages] == calls
     assert all(s["status"] == "finished" and s["seconds"] >= 0 for s in row.stages)
-    assert row.stages[0]["stats"]["kwargs"] == ["pipeline_run_id", "universities_file"]
+    crawl = row.stages[0]["stats"]
+    assert crawl["items"] == 1
+    assert crawl["scope"]["universities_file"] == "u.toml"
+    assert crawl["scope"]["pipeline_run_id"] == run_id
+    assert row.stages[1]["stats"] == {"items": 2, "scope": None}
     engine.dispose()
 
 
@@ -82,10 +94,10 @@ def test_two_runs_never_overlap(migrated_url: str) -> None:
     started = threading.Event()
     release = threading.Event()
 
-    def slow_stage(engine: Any, settings: Settings, **kwargs: Any) -> dict[str, Any]:
+    def slow_stage(engine: Any, settings: Settings, scope: Any) -> StageResult:
         started.set()
         release.wait(10)
-        return {}
+        return StageResult()
 
     first = threading.Thread(
         target=run_pipeline,
@@ -157,9 +169,9 @@ def test_the_crawl_keeps_an_http_cache_beside_the_database(tmp_path) -> None:
     seen: list[str | None] = []
 
     def lookup(name: str):
-        def run(engine: Any, settings: Settings, **kwargs: Any) -> dict[str, Any]:
+        def run(engine: Any, settings: Settings, scope: Any) -> StageResult:
             seen.append(settings.crawl.http_cache_dir)
-            return {}
+            return StageResult()
 
         return run
 

@@ -108,58 +108,60 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.set_defaults(func=_schedule)
 
 
-def _commoncrawl(args) -> tuple[list[str], dict[str, dict]]:
-    """The Common Crawl stages asked for by the options, and their options."""
+def _commoncrawl(args) -> tuple[list[str], dict[str, object]]:
+    """The Common Crawl stages asked for by the options, and their scopes."""
     from core.exceptions import ParameterError
 
     stages: list[str] = []
-    options: dict[str, dict] = {}
+    scopes: dict[str, object] = {}
     if bool(args.graph_vertices) != bool(args.graph_edges):
         raise ParameterError("give both --graph-vertices and --graph-edges (every part of each)")
     if args.graph_vertices:
+        from webometrics.stages.citing_graph import GraphScope
+
         stages.append("commoncrawl-graph")
-        options["commoncrawl-graph"] = {
-            "vertices": args.graph_vertices,
-            "edges": args.graph_edges,
-            "ranks": args.graph_ranks,
-        }
+        scopes["commoncrawl-graph"] = GraphScope(
+            vertices=tuple(args.graph_vertices),
+            edges=tuple(args.graph_edges),
+            ranks=args.graph_ranks,
+        )
     elif args.graph_ranks:
         raise ParameterError("--graph-ranks needs --graph-vertices and --graph-edges")
     if args.cc_index:
+        from webometrics.stages.citing_index import IndexScope
+
         if args.cc_limit_per_domain < 1:
             raise ParameterError(f"--cc-limit-per-domain {args.cc_limit_per_domain}: use 1 or more")
         stages.append("commoncrawl-index")
-        options["commoncrawl-index"] = {
-            "index_files": args.cc_index,
-            "warc_prefix": args.cc_warc_prefix,
-            "limit_per_domain": args.cc_limit_per_domain,
-        }
-    return stages, options
+        scopes["commoncrawl-index"] = IndexScope(
+            index_files=tuple(args.cc_index),
+            warc_prefix=args.cc_warc_prefix,
+            limit_per_domain=args.cc_limit_per_domain,
+        )
+    return stages, scopes
 
 
 def _options(ctx, trigger: str):
+    """The settings of a pipeline run (the crawl options that are ``[crawl]`` keys applied)
+    and its :class:`PipelineOptions`."""
+    from webometrics.stages.crawl import CrawlScope
     from webometrics.stages.pipeline import PipelineOptions
 
     args = ctx.args
     stages = tuple(x.strip() for x in args.stages.split(",") if x.strip())
-    cc_stages, cc_options = _commoncrawl(args)
+    cc_stages, cc_scopes = _commoncrawl(args)
     if cc_stages:  # after the crawl (or first, without one)
         at = stages.index("crawl") + 1 if "crawl" in stages else 0
         stages = (*stages[:at], *(x for x in cc_stages if x not in stages), *stages[at:])
-    crawl = {"direction": args.direction}
-    if args.proxy:
-        crawl["proxy"] = args.proxy
-    if args.testbed:
-        crawl["testbed_dir"] = args.testbed
-    if args.redis:
-        crawl["redis"] = args.redis
-    if args.processes is not None:
-        crawl["processes"] = args.processes
-    return PipelineOptions(
+    given = {"proxy": args.proxy, "redis_url": args.redis, "processes": args.processes}
+    crawl_keys = {key: value for key, value in given.items() if value is not None}
+    settings = ctx.settings.replace(crawl=crawl_keys) if crawl_keys else ctx.settings
+    crawl = CrawlScope(direction=args.direction, testbed_dir=args.testbed)
+    return settings, PipelineOptions(
         universities_file=args.universities,
         stages=stages,
         trigger=trigger,
-        stage_options={"crawl": crawl, **cc_options},
+        scopes={"crawl": crawl, **cc_scopes},
         http_cache=not args.no_http_cache,
     )
 
@@ -179,7 +181,7 @@ def _once(ctx, trigger: str) -> int:
             "Nothing was crawled. Reconcile them first with `webometrics universities import "
             f"--merge {ctx.args.universities}` (or --replace), then run again.",
         ) from None
-    run_id = run_pipeline(engine, ctx.settings, _options(ctx, trigger))
+    run_id = run_pipeline(engine, *_options(ctx, trigger))
     print(f"pipeline run {run_id} finished")
     return run_id
 

@@ -7,7 +7,8 @@ stored citing domain, the graph's included, fetched from the URL index's WARC re
 :mod:`webometrics.stages.citing_index`), so the graph's citing domains are extracted,
 clustered and categorised like crawled ones.
 
-Each stage is ``webometrics.stages.<name>.run(engine, settings, **options) -> dict``. A
+Each stage is ``webometrics.stages.<name>.run(engine, settings, scope)``, returning a
+:class:`~webometrics.stages.StageResult`. A
 :class:`~store.models.PipelineRun` row records every stage's status, seconds and
 statistics (or its error) as the run goes, so a killed or failed run still shows how far
 it got, and its heartbeat while it runs (:mod:`webometrics.liveness`). Runs hold
@@ -16,6 +17,8 @@ it got, and its heartbeat while it runs (:mod:`webometrics.liveness`). Runs hold
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import importlib
 import logging
 import os
@@ -35,6 +38,7 @@ from store.models import PipelineRun, utcnow
 from store.session import session_scope
 from webometrics.liveness import Heartbeat
 from webometrics.runlock import RunLock
+from webometrics.stages import StageResult
 
 log = logging.getLogger(__name__)
 
@@ -43,32 +47,13 @@ STAGES: tuple[str, ...] = ("crawl", "extract", "dedup", "cluster", "analyse")
 COMMONCRAWL_STAGES: tuple[str, ...] = ("commoncrawl-graph", "commoncrawl-index")
 ALL_STAGES: tuple[str, ...] = ("crawl", *COMMONCRAWL_STAGES, *STAGES[1:])
 
-StageFunc = Callable[..., Mapping[str, Any]]
+#: the module of each stage under ``webometrics.stages``
+_MODULES: dict[str, str] = {
+    "commoncrawl-graph": "citing_graph",
+    "commoncrawl-index": "citing_index",
+}
 
-
-def _commoncrawl_graph(
-    engine: Engine,
-    settings: Settings,
-    *,
-    vertices: Sequence[str],
-    edges: Sequence[str],
-    ranks: str | None = None,
-    **options: Any,
-) -> Mapping[str, Any]:
-    """The ``commoncrawl-graph`` stage: :func:`webometrics.stages.citing_graph.run`."""
-    from webometrics.stages.citing_graph import GraphOptions, run
-
-    return run(engine, vertices, edges, ranks, GraphOptions(**options))
-
-
-def _commoncrawl_index(engine: Engine, settings: Settings, **options: Any) -> Mapping[str, Any]:
-    """The ``commoncrawl-index`` stage: :func:`webometrics.stages.citing_index.run` over
-    every stored citing domain (the web graph's included)."""
-    from webometrics.stages.citing_index import IndexOptions, run
-
-    opts = dict(options)
-    opts["index_files"] = tuple(opts.get("index_files", ()))
-    return run(engine, settings, IndexOptions(**opts))
+StageFunc = Callable[[Engine, Settings, Any], StageResult]
 
 
 def _check_stage(name: str) -> None:
@@ -77,16 +62,10 @@ def _check_stage(name: str) -> None:
 
 
 def stage_function(name: str) -> StageFunc:
-    """The ``run`` function of stage ``name``."""
+    """The ``run`` function of stage ``name``: ``run(engine, settings, scope)``."""
     _check_stage(name)
-    if name == "commoncrawl-graph":
-        return _commoncrawl_graph
-    if name == "commoncrawl-index":
-        return _commoncrawl_index
-    module = importlib.import_module(f"webometrics.stages.{name}")
-    # a stage may run as several units of work (cluster: one clustering per university and
-    # direction); its `run_each` then serves the pipeline
-    return getattr(module, "run_each", module.run)  # type: ignore[no-any-return]
+    module = importlib.import_module(f"webometrics.stages.{_MODULES.get(name, name)}")
+    return module.run  # type: ignore[no-any-return]
 
 
 @dataclass
@@ -96,7 +75,9 @@ class PipelineOptions:
     universities_file: str | None = None
     stages: Sequence[str] = STAGES
     trigger: str = "manual"
-    stage_options: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: the scope of each stage (its module's ``<Stage>Scope``); a stage without one runs
+    #: on its default scope. The crawl's gets the run's universities file and id.
+    scopes: Mapping[str, Any] = field(default_factory=dict)
     http_cache: bool = True
 
 
@@ -143,6 +124,19 @@ def default_crawl_folder(engine: Engine) -> str | None:
     return _database_folder(engine, "crawls", base)
 
 
+def _crawl_scope(scope: Any, universities_file: str | None, run_id: int) -> Any:
+    """The crawl's scope in pipeline run ``run_id``: the run's universities file unless the
+    scope names its own."""
+    from webometrics.stages.crawl import CrawlScope
+
+    scope = scope if scope is not None else CrawlScope()
+    return dataclasses.replace(
+        scope,
+        universities_file=scope.universities_file or universities_file,
+        pipeline_run_id=run_id,
+    )
+
+
 def _save(engine: Engine, run_id: int, **values: Any) -> None:
     with session_scope(engine) as s:
         row = s.get(PipelineRun, run_id)
@@ -187,61 +181,68 @@ def run_pipeline(
         with Heartbeat(engine, PipelineRun, run_id, settings.database.heartbeat_seconds):
             done: list[dict[str, Any]] = []
             for name in options.stages:
-                started = time.perf_counter()
-                entry: dict[str, Any] = {
-                    "name": name,
-                    "status": "running",
-                    "started_at": utcnow().isoformat(),
-                }
-                _save(engine, run_id, stages=[*done, entry])
-                kwargs = dict(options.stage_options.get(name, {}))
-                stage_settings = settings
-                if name == "crawl":
-                    kwargs.setdefault("universities_file", options.universities_file)
-                    kwargs.setdefault("pipeline_run_id", run_id)
-                    cache = default_http_cache_dir(engine) if options.http_cache else None
-                    if cache and settings.crawl.http_cache_dir is None:
-                        # a second run revalidates what it fetched and refetches what changed
-                        stage_settings = settings.replace(crawl={"http_cache_dir": cache})
-                try:
-                    log.info("pipeline run %d: stage %s", run_id, name)
-                    stats = dict(stage_lookup(name)(engine, stage_settings, **kwargs) or {})
-                except BaseException as exc:
-                    entry.update(
-                        status="interrupted" if isinstance(exc, KeyboardInterrupt) else "failed",
-                        seconds=round(time.perf_counter() - started, 3),
-                        error=f"{type(exc).__name__}: {exc}",
-                    )
-                    done.append(entry)
-                    _save(
-                        engine,
-                        run_id,
-                        stages=done,
-                        status=entry["status"],
-                        finished_at=utcnow(),
-                        error=f"stage {name}: {exc}\n{traceback.format_exc(limit=5)}",
-                    )
-                    if isinstance(exc, WebometricsError | KeyboardInterrupt):
-                        raise
-                    raise StageError(f"pipeline run {run_id}: stage {name} failed: {exc}") from exc
-                entry.update(
-                    status="finished",
-                    seconds=round(time.perf_counter() - started, 3),
-                    stats=_jsonable(stats),
+                stage_settings, scope = _stage_input(engine, settings, options, name, run_id)
+                call = functools.partial(
+                    _call_stage, stage_lookup, name, engine, stage_settings, scope
                 )
-                done.append(entry)
-                _save(engine, run_id, stages=done)
+                done.append(_run_stage(engine, run_id, done, name, call))
             _save(engine, run_id, status="finished", finished_at=utcnow())
     return run_id
 
 
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, str | int | float | bool) or value is None:
-        return value
-    if hasattr(value, "item"):
-        return value.item()
-    return str(value)
+def _stage_input(
+    engine: Engine, settings: Settings, options: PipelineOptions, name: str, run_id: int
+) -> tuple[Settings, Any]:
+    """The settings and the scope stage ``name`` runs with in pipeline run ``run_id``."""
+    scope = options.scopes.get(name)
+    if name != "crawl":
+        return settings, scope
+    scope = _crawl_scope(scope, options.universities_file, run_id)
+    cache = default_http_cache_dir(engine) if options.http_cache else None
+    if cache and settings.crawl.http_cache_dir is None:
+        # a second run revalidates what it fetched and refetches what changed
+        return settings.replace(crawl={"http_cache_dir": cache}), scope
+    return settings, scope
+
+
+def _call_stage(
+    lookup: Callable[[str], StageFunc], name: str, engine: Engine, settings: Settings, scope: Any
+) -> StageResult:
+    return lookup(name)(engine, settings, scope)
+
+
+def _run_stage(
+    engine: Engine,
+    run_id: int,
+    done: list[dict[str, Any]],
+    name: str,
+    call: Callable[[], StageResult],
+) -> dict[str, Any]:
+    """Run one stage, recording it as running, then finished (its entry, returned) or
+    failed: then the run is recorded failed (or interrupted) and the error raised again."""
+    started = time.perf_counter()
+    entry: dict[str, Any] = {"name": name, "status": "running", "started_at": utcnow().isoformat()}
+    _save(engine, run_id, stages=[*done, entry])
+    try:
+        log.info("pipeline run %d: stage %s", run_id, name)
+        stats = call().stats()
+    except BaseException as exc:
+        entry.update(
+            status="interrupted" if isinstance(exc, KeyboardInterrupt) else "failed",
+            seconds=round(time.perf_counter() - started, 3),
+            error=f"{type(exc).__name__}: {exc}",
+        )
+        _save(
+            engine,
+            run_id,
+            stages=[*done, entry],
+            status=entry["status"],
+            finished_at=utcnow(),
+            error=f"stage {name}: {exc}\n{traceback.format_exc(limit=5)}",
+        )
+        if isinstance(exc, WebometricsError | KeyboardInterrupt):
+            raise
+        raise StageError(f"pipeline run {run_id}: stage {name} failed: {exc}") from exc
+    entry.update(status="finished", seconds=round(time.perf_counter() - started, 3), stats=stats)
+    _save(engine, run_id, stages=[*done, entry])
+    return entry
