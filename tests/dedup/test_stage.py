@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,9 +13,8 @@ from core.settings import Settings
 from store import make_engine, schema
 from store.models import DedupRun, Document, DuplicateGroup, DuplicateMember, Page
 from store.session import session_scope
+from tests.cli import run_webometrics
 from webometrics.stages import dedup
-
-REPO = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture
@@ -131,33 +126,20 @@ def test_stage_without_documents_says_what_to_do(tmp_path):
     engine.dispose()
 
 
-def _cli(*args, url):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("WEBOMETRICS_")}
-    env["WEBOMETRICS_DB_URL"] = url
-    return subprocess.run(
-        [sys.executable, "-m", "webometrics", *args],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-
-
 def test_command_line(stored, planted):
     url, engine = stored
-    out = _cli("dedup", "--list-methods", url=url)
+    out = run_webometrics("dedup", "--list-methods", db=url)
     assert out.returncode == 0 and "a12-3plus5" in out.stdout and "spotsigs" in out.stdout
-    out = _cli(
+    out = run_webometrics(
         "dedup", "--method", "simhash", "--unit", "page", "--grouping", "cliques",
-        "--param", "k=4", url=url,
+        "--param", "k=4", db=url,
     )  # fmt: skip
     assert out.returncode == 0, out.stderr
     assert "non-canonical documents will be left out of clustering" in out.stdout
     with session_scope(engine) as s:
         row = s.scalars(select(DedupRun).order_by(DedupRun.id.desc())).first()
         assert row.parameters["k"] == 4 and row.n_groups >= 2
-    bad = _cli("dedup", "--method", "nope", "--unit", "page", url=url)
+    bad = run_webometrics("dedup", "--method", "nope", "--unit", "page", db=url)
     assert bad.returncode == 2 and "unknown near-duplicate method" in bad.stderr
     lengths = np.array([len(t) for t in planted.texts])
     assert lengths.min() > 0
