@@ -111,11 +111,9 @@ def run_paper(
         progress=progress,
     )
     stats = dataclasses.replace(
-        stats,
-        signatures_written=written,
-        signature_store=str(store_dir) if store_dir is not None else None,
+        stats, signatures_written=written, signature_store=store_dir,
         seconds=round(time.perf_counter() - started, 3),
-    )
+    )  # fmt: skip
     log.info("clustering %d: %s", stats.clustering_id, stats)
     return stats
 
