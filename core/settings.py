@@ -334,7 +334,13 @@ class Settings(_Section):
         try:
             return Settings.model_validate(data)
         except ValidationError as exc:
-            raise ParameterError(format_validation_error(exc, "option")) from None
+            problems = [
+                f"{'.'.join(map(str, e['loc']))} = {e['input']!r}: {e['msg']}" for e in exc.errors()
+            ]
+            raise ParameterError(
+                "; ".join(problems) + " (a value given on the command line for this "
+                "configuration key; see README 'Configuration')"
+            ) from None
 
 
 def _key_line(text: str, loc: tuple[Any, ...]) -> int | None:

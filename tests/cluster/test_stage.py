@@ -3,9 +3,6 @@ Reuters stories: what it stores, filters, duplicates, determinism, the command l
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections import defaultdict
 from itertools import pairwise
 from pathlib import Path
@@ -34,6 +31,7 @@ from store.models import (
     University,
 )
 from store.session import session_scope
+from tests.cli import run_webometrics as _cli
 from webometrics.cli import build_parser
 from webometrics.commands.cluster import cluster_settings
 from webometrics.stages import cluster as stage
@@ -264,7 +262,8 @@ def test_errors_say_what_to_do(stored, tmp_path):
         stage.cluster_one(engine, PAPER, "Gamma")
     with pytest.raises(ParameterError, match="direction must be one of"):
         stage.cluster_one(engine, PAPER, direction="sideways")
-    with pytest.raises(ParameterError, match=r"option: cluster\.threshold"):
+    given = r"cluster\.threshold = 1\.5: Input should be less than 1 \(a value given on the"
+    with pytest.raises(ParameterError, match=given):
         options("--threshold", "1.5")
     with pytest.raises(ParameterError, match=r"r0=5000 must be an integer in 1\.\.num_perm="):
         stage.cluster_one(engine, PAPER.replace(cluster={"r0": 5000}))
@@ -295,24 +294,11 @@ def test_options_land_in_their_settings():
     assert options() == Settings()
 
 
-def _cli(*args: str, url: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("WEBOMETRICS_")}
-    env["WEBOMETRICS_DB_URL"] = url
-    return subprocess.run(
-        [sys.executable, "-m", "webometrics", *args],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-
-
 def test_command_line(stored):
     url, engine = stored
     out = _cli("-q", "cluster", "--unit", "domain", "--university", "Alpha University",
                "--direction", "outgoing", "--threshold", "0.3", "--r0", "8", "--r-min", "3",
-               "--step", "1", "--num-perm", "64", "--seed", "3", url=url)  # fmt: skip
+               "--step", "1", "--num-perm", "64", "--seed", "3", db=url)  # fmt: skip
     assert out.returncode == 0, out.stderr
     assert "120 domain documents" in out.stdout
     assert "3 duplicates of dedup run 1 left out" in out.stdout
@@ -321,9 +307,10 @@ def test_command_line(stored):
         assert c.parameters["num_perm"] == 64 and c.parameters["seed"] == 3
         assert c.n_excluded_duplicates == 3
     kept = _cli("-q", "cluster", "--unit", "domain", "--keep-duplicates", "--method", "paper",
-                "--university", "all", url=url)  # fmt: skip
+                "--university", "all", db=url)  # fmt: skip
     assert kept.returncode == 0 and "duplicates of dedup run 1 kept" in kept.stdout
-    bad = _cli("cluster", "--threshold", "1.5", url=url)
-    assert bad.returncode == 2 and "cluster.threshold: Input should be less than 1" in bad.stderr
-    bad = _cli("cluster", "--r0", "4", "--r-min", "6", url=url)
+    bad = _cli("cluster", "--threshold", "1.5", db=url)
+    assert bad.returncode == 2
+    assert "cluster.threshold = 1.5: Input should be less than 1" in bad.stderr
+    bad = _cli("cluster", "--r0", "4", "--r-min", "6", db=url)
     assert bad.returncode == 2 and "r_min=6 must be an integer in 1..r0=4" in bad.stderr

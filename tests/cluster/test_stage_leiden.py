@@ -3,9 +3,6 @@ built from real Reuters stories: what it stores, determinism, themes, the comman
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -18,6 +15,7 @@ from extract import Shingler
 from store import make_engine, schema
 from store.models import Cluster, Clustering, ClusterMember, Document, Page
 from store.session import session_scope
+from tests.cli import run_webometrics as _cli
 from webometrics.cli import build_parser
 from webometrics.commands.cluster import cluster_settings
 from webometrics.stages import analyse
@@ -200,31 +198,18 @@ def test_errors_say_what_to_do():
         options("--linkage", "leiden", "--similarity", "weighted")
 
 
-def _cli(*args: str, url: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("WEBOMETRICS_")}
-    env["WEBOMETRICS_DB_URL"] = url
-    return subprocess.run(
-        [sys.executable, "-m", "webometrics", *args],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-
-
 def test_command_line(stored):
     url, engine = stored
     out = _cli("-q", "cluster", "--unit", "domain", "--linkage", "leiden", "--resolution",
                "1.0", "0.5", "--quality", "rb", "--threshold", "0.1", "--num-perm", "128",
-               "--university", "all", url=url)  # fmt: skip
+               "--university", "all", db=url)  # fmt: skip
     assert out.returncode == 0, out.stderr
     assert "(leiden linkage)" in out.stdout and f"{N_DOMAINS} domain documents" in out.stdout
     with session_scope(engine) as s:
         c = s.scalars(select(Clustering).order_by(Clustering.id.desc())).first()
         assert c.linkage == "leiden" and c.parameters["resolution"] == [1.0, 0.5]
     single = _cli("-q", "cluster", "--unit", "domain", "--num-perm", "128", "--method", "paper",
-                  "--university", "all", url=url)  # fmt: skip
+                  "--university", "all", db=url)  # fmt: skip
     assert single.returncode == 0 and "(single linkage)" in single.stdout
-    bad = _cli("cluster", "--linkage", "leiden", "--resolution", "-1", url=url)
+    bad = _cli("cluster", "--linkage", "leiden", "--resolution", "-1", db=url)
     assert bad.returncode == 2 and "resolution" in bad.stderr
