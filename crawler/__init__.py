@@ -15,6 +15,8 @@ Layout, following one request from start to storage:
 ``links.py``              the links of a page (the test web manifest's rules)
 ``pipelines.py``          batched storage off the reactor thread (``storage/``: pages,
                           citations, runs), optional inline extraction (``extraction.py``)
+``wiring.py``             how those components reach each other: the running crawl's
+                          frontier (``frontier_of``) and the typed request meta (``WmMeta``)
 ``settings.py``           Scrapy settings from the typed ``[crawl]`` settings
 ``run.py``                one crawl phase in its own process (``python -m crawler.run``)
 ========================  ==================================================================

@@ -60,7 +60,6 @@ CREATE INDEX IF NOT EXISTS ix_request_queue ON request (state, cls, depth, prior
 CREATE TABLE IF NOT EXISTS budget (key TEXT PRIMARY KEY, used INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS robots (url TEXT PRIMARY KEY, response BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS redirect (url TEXT PRIMARY KEY, target TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 
@@ -286,6 +285,11 @@ class Frontier:
         self._internal_queued -= cls == INTERNAL
         return fp, blob
 
+    def parsed(self, fp: str) -> None:
+        """The callback of request ``fp`` is through. Nothing to do here: the depth order
+        follows the requests the engine has in progress (a crawl farm's frontier is told,
+        :meth:`crawler.redis_frontier.RedisFrontier.parsed`)."""
+
     # -- answers ----------------------------------------------------------------------------
     def received(self, fp: str, response: bytes) -> None:
         """Keep the answer of a request until its page is stored."""
@@ -354,17 +358,6 @@ class Frontier:
                 "SELECT url FROM request WHERE state=? ORDER BY seq", (state,)
             )
         ]
-
-    def get_meta(self, key: str) -> str | None:
-        row = self._db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
-        return row[0] if row else None
-
-    def set_meta(self, key: str, value: str) -> None:
-        self._db.execute(
-            "INSERT INTO meta (key, value) VALUES (?, ?) "
-            "ON CONFLICT (key) DO UPDATE SET value=excluded.value",
-            (key, value),
-        )
 
 
 def _host(url: str) -> str:

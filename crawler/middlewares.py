@@ -44,6 +44,7 @@ from crawler.errors import (
 )
 from crawler.frontier import dumps, loads
 from crawler.safety import address_kind, ip_literal, unsafe_reason
+from crawler.wiring import Frontier, frontier_of
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -228,8 +229,9 @@ class ReplayMiddleware:
         return cls(crawler)
 
     @property
-    def frontier(self) -> Any:
-        return getattr(self.crawler, "webometrics_frontier", None)
+    def frontier(self) -> Frontier | None:
+        """The running crawl's frontier (:func:`crawler.wiring.frontier_of`)."""
+        return frontier_of(self.crawler)
 
     def process_request(self, request: Request) -> Response | None:
         frontier = self.frontier

@@ -31,6 +31,7 @@ from core.domains import normalize_url
 from crawler.items import PageErrorItem, PageItem
 from crawler.storage import BatchResult, Extractor, extraction_state, store_batch
 from crawler.storage.retry import StoreUnavailableError, retried
+from crawler.wiring import Frontier, frontier_of
 from store.session import make_engine
 
 if TYPE_CHECKING:
@@ -83,17 +84,15 @@ class StorePipeline:
         self.in_flight = 0
         self.last_flush = time.monotonic()
         self.loop: task.LoopingCall | None = None
-        self.parsed: Any = None
+        self.frontier: Frontier | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> StorePipeline:
         return cls(crawler)
 
     def open_spider(self) -> None:
-        # a crawl farm's shared frontier is told when a page's callback is through (its
-        # level-synchronous order); the scheduler, built before the pipelines open, set it
-        frontier = getattr(self.crawler, "webometrics_frontier", None)
-        self.parsed = getattr(frontier, "parsed", None)
+        # the scheduler (and its frontier) is built before the pipelines open
+        self.frontier = frontier_of(self.crawler)
         self.loop = task.LoopingCall(self._tick)
         self.loop.start(max(self.flush_seconds / 2, 0.1), now=False)
 
@@ -110,10 +109,11 @@ class StorePipeline:
     async def process_item(self, item: Any) -> Any:
         if not isinstance(item, PageItem | PageErrorItem):
             return item
-        fp = getattr(item, "fingerprint", None)
-        if fp and self.parsed is not None:
-            # the page item comes last from its callback: its links are queued by now
-            self.parsed(fp)
+        fp = item.fingerprint if isinstance(item, PageItem) else None
+        if fp and self.frontier is not None:
+            # the page item comes last from its callback: its links are queued by now (a
+            # crawl farm's shared frontier keeps its level-synchronous order with this)
+            self.frontier.parsed(fp)
         self.buffer.append(item)
         if len(self.buffer) >= self.batch_size:
             await self._flush()
@@ -169,9 +169,8 @@ class StorePipeline:
         return d
 
     def _stored(self, result: BatchResult) -> None:
-        frontier = getattr(self.crawler, "webometrics_frontier", None)
-        if frontier is not None:
-            frontier.done(result.fingerprints)
+        if self.frontier is not None:
+            self.frontier.done(result.fingerprints)
         self.stats.inc_value("webometrics/pages_stored", result.pages)
         self.stats.inc_value("webometrics/links_stored", result.links)
         self.stats.inc_value("webometrics/error_pages_stored", result.errors)

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 from scrapy import signals
 from twisted.internet import task
 
+from crawler.wiring import frontier_of
+
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
@@ -58,7 +60,7 @@ class ProgressReporter:
         record: dict[str, Any] = {"event": "progress", "seconds": time.monotonic() - self.started}
         for name, key in _KEYS.items():
             record[name] = stats.get_value(key, 0)
-        frontier = getattr(self.crawler, "webometrics_frontier", None)
+        frontier = frontier_of(self.crawler)
         record["queued"] = frontier.pending if frontier is not None else 0
         return record
 

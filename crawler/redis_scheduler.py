@@ -31,6 +31,7 @@ from twisted.internet import task
 from crawler.frontier import Gate
 from crawler.redis_frontier import DEFAULT_LEASE, RedisFrontier, connect
 from crawler.scheduler import add_request, busy_hosts, pop_request
+from crawler.wiring import FrontierOwner
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -74,13 +75,15 @@ class FrontierQueue(Base):
         self.frontier.clear()
 
 
-class RedisScheduler(Scheduler):
+class RedisScheduler(Scheduler, FrontierOwner):
     """The scheduler of a crawl farm (see the module docstring).
 
     Settings: ``REDIS_URL``, ``WEBOMETRICS_REDIS_PREFIX`` (the run's key prefix),
     ``WEBOMETRICS_REDIS_LEASE``, ``CONCURRENT_REQUESTS_PER_DOMAIN`` and
     ``DOWNLOAD_DELAY`` (enforced per host across all processes).
     """
+
+    frontier: RedisFrontier
 
     def __init__(self, crawler: Crawler, frontier: RedisFrontier) -> None:
         super().__init__(
@@ -96,7 +99,6 @@ class RedisScheduler(Scheduler):
         self._busy_at = 0.0
         self._beat: task.LoopingCall | None = None
         self._poll: task.LoopingCall | None = None
-        crawler.webometrics_frontier = frontier  # type: ignore[attr-defined]
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RedisScheduler:

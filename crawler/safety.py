@@ -42,6 +42,7 @@ from core.domains import address_kind, internal_name, ip_literal
 
 SCHEMES = frozenset({"http", "https"})
 
+
 def unsafe_reason(url: str, *, allow_private: bool = False) -> str | None:
     """Why ``url`` must not be fetched, or None when it may be.
 

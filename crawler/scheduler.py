@@ -1,8 +1,8 @@
 """Scrapy's scheduler interface over :class:`crawler.frontier.Frontier`.
 
-Requests carry their crawl facts in ``meta["wm"]`` (``kind``, ``depth``, ``budget``);
-the fingerprint of Scrapy's request fingerprinter is the key of the seen set. See
-:mod:`crawler.frontier` for the order and the crash safety.
+Requests carry their crawl facts in ``meta["wm"]`` (:class:`crawler.wiring.WmMeta`:
+``kind``, ``depth``, ``budget``); the fingerprint of Scrapy's request fingerprinter is the
+key of the seen set. See :mod:`crawler.frontier` for the order and the crash safety.
 
 Politeness-aware order: Scrapy's downloader counts a request waiting in a host's slot
 (for its download delay or per-host concurrency) against ``CONCURRENT_REQUESTS``, so a
@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy.utils.request import request_from_dict
 
 from crawler.frontier import DEFERRED, EXTERNAL, INTERNAL, Frontier, Gate, dumps, loads
+from crawler.wiring import FrontierOwner, wm_of
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -75,7 +76,7 @@ def add_request(frontier: Any, crawler: Crawler, request: Request, spider: Any) 
     """Store a request in a frontier (:class:`~crawler.frontier.Frontier` or
     :class:`~crawler.redis_frontier.RedisFrontier`) with its crawl facts from
     ``meta["wm"]``; return the frontier's answer (``added``, ``duplicate``, ...)."""
-    wm: dict[str, Any] = request.meta.get("wm") or {}
+    wm = wm_of(request)
     budget = wm.get("budget")
     return frontier.add(  # type: ignore[no-any-return]
         crawler.request_fingerprinter.fingerprint(request).hex(),  # type: ignore[union-attr]
@@ -116,11 +117,13 @@ def busy_hosts(crawler: Crawler, cached: frozenset[str], at: float) -> tuple[fro
     return busy, now
 
 
-class FrontierScheduler:
+class FrontierScheduler(FrontierOwner):
     """A Scrapy scheduler (``SCHEDULER`` setting) on a crash-safe SQLite frontier.
 
     The frontier file is ``WEBOMETRICS_FRONTIER`` (a path in the job directory).
     """
+
+    frontier: Frontier
 
     def __init__(self, crawler: Crawler, frontier: Frontier) -> None:
         self.crawler = crawler
@@ -129,7 +132,6 @@ class FrontierScheduler:
         self.spider: Spider | None = None
         self._busy: frozenset[str] = frozenset()
         self._busy_at = 0.0
-        crawler.webometrics_frontier = frontier  # type: ignore[attr-defined]
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> FrontierScheduler:
@@ -161,10 +163,11 @@ class FrontierScheduler:
         if not self.frontier.internal_queued:
             return Gate(busy=busy)
         inprogress = getattr(getattr(engine, "_slot", None), "inprogress", ())
+        facts = [wm_of(r) for r in inprogress]
         depths = [
-            int(r.meta["wm"].get("depth") or 0)
-            for r in inprogress
-            if KIND_CLASS.get((r.meta.get("wm") or {}).get("kind", "")) == INTERNAL
+            int(wm.get("depth") or 0)
+            for wm in facts
+            if KIND_CLASS.get(wm.get("kind", "")) == INTERNAL
         ]
         return Gate(internal_min_depth=min(depths) if depths else None, busy=busy)
 

@@ -52,7 +52,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.domains import host_of, in_domains, normalize_url, registered_domain
+from core.domains import host_of, in_domains, normalize_url
 from core.exceptions import ConfigError
 from crawler.storage import CitingCandidate
 
@@ -340,8 +340,3 @@ def dedupe(candidates: Iterable[CitingCandidate]) -> list[CitingCandidate]:
         if old is None or rank.get(cand.source, 3) < rank.get(old.source, 3):
             best[key] = cand
     return list(best.values())
-
-
-def candidate_domains(candidates: Iterable[CitingCandidate]) -> Counter[str]:
-    """Citing candidates per registered domain."""
-    return Counter(registered_domain(host_of(c.url)) for c in candidates)

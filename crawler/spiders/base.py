@@ -26,9 +26,11 @@ from w3lib.url import safe_url_string
 
 from core.choices import is_text_media_type
 from core.domains import host_of, in_domains, normalize_url
+from core.settings import CrawlSettings
 from crawler.errors import classify_failure
 from crawler.items import PageErrorItem, PageItem
 from crawler.links import content_type
+from crawler.wiring import Frontier, WmMeta, frontier_of, request_meta, wm_of
 
 _REDIRECTS = (301, 302, 303, 307, 308)
 
@@ -62,6 +64,10 @@ class Universities:
         ]
         self.by_id = {u.id: u for u in self.all}
         self._by_domain = {d: u for u in self.all for d in u.domains}
+
+    def get(self, uni_id: int | None) -> UniversityInfo | None:
+        """The university with id ``uni_id`` (None for an unknown id or None)."""
+        return None if uni_id is None else self.by_id.get(uni_id)
 
     def owner(self, url: str) -> UniversityInfo | None:
         """The university whose domains hold the URL's host, or None."""
@@ -101,8 +107,21 @@ class BaseSpider(scrapy.Spider):
     ----------
     job : dict
         The job description written by :mod:`webometrics.stages.crawl`: ``universities``
-        (id, name, domains, start_urls), ``crawl`` (the ``[crawl]`` section) and the
-        direction's own keys.
+        (id, name, domains, start_urls), ``crawl`` (the ``[crawl]`` section, read once
+        into the attributes below) and the direction's own keys.
+
+    Attributes
+    ----------
+    max_depth : int
+        ``[crawl] depth``.
+    max_pages : int
+        ``[crawl] max_pages_per_university``.
+    extra_pages : int
+        ``[crawl] external_pages_per_domain``.
+    max_redirects : int
+        ``[crawl] max_redirects``.
+    follow_sitemaps : bool
+        ``[crawl] sitemaps``.
     """
 
     role = "external"
@@ -111,36 +130,38 @@ class BaseSpider(scrapy.Spider):
         super().__init__(**kwargs)
         self.job = job
         self.universities = Universities(job["universities"])
-        crawl = job["crawl"]
-        self.max_depth = int(crawl["depth"])
-        self.max_pages = int(crawl["max_pages_per_university"])
-        self.extra_pages = int(crawl["external_pages_per_domain"])
-        self.max_redirects = int(crawl["max_redirects"])
-        self.follow_sitemaps = bool(crawl["sitemaps"])
+        crawl = CrawlSettings.model_validate(job["crawl"])
+        self.max_depth: int = crawl.depth
+        self.max_pages: int = crawl.max_pages_per_university
+        self.extra_pages: int = crawl.external_pages_per_domain
+        self.max_redirects: int = crawl.max_redirects
+        self.follow_sitemaps: bool = crawl.sitemaps
 
     def parse_page(self, response: Response) -> Iterator[Any]:
         """The callback of every request (each spider defines it)."""
         raise NotImplementedError
 
     # -- requests --------------------------------------------------------------------------
-    def make_request(self, url: str, wm: dict[str, Any], *, priority: int = 0) -> scrapy.Request:
-        """A request whose answer goes to :meth:`parse_page` and failure to :meth:`on_error`."""
+    def make_request(self, url: str, wm: WmMeta, *, priority: int = 0) -> scrapy.Request:
+        """A request with the crawl facts ``wm`` whose answer goes to :meth:`parse_page` and
+        failure to :meth:`on_error`."""
         return scrapy.Request(
             url,
             callback=self.parse_page,
             errback=self.on_error,
-            meta={"wm": wm},
+            meta=request_meta(wm),
             priority=priority,
         )
 
     @property
-    def frontier(self) -> Any:
-        return getattr(self.crawler, "webometrics_frontier", None)
+    def frontier(self) -> Frontier | None:
+        """The running crawl's frontier (:func:`crawler.wiring.frontier_of`)."""
+        return frontier_of(self.crawler)
 
     # -- items -------------------------------------------------------------------------------
     def page_item(self, response: Response) -> PageItem:
         """The page item of an answer: HTTP facts and the body (text types only)."""
-        wm = response.meta.get("wm") or {}
+        wm = wm_of(response)
         ctype = content_type(response)
         owner = self.universities.owner(response.url)
         item = PageItem(
@@ -166,14 +187,14 @@ class BaseSpider(scrapy.Spider):
             item.fetch_error = f"http_{response.status}: {reason}"
         return item
 
-    def role_of(self, wm: dict[str, Any]) -> str:
+    def role_of(self, wm: WmMeta) -> str:
         """The role of a page outside every crawled university."""
         return "citing" if wm.get("kind") == "citing" else "external"
 
     def on_error(self, failure: Failure) -> Iterator[PageItem]:
         """A failed or refused request: one page item with the error and its reason."""
         request = failure.request  # type: ignore[attr-defined]
-        wm = request.meta.get("wm") or {}
+        wm = wm_of(request)
         owner = self.universities.owner(request.url)
         yield PageItem(
             url=request.url,
@@ -190,13 +211,13 @@ class BaseSpider(scrapy.Spider):
         return response.status in _REDIRECTS
 
     def follow_redirect(
-        self, response: Response, item: PageItem, next_wm: Callable[[str], dict[str, Any]]
+        self, response: Response, item: PageItem, next_wm: Callable[[str], WmMeta]
     ) -> Iterator[Any]:
         """Store the hop and request the next one (or record why the chain ends).
 
         ``next_wm(target)`` gives the crawl facts of the next hop's request.
         """
-        wm = response.meta.get("wm") or {}
+        wm = wm_of(response)
         location = response.headers.get(b"Location")
         if not location:
             item.fetch_error = f"bad_redirect: {response.status} without a Location header"
@@ -224,7 +245,9 @@ class BaseSpider(scrapy.Spider):
             return
         # the next hop first: a page item comes last from its callback (a crawl farm
         # takes it as the sign that the page's requests are queued)
-        yield self.make_request(target, {**next_wm(target), "chain": chain})
+        hop = next_wm(target).copy()
+        hop["chain"] = chain
+        yield self.make_request(target, hop)
         yield item
 
 

@@ -21,6 +21,7 @@ from scrapy.http import Response
 
 from crawler.links import page_links
 from crawler.spiders.base import BaseSpider
+from crawler.wiring import WmMeta, wm_of
 
 
 class CitingSpider(BaseSpider):
@@ -33,12 +34,11 @@ class CitingSpider(BaseSpider):
             yield self.make_request(cand["url"], {"kind": "citing", "uni": cand.get("uni")})
 
     def parse_page(self, response: Response) -> Iterator[Any]:
-        wm = response.meta.get("wm") or {}
+        wm = wm_of(response)
         item = self.page_item(response)
         if self.is_redirect(response):
-            yield from self.follow_redirect(
-                response, item, lambda _target: {"kind": "citing", "uni": wm.get("uni")}
-            )
+            hop: WmMeta = {"kind": "citing", "uni": wm.get("uni")}
+            yield from self.follow_redirect(response, item, lambda _target: hop.copy())
             return
         if item.fetch_error is None:
             owner = self.universities.owner(response.url)

@@ -16,7 +16,7 @@ Time and memory: linear in the pages fetched; the frontier holds one row per req
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import scrapy
@@ -26,6 +26,7 @@ from scrapy.http import Response
 from core.domains import normalize_url, registered_domain
 from crawler.links import page_links, sitemap_urls
 from crawler.spiders.base import BaseSpider, UniversityInfo
+from crawler.wiring import WmMeta, wm_of
 
 
 class OutgoingSpider(BaseSpider):
@@ -47,7 +48,7 @@ class OutgoingSpider(BaseSpider):
     # -- requests ------------------------------------------------------------------------------
     def internal(self, url: str, uni: UniversityInfo, depth: int) -> scrapy.Request:
         """A page of the university at ``depth`` (counts against its page budget)."""
-        wm = {
+        wm: WmMeta = {
             "kind": "internal",
             "uni": uni.id,
             "depth": depth,
@@ -62,21 +63,26 @@ class OutgoingSpider(BaseSpider):
 
     def extra(self, url: str, uni_id: int, domain: str) -> scrapy.Request:
         """One more page of an external domain (counts against the domain's budget)."""
-        wm = {"kind": "extra", "uni": uni_id, "budget": (f"d{domain}", self.extra_pages)}
+        wm: WmMeta = {"kind": "extra", "uni": uni_id, "budget": (f"d{domain}", self.extra_pages)}
         return self.make_request(url, wm, priority=-1)
 
-    def hop(self, wm: dict[str, Any]) -> Any:
+    def hop(self, wm: WmMeta) -> Callable[[str], WmMeta]:
         """The crawl facts of the next hop of a redirect chain, given its target."""
 
-        def next_wm(target: str) -> dict[str, Any]:
+        def next_wm(target: str) -> WmMeta:
             kind = wm.get("kind")
-            uni = self.universities.by_id.get(wm.get("uni"))  # type: ignore[arg-type]
+            uni = self.universities.get(wm.get("uni"))
             if kind in ("internal", "sitemap") and uni is not None:
                 if uni.owns(target):
-                    return {k: v for k, v in wm.items() if k != "chain"}
+                    same = wm.copy()
+                    same.pop("chain", None)
+                    return same
                 owner = self.universities.owner(target)
                 return {"kind": "deferred" if owner else "external", "uni": uni.id}
-            return {"kind": "external" if kind == "extra" else kind, "uni": wm.get("uni")}
+            outside: WmMeta = {"uni": wm.get("uni")}
+            if kind is not None:
+                outside["kind"] = "external" if kind == "extra" else kind
+            return outside
 
         return next_wm
 
@@ -84,21 +90,21 @@ class OutgoingSpider(BaseSpider):
         """Schedule the sitemaps a university host's robots.txt names."""
         if not self.follow_sitemaps:
             return
-        wm = request.meta.get("wm") or {}
+        wm = wm_of(request)
         if wm.get("kind") != "internal":
             return
-        uni = self.universities.by_id.get(wm.get("uni"))  # type: ignore[arg-type]
+        uni = self.universities.get(wm.get("uni"))
         if uni is None or not uni.owns(request.url):
             return
         rp = getattr(robotparser, "rp", None)
         for sitemap in list(getattr(rp, "sitemaps", ()) or ()):
             if uni.owns(sitemap):
-                wm_sitemap = {"kind": "sitemap", "uni": uni.id, "depth": 0}
+                wm_sitemap: WmMeta = {"kind": "sitemap", "uni": uni.id, "depth": 0}
                 self.crawler.engine.crawl(self.make_request(sitemap, wm_sitemap))
 
     # -- answers -------------------------------------------------------------------------------
     def parse_page(self, response: Response) -> Iterator[Any]:
-        wm = response.meta.get("wm") or {}
+        wm = wm_of(response)
         item = self.page_item(response)
         if self.is_redirect(response):
             yield from self.follow_redirect(response, item, self.hop(wm))
@@ -107,7 +113,7 @@ class OutgoingSpider(BaseSpider):
             yield item
             return
         kind = wm.get("kind")
-        uni = self.universities.by_id.get(wm.get("uni"))  # type: ignore[arg-type]
+        uni = self.universities.get(wm.get("uni"))
         if kind == "sitemap" and uni is not None:
             yield from self._sitemap(response, uni, wm)
             yield item
@@ -141,7 +147,7 @@ class OutgoingSpider(BaseSpider):
         yield item
 
     def _sitemap(
-        self, response: Response, uni: UniversityInfo, wm: dict[str, Any]
+        self, response: Response, uni: UniversityInfo, wm: WmMeta
     ) -> Iterator[scrapy.Request]:
         pages, nested = sitemap_urls(response)
         for url in nested:

@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy import Engine, select
 
 from core.domains import host_of, in_domains, normalize_url, registered_domain
-from crawler.storage.pages import _insert
+from crawler.storage.pages import dialect_insert
 from store.models import Citation, Link, Page, UniversityDomain, utcnow
 from store.session import session_scope
 
@@ -126,7 +126,7 @@ def resolve_citations(
                     "checked_at": now,
                 }
         if rows:
-            stmt = _insert(session, Citation)
+            stmt = dialect_insert(session, Citation)
             stmt = stmt.on_conflict_do_update(
                 index_elements=["run_id", "university_id", "citing_url"],
                 set_={

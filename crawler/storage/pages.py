@@ -39,7 +39,9 @@ class BatchResult:
     fingerprints: list[str] = field(default_factory=list)
 
 
-def _insert(session: Session, model: Any) -> Any:
+def dialect_insert(session: Session, model: Any) -> Any:
+    """The INSERT of the session's database (PostgreSQL or SQLite) for ``model``: the one
+    with ``on_conflict_do_update`` / ``on_conflict_do_nothing`` for upserts."""
     if session.get_bind().dialect.name == "postgresql":
         return postgresql.insert(model)
     return sqlite.insert(model)
@@ -119,7 +121,7 @@ _EXTRACTION = (
 def _upsert_pages(session: Session, rows: list[dict[str, Any]]) -> dict[str, int]:
     if not rows:
         return {}
-    stmt = _insert(session, Page)
+    stmt = dialect_insert(session, Page)
     excluded = stmt.excluded
     same = Page.content_hash.is_not_distinct_from(excluded.content_hash)
     set_: dict[str, Any] = {
@@ -265,7 +267,7 @@ def _write_batch(
                 "external": link.external and is_public_host(host),
             }
     if link_rows:
-        stmt = _insert(session, Link).on_conflict_do_nothing(
+        stmt = dialect_insert(session, Link).on_conflict_do_nothing(
             index_elements=["run_id", "source_page_id", "target_url"]
         )
         session.execute(stmt, list(link_rows.values()))
@@ -294,7 +296,7 @@ def _store_chain_errors(session: Session, run_id: int, errors: list[PageErrorIte
             "last_run_id": run_id,
         }
         rows[row["url"]] = row
-    stmt = _insert(session, Page)
+    stmt = dialect_insert(session, Page)
     stmt = stmt.on_conflict_do_update(
         index_elements=["url"], set_={"fetch_error": stmt.excluded.fetch_error}
     )

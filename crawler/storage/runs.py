@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import Engine, delete, func, select
 
 from core.domains import in_domains
-from crawler.storage.pages import _insert
+from crawler.storage.pages import dialect_insert
 from store.models import Citation, CrawlRun, Environment, Link, Page, UniversityDomain
 from store.session import session_scope
 
@@ -95,7 +95,7 @@ def finalize_run(engine: Engine, run_id: int) -> dict[str, Any]:
             for (uid, dom), pids in sorted(citing_pages.items())
         ]
         if env_rows:
-            session.execute(_insert(session, Environment), env_rows)
+            session.execute(dialect_insert(session, Environment), env_rows)
         # statistics
         n_pages, n_fetched, n_bytes = session.execute(
             select(

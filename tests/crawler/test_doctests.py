@@ -17,6 +17,7 @@ MODULES = [
     "crawler.links",
     "crawler.storage",
     "crawler.warc",
+    "crawler.wiring",
 ]
 
 
