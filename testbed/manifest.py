@@ -43,10 +43,6 @@ class Manifest:
             if link["source_depth"] is not None and link["source_depth"] <= max_depth
         ]
 
-    def external_targets(self, key: str, max_depth: int | None = None) -> set[str]:
-        """Distinct external target URLs (as :func:`url_key`)."""
-        return {url_key(link["target"]) for link in self.external_links(key, max_depth)}
-
     def target(self, url: str) -> dict[str, Any]:
         """What fetching an external target gives (status, final URL, error ...)."""
         try:

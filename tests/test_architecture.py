@@ -151,3 +151,58 @@ def test_the_public_imports_still_work() -> None:
     from store import analytics, queries
 
     assert callable(analytics.table2) and callable(queries.list_universities)
+
+
+def private_imports(packages: set[str], root: Path = REPO) -> list[str]:
+    """Every ``from <project module> import _name``: a name another module uses is public
+    in its module (or the code belongs together)."""
+    found = []
+    for package in sorted(packages):
+        for path in sorted((root / package).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if not isinstance(node, ast.ImportFrom) or node.level or not node.module:
+                    continue
+                if node.module.split(".")[0] not in packages:
+                    continue  # another project's private name is its business
+                for alias in node.names:
+                    if alias.name.startswith("_") and not alias.name.startswith("__"):
+                        rel = path.relative_to(root)
+                        found.append(f"{rel}:{node.lineno}: {node.module}.{alias.name}")
+    return found
+
+
+#: the longest function the orchestration code may hold (issue 22): stages and commands
+#: call the libraries below them, split by concept as those are
+MAX_FUNCTION_LINES = 80
+
+
+def long_functions(folders: list[str], root: Path = REPO) -> list[str]:
+    """Every function of ``folders`` longer than :data:`MAX_FUNCTION_LINES`."""
+    found = []
+    for folder in folders:
+        for path in sorted((root / folder).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                    length = (node.end_lineno or node.lineno) - node.lineno + 1
+                    if length > MAX_FUNCTION_LINES:
+                        rel = path.relative_to(root)
+                        found.append(f"{rel}:{node.lineno}: {node.name} ({length} lines)")
+    return found
+
+
+def test_no_module_imports_another_modules_private_name(table, tmp_path: Path) -> None:
+    assert private_imports(set(table)) == []
+    (tmp_path / "store").mkdir()
+    (tmp_path / "store" / "x.py").write_text(
+        "from store.analytics.runs import _helper\nfrom scrapy.utils import _ok\n",
+        encoding="utf-8",
+    )
+    assert private_imports({"store"}, tmp_path) == ["store/x.py:1: store.analytics.runs._helper"]
+
+
+def test_no_stage_or_command_function_is_long(tmp_path: Path) -> None:
+    assert long_functions(["webometrics/stages", "webometrics/commands"]) == []
+    (tmp_path / "w").mkdir()
+    body = "".join(f"    x{i} = {i}\n" for i in range(MAX_FUNCTION_LINES))
+    (tmp_path / "w" / "x.py").write_text(f"def short():\n    pass\n\n\ndef f():\n{body}")
+    assert long_functions(["w"], tmp_path) == [f"w/x.py:5: f ({MAX_FUNCTION_LINES + 1} lines)"]

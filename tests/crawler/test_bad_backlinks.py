@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import codecs
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +15,7 @@ from core.exceptions import ConfigError
 from crawler.sources import UniversityDomains, read_backlinks
 from store.models import CrawlRun
 from store.session import session_scope
+from tests.cli import FAST_CRAWL, run_webometrics
 
 from .conftest import LocalWeb, html, write_universities
 
@@ -77,20 +76,7 @@ def test_an_unterminated_quote_names_its_line_in_both_layouts(tmp_path: Path) ->
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("WEBOMETRICS_")}
-    env.update(
-        WEBOMETRICS_DB_URL="sqlite:///w.db",
-        WEBOMETRICS_CRAWL__DOWNLOAD_DELAY="0",
-        WEBOMETRICS_CRAWL__AUTOTHROTTLE="false",
-    )
-    return subprocess.run(
-        [sys.executable, "-m", "webometrics", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return run_webometrics(*args, db="sqlite:///w.db", cwd=cwd, env=FAST_CRAWL)
 
 
 def _runs(tmp_path: Path) -> list[CrawlRun]:

@@ -8,16 +8,15 @@ that asks TCP clients for a password (scram-sha-256) and connects as a role with
 
 from __future__ import annotations
 
-import os
 import stat
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from sqlalchemy import text
 
+from tests.cli import FAST_CRAWL, run_webometrics
 from tests.conftest import PostgresServer
 
 from .conftest import html, migrated_engine, write_universities
@@ -68,17 +67,9 @@ def password_db() -> Iterator[str]:
 
 
 def _cli(*args: str, cwd: Path, db: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("WEBOMETRICS_")}
-    env.update(
-        WEBOMETRICS_CRAWL__DOWNLOAD_DELAY="0",
-        WEBOMETRICS_CRAWL__AUTOTHROTTLE="false",
-        WEBOMETRICS_CRAWL__RETRY_TIMES="1",
-        WEBOMETRICS_CRAWL__FLUSH_SECONDS="0.5",
-    )
-    return subprocess.run(
-        [sys.executable, "-m", "webometrics", "--db", db, *args],
-        cwd=cwd, env=env, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+    # the database on the command line (--db), where a password would show
+    few_retries = {"WEBOMETRICS_CRAWL__RETRY_TIMES": "1", "WEBOMETRICS_CRAWL__FLUSH_SECONDS": "0.5"}
+    return run_webometrics("--db", db, *args, cwd=cwd, env={**FAST_CRAWL, **few_retries})
 
 
 def test_password_is_nowhere_on_disk(password_db: str, tmp_path: Path, local_web) -> None:
