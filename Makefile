@@ -22,15 +22,17 @@ $(STAMP): pyproject.toml
 services:
 	@bash scripts/ensure-services.sh
 
-# mypy first (every package, [tool.mypy] in pyproject.toml; cache in .mypy_cache): a type
-# error fails the target before the tests run
-test: venv services
+# lint and mypy first (every package, [tool.mypy] in pyproject.toml; cache in .mypy_cache):
+# a lint finding, an unformatted file or a type error fails the target before the tests run
+test: venv services lint
 	$(BIN)/mypy
 	@set -o pipefail; $(BIN)/python -m pytest; rc=$$?; \
 	 if [ $$rc -eq 5 ]; then echo "no tests were collected" >&2; exit 1; fi; exit $$rc
 
+# ruff check, and ruff format as the one formatter (`# fmt: skip` keeps a hand-aligned line)
 lint: venv
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 demo: venv
 	@bash scripts/demo.sh "$(DEMO_URL)"

@@ -349,9 +349,7 @@ def frequent_shingles(
     kept: list[str] = []
     for shingle in ranked:
         padded = f" {shingle} "
-        if any(
-            df[g] == df[shingle] and tf[g] == tf[shingle] and padded in f" {g} " for g in kept
-        ):
+        if any(df[g] == df[shingle] and tf[g] == tf[shingle] and padded in f" {g} " for g in kept):
             continue
         kept.append(shingle)
         if len(kept) >= top:

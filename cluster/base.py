@@ -121,9 +121,7 @@ class Interval:
         right = self.closed in ("both", "right")
         if self.low is not None and (value < self.low if left else value <= self.low):
             return False
-        return not (
-            self.high is not None and (value > self.high if right else value >= self.high)
-        )
+        return not (self.high is not None and (value > self.high if right else value >= self.high))
 
     def __str__(self) -> str:
         if self.label is not None:

@@ -41,7 +41,6 @@ NAMING_CONVENTION = {
 }
 
 
-
 def utcnow() -> dt.datetime:
     """The current time, timezone-aware UTC."""
     return dt.datetime.now(dt.UTC)

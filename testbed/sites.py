@@ -205,9 +205,7 @@ def redirect(w: IndexWriter, url: str, to: str, status: int = 301) -> None:
     w.add(url, status, [("Location", to), ("Content-Type", "text/html")], body, replace=True)
 
 
-def plain_page(
-    title: str, paragraphs: list[str], links: Sequence[tuple[str, str]] = ()
-) -> bytes:
+def plain_page(title: str, paragraphs: list[str], links: Sequence[tuple[str, str]] = ()) -> bytes:
     text = Text("testbed", "en", title, tuple(paragraphs))
     return render_text_page(title, text, list(links), []).replace(
         b"<footer></footer>", f"<footer>{links_html(list(links))}</footer>".encode()

@@ -207,8 +207,11 @@ class RedisServer:
     def __init__(self) -> None:
         exe = shutil.which("redis-server")
         if exe is None:
-            pytest.fail("redis-server not found: run `make test` (it installs it with "
-                        "apt-get install -y redis-server)", pytrace=False)
+            pytest.fail(
+                "redis-server not found: run `make test` (it installs it with "
+                "apt-get install -y redis-server)",
+                pytrace=False,
+            )
         self.exe = exe
         self.port = free_port()
         self.root = Path(tempfile.mkdtemp(prefix="webometrics-redis-"))
@@ -222,13 +225,30 @@ class RedisServer:
         import time
 
         self.proc = subprocess.Popen(
-            [self.exe, "--bind", "127.0.0.1", "--port", str(self.port), "--save", "",
-             "--appendonly", "no", "--dir", str(self.root), "--protected-mode", "yes"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [
+                self.exe,
+                "--bind",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.root),
+                "--protected-mode",
+                "yes",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port),
-                                                                        timeout=0.5):
+            with (
+                contextlib.suppress(OSError),
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.5),
+            ):
                 return
             time.sleep(0.05)
         self.stop()

@@ -126,9 +126,10 @@ def test_settings_reach_the_estimators() -> None:
         minhash={"num_perm": 256, "seed": 7, "workers": 2},
         activity={"n_neighbors": 12, "min_df": 3, "seed": 9},
     )  # fmt: skip
-    assert LSHLink.from_settings(s).get_params() | {"max_pairs": None} == LSHLink(
-        threshold=0.4, r0=8, num_perm=256, seed=7, n_jobs=2, max_pairs=None
-    ).get_params()
+    assert (
+        LSHLink.from_settings(s).get_params() | {"max_pairs": None}
+        == LSHLink(threshold=0.4, r0=8, num_perm=256, seed=7, n_jobs=2, max_pairs=None).get_params()
+    )
     leiden = LSHLeiden.from_settings(s, threshold=0.1)
     assert (leiden.threshold, leiden.rows, leiden.num_perm, leiden.seed) == (0.1, 3, 256, 7)
     assert (leiden.quality, leiden.resolution, leiden.max_neighbours) == ("cpm", (0.1,), 7)
