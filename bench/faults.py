@@ -239,9 +239,9 @@ def crawl_args(unis: str, proxy: str, *more: str) -> list[str]:
 
 
 def bomb_and_chunked(root: Path) -> list[Row]:
-    from tests.crawler.test_bounds import U, _Web, gzip_bomb
+    from tests.crawler.test_bounds import BoundsWeb, U, gzip_bomb
 
-    server = _Web(gzip_bomb(1024), chunks=64)
+    server = BoundsWeb(gzip_bomb(1024), chunks=64)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     proxy = f"http://127.0.0.1:{server.server_address[1]}"
     f = Folder(root, "bomb")

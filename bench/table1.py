@@ -54,7 +54,7 @@ from bench.common import (  # noqa: E402
     run_script,
     write_results,
 )
-from bench.table1_common import _shingle, ari  # noqa: E402
+from bench.table1_common import ari, shingle_texts  # noqa: E402
 from bench.table1_report import markdown  # noqa: E402
 from bench.table1_sweep import sweep_lsh, sweep_representations  # noqa: E402
 from cluster.evaluate import hierarchical_f_measure, score_clustering  # noqa: E402
@@ -93,7 +93,7 @@ def child_lsh(job: dict[str, Any]) -> dict[str, Any]:
     texts = _texts(job["n"])
     base_mb = peak_rss_mb()
     t0, c0 = time.perf_counter(), time.process_time()
-    sets = _shingle(texts, p)
+    sets = shingle_texts(texts, p)
     t1, c1 = time.perf_counter(), time.process_time()
     sig = MinHasher(num_perm=p["num_perm"], seed=p["seed"], scheme=p["scheme"]).sign(sets)
     t2, c2 = time.perf_counter(), time.process_time()
@@ -133,7 +133,7 @@ def child_exact(job: dict[str, Any]) -> dict[str, Any]:
     texts = _texts(job["n"])
     base_mb = peak_rss_mb()
     t0, c0 = time.perf_counter(), time.process_time()
-    sets = _shingle(texts, p)
+    sets = shingle_texts(texts, p)
     t1 = time.perf_counter()
     model = ExactSingleLink(threshold=p["threshold"]).fit(sets)
     t2, c2 = time.perf_counter(), time.process_time()
@@ -157,7 +157,7 @@ def child_signatures(job: dict[str, Any]) -> dict[str, Any]:
     from cluster import MinHasher
 
     p = job["params"]
-    sets = _shingle(_texts(job["n"]), p)
+    sets = shingle_texts(_texts(job["n"]), p)
     lists = [s.tolist() for s in sets]  # datasketch takes Python values
     rows = []
     for num_perm in job["num_perms"]:

@@ -19,7 +19,7 @@ GOALS = {
 }
 
 
-def _shingle(texts: list[str], p: dict[str, Any]) -> list[np.ndarray]:
+def shingle_texts(texts: list[str], p: dict[str, Any]) -> list[np.ndarray]:
     from extract import Shingler
 
     sh = Shingler(k=p["k"], language="en", stem=p["stem"], stopwords=p["stopwords"])

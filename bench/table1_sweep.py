@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from bench.table1_common import GOALS, _shingle, ari
+from bench.table1_common import GOALS, ari, shingle_texts
 from cluster.evaluate import hierarchical_f_measure, score_clustering
 
 REPRESENTATIONS = [
@@ -52,7 +52,7 @@ def sweep_representations(texts: list[str], truth: list[str | None]) -> list[dic
     out = []
     for rep in REPRESENTATIONS:
         t0 = time.perf_counter()
-        sets = _shingle(texts, rep)
+        sets = shingle_texts(texts, rep)
         shingle_s = time.perf_counter() - t0
         # 1-word shingles share so much that low thresholds link nearly every pair
         t_min = 0.15 if rep["k"] == 1 else 0.05
@@ -102,7 +102,7 @@ def sweep_lsh(texts: list[str], truth: list[str | None], rep: dict[str, Any]) ->
     from cluster import ExactSingleLink, LSHLink, MinHasher, ShingleMatrix
 
     t0 = time.process_time()
-    sets = _shingle(texts, rep)
+    sets = shingle_texts(texts, rep)
     shingle_s = time.process_time() - t0  # CPU: wall time on a shared machine is noisy
     matrix = ShingleMatrix.from_sets(sets)
     exact = {}

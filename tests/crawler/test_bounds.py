@@ -49,7 +49,7 @@ class _Handler(BaseHTTPRequestHandler):
     """A site behind a proxy: ``/`` links to ``/bomb`` (gzip) and ``/chunked`` (no length)."""
 
     protocol_version = "HTTP/1.1"
-    server: _Web
+    server: BoundsWeb
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
         pass
@@ -85,7 +85,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(b"")
 
 
-class _Web(ThreadingHTTPServer):
+class BoundsWeb(ThreadingHTTPServer):
     daemon_threads = True
 
     def __init__(self, bomb: bytes, chunks: int) -> None:
@@ -96,10 +96,10 @@ class _Web(ThreadingHTTPServer):
 
 @pytest.fixture
 def web_factory() -> Iterator[Any]:
-    servers: list[_Web] = []
+    servers: list[BoundsWeb] = []
 
     def start(bomb_mib: int, chunks: int) -> str:
-        server = _Web(gzip_bomb(bomb_mib), chunks)
+        server = BoundsWeb(gzip_bomb(bomb_mib), chunks)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         servers.append(server)
         return f"http://127.0.0.1:{server.server_address[1]}"

@@ -146,7 +146,7 @@ def _universities(tmp: Path) -> Path:
     )
 
 
-def _wait_for_pages(engine: Any, proc: subprocess.Popen[str], n: int) -> None:
+def wait_for_pages(engine: Any, proc: subprocess.Popen[str], n: int) -> None:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and proc.poll() is None:
         with session_scope(engine) as s:
@@ -167,7 +167,7 @@ def _outage(
     proc = subprocess.Popen(
         args, env=_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
-    _wait_for_pages(engine, proc, 20)
+    wait_for_pages(engine, proc, 20)
     engine.dispose()
     pg.stop()
     time.sleep(seconds)

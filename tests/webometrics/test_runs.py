@@ -18,7 +18,7 @@ from sqlalchemy import func, select
 from store.models import CrawlRun
 from store.session import session_scope
 from tests.crawler.conftest import LocalWeb, html, migrated_engine, write_universities
-from tests.crawler.test_db_outage import _wait_for_pages
+from tests.crawler.test_db_outage import wait_for_pages
 
 A = "http://www.alpha-university.edu"
 
@@ -74,7 +74,7 @@ def test_sigterm_marks_the_crawl_interrupted_and_says_how_to_resume(tmp_path: Pa
     engine = migrated_engine(db)
     with _web() as web:
         proc = _crawl(tmp_path, web, db)
-        _wait_for_pages(engine, proc, 5)
+        wait_for_pages(engine, proc, 5)
         proc.send_signal(signal.SIGTERM)
         _out, err = proc.communicate(timeout=90)
     assert proc.returncode == 130, err[-3000:]
@@ -95,7 +95,7 @@ def test_a_killed_crawl_is_marked_interrupted_by_the_next_command(tmp_path: Path
     engine = migrated_engine(db)
     with _web() as web:
         proc = _crawl(tmp_path, web, db)
-        _wait_for_pages(engine, proc, 5)
+        wait_for_pages(engine, proc, 5)
         os.kill(proc.pid, signal.SIGKILL)  # the crawler process dies with it
         proc.communicate(timeout=30)
     run = _run(engine)
