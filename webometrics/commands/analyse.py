@@ -7,6 +7,10 @@ from __future__ import annotations
 import argparse
 import getpass
 import json
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from webometrics.cli import Context
 
 ORDER = 60
 
@@ -78,7 +82,7 @@ def _register_category(sub: argparse._SubParsersAction) -> None:
     keys.set_defaults(func=_keys)
 
 
-def _analyse(ctx) -> int:
+def _analyse(ctx: Context) -> int:
     from webometrics.runlock import stage_lock
     from webometrics.stages import analyse
 
@@ -94,13 +98,13 @@ def _analyse(ctx) -> int:
     return 0
 
 
-def _taxonomy(ctx):
+def _taxonomy(ctx: Context):
     from analyse.taxonomy import load_taxonomy
 
     return load_taxonomy(ctx.settings.analyse.taxonomy)
 
 
-def _set(ctx) -> int:
+def _set(ctx: Context) -> int:
     from store import aggregates
     from store.overrides import set_override
 
@@ -118,7 +122,7 @@ def _set(ctx) -> int:
     return 0
 
 
-def _clear(ctx) -> int:
+def _clear(ctx: Context) -> int:
     from store import aggregates
     from store.overrides import clear_override
 
@@ -129,7 +133,7 @@ def _clear(ctx) -> int:
     return 0
 
 
-def _history(ctx) -> int:
+def _history(ctx: Context) -> int:
     from store.overrides import override_history
 
     events = override_history(ctx.engine(read_only=True), ctx.args.domain)
@@ -144,7 +148,7 @@ def _history(ctx) -> int:
     return 0
 
 
-def _list(ctx) -> int:
+def _list(ctx: Context) -> int:
     from store.overrides import list_overrides
 
     rows = list_overrides(ctx.engine(read_only=True))
@@ -156,7 +160,7 @@ def _list(ctx) -> int:
     return 0
 
 
-def _keys(ctx) -> int:
+def _keys(ctx: Context) -> int:
     tax = _taxonomy(ctx)
     for c in tax.categories:
         aliases = f" (also: {', '.join(c.aliases)})" if c.aliases else ""

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING
 
 from core.choices import GRAPH_LEVELS
+
+if TYPE_CHECKING:
+    from webometrics.cli import Context
 
 EPILOG = """\
 files (one release, as published under https://data.commoncrawl.org/projects/hyperlinkgraph/):
@@ -73,7 +76,7 @@ def add_parser(csub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_run)
 
 
-def _run(ctx: Any) -> int:
+def _run(ctx: Context) -> int:
     from core.exceptions import ParameterError
     from webometrics.stages.citing_graph import GraphScope, run
 

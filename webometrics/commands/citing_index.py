@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from webometrics.cli import Context
 
 DESCRIPTION = """\
 Find the pages of each university's citing domains in a Common Crawl URL index and
@@ -88,7 +92,7 @@ def add_parser(csub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_run)
 
 
-def _run(ctx) -> int:
+def _run(ctx: Context) -> int:
     from core.exceptions import ParameterError
     from webometrics.stages.citing_index import IndexScope, run
 

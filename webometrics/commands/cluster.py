@@ -22,6 +22,7 @@ from core.exceptions import ParameterError
 from core.settings import Settings
 
 if TYPE_CHECKING:
+    from webometrics.cli import Context
     from webometrics.stages.cluster import ClusteringResult
 
 ORDER = 50
@@ -235,7 +236,7 @@ def _replace(settings: Settings, **sections: dict[str, Any]) -> Settings:
     return settings.replace(**chosen) if chosen else settings
 
 
-def _cluster(ctx) -> int:
+def _cluster(ctx: Context) -> int:
     from webometrics.runlock import stage_lock
     from webometrics.stages.cluster import ClusterScope, run
 

@@ -11,6 +11,7 @@ from core.choices import DIRECTION_CHOICES
 
 if TYPE_CHECKING:
     from core.settings import Settings
+    from webometrics.cli import Context
 
 ORDER = 30
 
@@ -135,7 +136,7 @@ def _register_worker(sub: argparse._SubParsersAction) -> None:
     w.set_defaults(func=_worker)
 
 
-def _crawl_settings(ctx) -> Settings:
+def _crawl_settings(ctx: Context) -> Settings:
     """The settings with the ``[crawl]`` keys given on the command line."""
     args = ctx.args
     texts = {"proxy": args.proxy, "jobdir": args.jobdir, "warc_dir": args.warc_dir}
@@ -151,7 +152,7 @@ def _crawl_settings(ctx) -> Settings:
     return ctx.settings.replace(crawl=keys) if keys else ctx.settings
 
 
-def _worker(ctx) -> int:
+def _worker(ctx: Context) -> int:
     from webometrics.stages.crawl import work
 
     keys: dict[str, object] = {}
@@ -173,7 +174,7 @@ def _worker(ctx) -> int:
     return 0
 
 
-def _crawl(ctx) -> int:
+def _crawl(ctx: Context) -> int:
     from webometrics.runlock import stage_lock
     from webometrics.stages.crawl import CrawlScope, run
 

@@ -10,7 +10,10 @@ or SIGTERM). The database URL and the settings file reach the app through
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from webometrics.cli import Context
 
 ORDER = 80
 
@@ -57,7 +60,7 @@ STREAMLIT_OPTIONS = (
 START_SECONDS = 60
 
 
-def _dashboard(ctx) -> int:
+def _dashboard(ctx: Context) -> int:
     import signal
     import subprocess
 

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from webometrics.cli import Context
 
 ORDER = 10
 
@@ -26,7 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     cur.set_defaults(func=_current)
 
 
-def _upgrade(ctx) -> int:
+def _upgrade(ctx: Context) -> int:
     from store import schema
 
     engine = ctx.engine(check_schema=False)
@@ -40,7 +44,7 @@ def _upgrade(ctx) -> int:
     return 0
 
 
-def _downgrade(ctx) -> int:
+def _downgrade(ctx: Context) -> int:
     from store import schema
 
     engine = ctx.engine(check_schema=False)
@@ -50,7 +54,7 @@ def _downgrade(ctx) -> int:
     return 0
 
 
-def _current(ctx) -> int:
+def _current(ctx: Context) -> int:
     from store import schema, session
 
     engine = ctx.engine(check_schema=False)

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.choices import CANONICAL_RULES, GROUPINGS, UNITS
+
+if TYPE_CHECKING:
+    from webometrics.cli import Context
 
 ORDER = 40
 
@@ -68,7 +71,7 @@ def _list_methods() -> int:
     return 0
 
 
-def _dedup(ctx) -> int:
+def _dedup(ctx: Context) -> int:
     if ctx.args.list_methods:
         return _list_methods()
     from webometrics.runlock import stage_lock

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from webometrics.cli import Context
 
 ORDER = 35
 
@@ -55,7 +59,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_extract)
 
 
-def _extract(ctx) -> int:
+def _extract(ctx: Context) -> int:
     from core.exceptions import ParameterError
     from webometrics.stages.extract import ExtractScope, run
 

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from webometrics.cli import Context
 
 ORDER = 32
 
@@ -34,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     w.set_defaults(func=_warc)
 
 
-def _warc(ctx) -> int:
+def _warc(ctx: Context) -> int:
     from crawler.warc import import_warc
 
     result = import_warc(

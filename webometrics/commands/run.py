@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from core.choices import DIRECTION_CHOICES
+
+if TYPE_CHECKING:
+    from webometrics.cli import Context
 
 ORDER = 90
 
@@ -141,7 +145,7 @@ def _commoncrawl(args) -> tuple[list[str], dict[str, object]]:
     return stages, scopes
 
 
-def _options(ctx, trigger: str):
+def _options(ctx: Context, trigger: str):
     """The settings of a pipeline run (the crawl options that are ``[crawl]`` keys applied)
     and its :class:`PipelineOptions`."""
     from webometrics.stages.crawl import CrawlScope
@@ -166,7 +170,7 @@ def _options(ctx, trigger: str):
     )
 
 
-def _once(ctx, trigger: str) -> int:
+def _once(ctx: Context, trigger: str) -> int:
     from core.universities import parse_universities
     from store.universities import ReimportRefusedError, import_universities
     from webometrics.stages.pipeline import run_pipeline
@@ -186,12 +190,12 @@ def _once(ctx, trigger: str) -> int:
     return run_id
 
 
-def _run(ctx) -> int:
+def _run(ctx: Context) -> int:
     _once(ctx, "manual")
     return 0
 
 
-def _schedule(ctx) -> int:
+def _schedule(ctx: Context) -> int:
     from webometrics.scheduler import make_trigger, run_on_schedule
 
     trigger = make_trigger(ctx.args.cron, ctx.args.interval)

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from core.choices import RUN_STATUSES
+
+if TYPE_CHECKING:
+    from webometrics.cli import Context
 
 ORDER = 92
 
@@ -35,7 +39,7 @@ def _when(value) -> str:
     return f"{value:%Y-%m-%d %H:%M:%S}" if value is not None else "-"
 
 
-def _runs(ctx) -> int:
+def _runs(ctx: Context) -> int:
     from sqlalchemy import select
 
     from store.models import CrawlRun, PipelineRun

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from webometrics.cli import Context
 
 ORDER = 90
 
@@ -47,7 +51,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.set_defaults(func=_serve)
 
 
-def _build(ctx) -> int:
+def _build(ctx: Context) -> int:
     import json
 
     from testbed.build import BuildOptions, build
@@ -67,7 +71,7 @@ def _build(ctx) -> int:
     return 0
 
 
-def _serve(ctx) -> int:
+def _serve(ctx: Context) -> int:
     from testbed.server import TestbedServer
 
     t = ctx.settings.testbed

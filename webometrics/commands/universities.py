@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from webometrics.cli import Context
 
 ORDER = 20
 
@@ -53,7 +57,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     ls.set_defaults(func=_list)
 
 
-def _import(ctx) -> int:
+def _import(ctx: Context) -> int:
     from core.exceptions import ParameterError
     from core.universities import parse_universities
     from store.universities import Mode, import_universities
@@ -75,7 +79,7 @@ def _import(ctx) -> int:
     return 0
 
 
-def _list(ctx) -> int:
+def _list(ctx: Context) -> int:
     from store.queries import list_universities
 
     rows = list_universities(ctx.engine(read_only=True))

@@ -49,10 +49,13 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from webometrics.commands.report.build import FIGURE_FILES, TABLE_FILES, build_report
 from webometrics.commands.report.render import markdown_table
+
+if TYPE_CHECKING:
+    from webometrics.cli import Context
 
 __all__ = ["FIGURE_FILES", "ORDER", "TABLE_FILES", "build_report", "markdown_table", "register"]
 
@@ -89,7 +92,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_report)
 
 
-def _report(ctx: Any) -> int:
+def _report(ctx: Context) -> int:
     from analyse.taxonomy import load_taxonomy
 
     engine = ctx.engine(read_only=True)
