@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 __all__ = ["StageResult", "jsonable"]
 
@@ -32,12 +32,16 @@ __all__ = ["StageResult", "jsonable"]
 class StageResult:
     """Base of the stages' typed results: a frozen dataclass of statistics."""
 
+    #: fields left out of :meth:`stats` while they are ``None`` (a step that did not run,
+    #: a figure only some runs have), as the runs have always recorded them
+    OMIT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset()
+
     def stats(self) -> dict[str, Any]:
         """The statistics as JSON values (nested results become dicts), as recorded in a
         :class:`~store.models.PipelineRun`'s stages."""
         value = jsonable(dataclasses.asdict(self))
         assert isinstance(value, dict)
-        return value
+        return {k: v for k, v in value.items() if v is not None or k not in self.OMIT_WHEN_NONE}
 
 
 def jsonable(value: Any) -> Any:

@@ -27,7 +27,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
@@ -535,11 +535,8 @@ class AnalyseResult(StageResult):
     network_seconds: float
     seconds: float
 
-    def stats(self) -> dict[str, Any]:
-        """The statistics as JSON values, without the domains' when they were not
-        categorised."""
-        out = super().stats()
-        return {k: v for k, v in out.items() if v is not None or k not in _DOMAIN_FIELDS}
+    #: the domains' figures only when they were categorised
+    OMIT_WHEN_NONE: ClassVar[frozenset[str]] = _DOMAIN_FIELDS
 
 
 def _theme_options(cfg: AnalyseSettings) -> ThemeOptions:

@@ -33,7 +33,7 @@ import datetime as dt
 import logging
 import shutil
 import signal
-from typing import Any
+from typing import Any, ClassVar
 
 from sqlalchemy import Engine
 
@@ -79,7 +79,6 @@ log = logging.getLogger(__name__)
 DIRECTIONS = DIRECTION_CHOICES
 
 #: the statistics only a crawl farm has (left out of :meth:`CrawlResult.stats` otherwise)
-_FARM_ONLY = ("processes", "farm_workers")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -116,14 +115,8 @@ class CrawlResult(StageResult):
     processes: int | None = None
     farm_workers: int | None = None
 
-    def stats(self) -> dict[str, Any]:
-        """As :meth:`StageResult.stats`; ``processes`` and ``farm_workers`` only for a crawl
-        farm (as the run has always recorded them)."""
-        stats = super().stats()
-        for key in _FARM_ONLY:
-            if stats[key] is None:
-                del stats[key]
-        return stats
+    #: ``processes`` and ``farm_workers`` only for a crawl farm
+    OMIT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset({"processes", "farm_workers"})
 
 
 def run(

@@ -37,7 +37,7 @@ watchdog; :mod:`.pages` step 1; :mod:`.documents` step 2.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import ClassVar
 
 from sqlalchemy import Engine, update
 
@@ -157,9 +157,8 @@ class ExtractResult(StageResult):
     documents_deleted: int | None = None
     template_blocks: int | None = None
 
-    def stats(self) -> dict[str, Any]:
-        """The statistics as JSON values, without the fields of a step not run."""
-        return {k: v for k, v in super().stats().items() if v is not None or k not in _OPTIONAL}
+    #: the fields of a step not run
+    OMIT_WHEN_NONE: ClassVar[frozenset[str]] = _OPTIONAL
 
 
 def run(
