@@ -13,7 +13,6 @@ from core.settings import Settings
 from store import make_engine, schema
 from store.models import DedupRun, Document, DuplicateGroup, DuplicateMember, Page
 from store.session import session_scope
-from tests.cli import run_webometrics
 from webometrics.stages import dedup
 
 
@@ -126,11 +125,11 @@ def test_stage_without_documents_says_what_to_do(tmp_path):
     engine.dispose()
 
 
-def test_command_line(stored, planted):
+def test_command_line(stored, planted, webometrics):
     url, engine = stored
-    out = run_webometrics("dedup", "--list-methods", db=url)
+    out = webometrics("dedup", "--list-methods", db=url)
     assert out.returncode == 0 and "a12-3plus5" in out.stdout and "spotsigs" in out.stdout
-    out = run_webometrics(
+    out = webometrics(
         "dedup", "--method", "simhash", "--unit", "page", "--grouping", "cliques",
         "--param", "k=4", db=url,
     )  # fmt: skip
@@ -139,7 +138,7 @@ def test_command_line(stored, planted):
     with session_scope(engine) as s:
         row = s.scalars(select(DedupRun).order_by(DedupRun.id.desc())).first()
         assert row.parameters["k"] == 4 and row.n_groups >= 2
-    bad = run_webometrics("dedup", "--method", "nope", "--unit", "page", db=url)
+    bad = webometrics("dedup", "--method", "nope", "--unit", "page", db=url)
     assert bad.returncode == 2 and "unknown near-duplicate method" in bad.stderr
     lengths = np.array([len(t) for t in planted.texts])
     assert lengths.min() > 0

@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from sqlalchemy import func, select
 
 from store.models import CrawlRun
 from store.session import session_scope
+from tests.cli import FAST_CRAWL, run_webometrics, start_webometrics
 from tests.crawler.conftest import LocalWeb, html, migrated_engine, write_universities
 from tests.crawler.test_db_outage import wait_for_pages
 
@@ -31,25 +31,18 @@ def _web() -> LocalWeb:
     return LocalWeb(pages)
 
 
-def _env(tmp_path: Path, db: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("WEBOMETRICS_")}
-    env.update(
-        WEBOMETRICS_DB_URL=db,
-        WEBOMETRICS_CRAWL__DOWNLOAD_DELAY="0",
-        WEBOMETRICS_CRAWL__AUTOTHROTTLE="false",
-        WEBOMETRICS_CRAWL__FLUSH_SECONDS="0.3",
-        WEBOMETRICS_CRAWL__BATCH_SIZE="5",
-        WEBOMETRICS_CRAWL__CONCURRENT_PER_DOMAIN="2",
-        WEBOMETRICS_CRAWL__ALLOW_PRIVATE_HOSTS="true",
-        WEBOMETRICS_DATABASE__HEARTBEAT_SECONDS="0.5",
-        WEBOMETRICS_DATABASE__RUN_LEASE_SECONDS="2",
-        XDG_STATE_HOME=str(tmp_path / "state"),
-    )
-    return env
-
-
-def _webometrics(*args: str) -> list[str]:
-    return [sys.executable, "-m", "webometrics", *args]
+def _settings(tmp_path: Path) -> dict[str, str]:
+    """A quick crawl that stores in small batches and a short heartbeat lease."""
+    return {
+        **FAST_CRAWL,
+        "WEBOMETRICS_CRAWL__FLUSH_SECONDS": "0.3",
+        "WEBOMETRICS_CRAWL__BATCH_SIZE": "5",
+        "WEBOMETRICS_CRAWL__CONCURRENT_PER_DOMAIN": "2",
+        "WEBOMETRICS_CRAWL__ALLOW_PRIVATE_HOSTS": "true",
+        "WEBOMETRICS_DATABASE__HEARTBEAT_SECONDS": "0.5",
+        "WEBOMETRICS_DATABASE__RUN_LEASE_SECONDS": "2",
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+    }
 
 
 def _crawl(tmp_path: Path, web: LocalWeb, db: str) -> subprocess.Popen[str]:
@@ -57,11 +50,10 @@ def _crawl(tmp_path: Path, web: LocalWeb, db: str) -> subprocess.Popen[str]:
         tmp_path / "u.toml",
         {"name": "Alpha University", "domains": ["alpha-university.edu"], "home": [f"{A}/"]},
     )
-    args = _webometrics("crawl", "--universities", str(unis), "--direction", "outgoing",
-                        "--proxy", web.proxy_url, "--depth", "1", "--no-progress")  # fmt: skip
-    return subprocess.Popen(
-        args, env=_env(tmp_path, db), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
+    return start_webometrics(
+        "crawl", "--universities", str(unis), "--direction", "outgoing", "--proxy",
+        web.proxy_url, "--depth", "1", "--no-progress", db=db, env=_settings(tmp_path),
+    )  # fmt: skip
 
 
 def _run(engine: Any) -> CrawlRun:
@@ -83,8 +75,7 @@ def test_sigterm_marks_the_crawl_interrupted_and_says_how_to_resume(tmp_path: Pa
     assert run.status == "interrupted" and run.error == "terminated (SIGTERM)"
     assert f"resume it with:\n  {run.settings['resume']}" in err
     assert Path(run.settings["jobdir"]).is_dir()  # kept to resume
-    listed = subprocess.run(_webometrics("runs"), env=_env(tmp_path, db), capture_output=True,
-                            text=True)  # fmt: skip
+    listed = run_webometrics("runs", db=db, env=_settings(tmp_path))
     assert listed.returncode == 0, listed.stderr
     assert "interrupted" in listed.stdout
     assert f"resume: {run.settings['resume']}" in listed.stdout
@@ -100,12 +91,12 @@ def test_a_killed_crawl_is_marked_interrupted_by_the_next_command(tmp_path: Path
         proc.communicate(timeout=30)
     run = _run(engine)
     assert run.status == "running" and run.heartbeat_at is not None
-    env = _env(tmp_path, db)
+    env = _settings(tmp_path)
     # within the lease the run may still be alive: left alone
-    early = subprocess.run(_webometrics("runs"), env=env, capture_output=True, text=True)
+    early = run_webometrics("runs", db=db, env=env)
     assert "marked interrupted" not in early.stderr
     time.sleep(2.5)
-    listed = subprocess.run(_webometrics("runs"), env=env, capture_output=True, text=True)
+    listed = run_webometrics("runs", db=db, env=env)
     assert listed.returncode == 0, listed.stderr
     assert f"crawl run {run.id} had no heartbeat since" in listed.stderr
     run = _run(engine)
@@ -123,10 +114,9 @@ def test_a_refused_backlinks_file_makes_no_run(tmp_path: Path) -> None:
         {"name": "Alpha University", "domains": ["alpha-university.edu"], "home": [f"{A}/"]},
     )
     for path in (bad, tmp_path / "missing.csv"):
-        done = subprocess.run(
-            _webometrics("crawl", "--universities", str(unis), "--backlinks", str(path),
-                         "--no-progress"),
-            env=_env(tmp_path, db), capture_output=True, text=True,
+        done = run_webometrics(
+            "crawl", "--universities", str(unis), "--backlinks", str(path), "--no-progress",
+            db=db, env=_settings(tmp_path),
         )  # fmt: skip
         assert done.returncode == 2, done.stderr
         assert str(path.name) in done.stderr
