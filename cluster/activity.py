@@ -10,13 +10,16 @@ groups documents by kind of activity instead:
    with sublinear tf and idf from the corpus being clustered
    (:class:`cluster.weighting.TfidfWeighting`; ``min_df`` and ``max_df`` drop the terms
    that cannot link documents or that every site shares).
-2. **Candidates by weighted MinHash + LSH.** Ioffe's consistent weighted sampling
-   (:class:`cluster.weighted_minhash.WeightedMinHasher`, datasketch-equal) estimates the
-   generalised Jaccard similarity; LSH banding with capped buckets gives candidate pairs
-   (:func:`cluster.knn.bucket_candidates`); ``candidates="simhash"`` uses random
-   hyperplanes (cosine) instead and ``"exact"`` compares every pair (the reference).
-3. **A k-nearest-neighbour graph.** The exact cosine of each candidate decides; every
-   document keeps its ``n_neighbors`` best, improved by NN-descent local joins
+2. **Neighbours.** ``candidates="auto"`` (the default) compares every pair exactly
+   (:func:`cluster.knn.exact_knn`, blocked and threaded) while that is cheap
+   (:data:`EXACT_WORK`, up to about 200,000 documents) and runs NN-descent
+   (:func:`cluster.knn.nndescent_knn`, PyNNDescent) above, the choice of
+   ``bench/knn.py``. ``"wminhash"``: candidates by Ioffe's consistent weighted sampling
+   (:class:`cluster.weighted_minhash.WeightedMinHasher`) and LSH banding with capped
+   buckets (:func:`cluster.knn.bucket_candidates`); ``"simhash"`` random hyperplanes
+   instead; ``"exact"`` always compares every pair.
+3. **A k-nearest-neighbour graph.** Every document keeps its ``n_neighbors`` most similar
+   (exact cosine); with LSH candidates, improved by rounds of local join
    (:mod:`cluster.knn`). Documents with no weighted term are grouped with their exact
    duplicates (same term set) or stay alone.
 4. **Leiden levels.** Leiden (Traag et al. 2019; igraph's implementation,
@@ -29,10 +32,11 @@ The defaults were chosen by leave-one-corpus-out over nine labelled corpora
 (``bench/activity.py``, ``bench/results/activity.md``); no corpus has a setting of its own.
 
 Complexity: tokenising O(L) for L characters; weighting O(N) for N (document, term)
-entries; signatures O(m · N); candidates O(n · b · max_bucket); similarities
-O((C + refine · n · k²) · d̄) for C candidate pairs of d̄ non-zeros; Leiden about O(n · k)
-per iteration. Memory O(N + n · m + C) while building, O(n · k) for the graph; never
-O(n²) (``candidates="exact"`` excepted, which is O(n² · d̄) time).
+entries; neighbours O(Σ_t df(t)² + n²) exact (below :data:`EXACT_WORK`), about
+O(n^1.1 · k · d̄) by NN-descent for d̄ non-zeros a row; with LSH, signatures O(m · N),
+candidates O(n · b · max_bucket), similarities O((C + refine · n · k²) · d̄) for C
+candidate pairs; Leiden about O(n · k) per iteration. Memory O(N + n · k) besides the
+exact step's dense blocks (O(threads · block · n)); never O(n²).
 
 References
 ----------
@@ -77,6 +81,7 @@ from cluster.knn import (
     knn_edges,
     local_join_pairs,
     merge_top_k,
+    nndescent_knn,
     pair_cosine,
 )
 from cluster.nested_leiden import igraph_leiden, modularity, refined_levels
@@ -99,11 +104,17 @@ __all__ = [
     "weighted_terms",
 ]
 
-EXACT_WORK = 3 * 10**8
-"""``candidates="auto"`` compares every pair when ``Σ_t df(t)² + n²`` (the multiply-adds of
-the sparse product and the entries the top-k selection scans) is at most this, about two
-seconds on one core here; weighted MinHash + LSH above it (``bench/activity_choices.py``:
-brute force is the faster of the two up to a few thousand documents and exact)."""
+EXACT_WORK = 2 * 10**11
+"""``candidates="auto"`` finds the exact neighbours (:func:`cluster.knn.exact_knn`, the
+blocked product in threads) while ``Σ_t df(t)² + n²`` (the multiply-adds of the sparse
+product and the entries of the dense blocks) is at most this, and NN-descent
+(:func:`cluster.knn.nndescent_knn`) above it. Both beat scikit-learn's brute-force cosine
+at >= 0.95 recall (``bench/knn.py``, ``bench/results/knn.md``). The exact product is the
+faster of the two up to 100,000 documents (Reuters and perturbed copies, ``Σ df² + n² =
+4.7·10¹⁰``: 46 s on 2 threads against NN-descent's 109 s; 2.2 s against 17 s at 20,000)
+and grows as n², NN-descent about linearly here (317 s at 300,000, where the exact
+product would take about 450 s): they meet near 230,000 documents, ``2.5·10¹¹``, so the
+limit is set a little below."""
 
 
 def exact_work(X: sp.csr_matrix) -> int:
@@ -151,8 +162,10 @@ class ActivityClusterer(Estimator):
     candidates : {"auto", "wminhash", "simhash", "exact"}, default "auto"
         How candidate neighbours are found (:data:`core.choices.CANDIDATES`, see the
         module docstring).
-        ``auto``: ``exact`` when :func:`exact_work` is at most :data:`EXACT_WORK`, else
-        ``wminhash``.
+        ``auto``: ``exact`` (:func:`cluster.knn.exact_knn`) when :func:`exact_work` is at
+        most :data:`EXACT_WORK`, else NN-descent (:func:`cluster.knn.nndescent_knn`,
+        ``graph_stats_["candidates"] == "nndescent"``): at least 0.95 recall of the exact
+        graph in less time than brute force at every size (``bench/results/knn.md``).
     num_perm : int, default 64
         Samples of the weighted MinHash (bits of the SimHash).
     rows : int, default 1
@@ -164,8 +177,9 @@ class ActivityClusterer(Estimator):
     seed : int, default 1
         Seed of the signatures, the bucket shuffles and Leiden.
     n_jobs : int, default 1
-        Threads signing (``-1``: every core; from the settings ``[minhash] workers``); the
-        result does not depend on it.
+        Threads of the neighbour step (``-1``: every core; from the settings ``[minhash]
+        workers``). The exact and LSH graphs do not depend on it; the NN-descent graph of a
+        large corpus is the same for the same ``seed`` and ``n_jobs``.
 
     Attributes
     ----------
@@ -292,12 +306,15 @@ class ActivityClusterer(Estimator):
         if k == 0 or int(active.sum()) < 2:
             return KNNGraph(np.full((n, k), -1, np.int64), np.zeros((n, k), np.float32), stats)
         mode = self.candidates
-        if mode == "auto":
-            mode = "exact" if exact_work(X) <= EXACT_WORK else "wminhash"
+        if mode == "auto":  # the rule: EXACT_WORK (bench/results/knn.md)
+            mode = "exact" if exact_work(X) <= EXACT_WORK else "nndescent"
         stats["candidates"] = mode
         if mode == "exact":
-            nb, sims = exact_knn(X, k)
+            nb, sims = exact_knn(X, k, n_jobs=self.n_jobs)
             stats["candidate_pairs"] = int(active.sum()) * (int(active.sum()) - 1) // 2
+            return KNNGraph(nb, sims, stats)
+        if mode == "nndescent":
+            nb, sims = nndescent_knn(X, k, seed=int(self.seed), n_jobs=self.n_jobs)
             return KNNGraph(nb, sims, stats)
         signatures = self._signatures(X, mode)
         codes = bucket_candidates(
