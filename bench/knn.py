@@ -48,12 +48,14 @@ every real labelled corpus of :mod:`corpora.activity` at its own size (``testweb
 from its previous size (``n²`` for the exact ones, ``n^1.2`` for the others), is over
 20 minutes is skipped and the table says so.
 
-Run: ``.venv/bin/python bench/knn.py`` (about 40 minutes on 2 quiet cores; most of it
-NN-descent at 1,000,000 and building the 1,000,000-document matrix); ``--sizes
+Run: ``.venv/bin/python bench/knn.py`` (about an hour on 2 cores; most of it NN-descent
+and LSH at 300,000 and 1,000,000 documents); ``--sizes
 1000,5000``, ``--corpora bbc,lenta`` (``--corpora ''``: none), ``--methods
 brute,topk``, ``--quick`` (1k and 5k, the small corpora, into a temporary folder),
-``--render``. Writes ``bench/results/knn.json`` (after every size, so a long run that is
-stopped keeps what it measured) and ``knn.md``.
+``--render``, ``--append`` (add to the saved results: a row measured again keeps the
+methods this run leaves out; the report lists the runs). Writes
+``bench/results/knn.json`` (after every size, so a long run that is stopped keeps what
+it measured) and ``knn.md``.
 """
 
 from __future__ import annotations
@@ -562,10 +564,18 @@ def main() -> int:
         res["runs"] = [*runs, {"date": res["date"], "load_start": res["load_start"],
                                "sizes": sizes, "methods": methods}]  # fmt: skip
         res["methods"] = [m for m in METHODS if m in {*saved["methods"], *methods}]
-        res["sizes"] = [r for r in saved["sizes"] if int(r["documents"]) not in sizes]
-        res["corpora"] = [r for r in saved["corpora"] if r["label"] not in names]
+        res["sizes"], res["corpora"] = saved["sizes"], saved["corpora"]
         res["date"], res["load_start"] = saved["date"], saved["load_start"]
-    print(f"load averages {res['load_start']}", flush=True)
+    print(f"load averages {load_averages()}", flush=True)
+
+    def put(rows: list[dict[str, Any]], row: dict[str, Any]) -> None:
+        """Add a row; a row of the same label keeps the methods this run did not run."""
+        same = [i for i, r in enumerate(rows) if r["label"] == row["label"]]
+        if same:
+            row["methods"] = {**rows[same[0]]["methods"], **row["methods"]}
+            rows[same[0]] = row
+        else:
+            rows.append(row)
 
     def save() -> None:
         write_results(stem, res, render(res), newline=True, ensure_ascii=False)
@@ -573,12 +583,12 @@ def main() -> int:
     state: dict[str, tuple[int, float]] = {}  # all small: the skip estimate never applies
     for name in names:
         texts, languages, note = corpus_data(name)
-        res["corpora"].append(measure(name, texts, languages, methods, note, state))
+        put(res["corpora"], measure(name, texts, languages, methods, note, state))
         save()
     previous = {key: v for key, v in state.items() if key == "nndescent_compile"}
     for n in sizes:
         texts, languages, note = size_data(n)
-        res["sizes"].append(measure(f"{n:,}", texts, languages, methods, note, previous))
+        put(res["sizes"], measure(f"{n:,}", texts, languages, methods, note, previous))
         del texts, languages
         save()
     if args.append:
