@@ -475,6 +475,8 @@ def render(res: dict[str, Any]) -> str:
             for i, run in enumerate(res.get("runs", []))
         ],
         *([""] if res.get("runs") else []),
+        *[f"Note: {note}" for note in res.get("notes", [])],
+        *([""] if res.get("notes") else []),
         f"{res['machine']}; {res['date']}; load averages (1, 5, 15 min) {res['load_start']} "
         f"before, {res.get('load_end', '(see the runs above)')} after. The 2 cores are shared with "
         "other work: *others' cores* is the number of cores other processes kept busy "
