@@ -342,6 +342,22 @@ class Settings(_Section):
                 "configuration key; see README 'Configuration')"
             ) from None
 
+    def with_options(self, **sections: Mapping[str, Any]) -> Settings:
+        """:meth:`replace` with the values a command line was given: a ``None`` value is an
+        option not given and leaves its key alone; ``self`` when none was given.
+
+        >>> Settings().with_options(crawl={"depth": None}).crawl.model_fields_set
+        set()
+        >>> Settings().with_options(crawl={"depth": 1, "proxy": None}).crawl.model_fields_set
+        {'depth'}
+        """
+        given = {
+            name: {key: value for key, value in values.items() if value is not None}
+            for name, values in sections.items()
+        }
+        given = {name: values for name, values in given.items() if values}
+        return self.replace(**given) if given else self
+
 
 def _key_line(text: str, loc: tuple[Any, ...]) -> int | None:
     """Best-effort line number of ``[section]`` / ``key`` in a TOML text."""

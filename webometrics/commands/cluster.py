@@ -184,8 +184,7 @@ def cluster_settings(settings: Settings, args: argparse.Namespace) -> Settings:
             "its parameters from [activity] (and --resolution, --seed, --workers)"
         )
     method = args.method or ("paper" if given else None)
-    settings = _replace(
-        settings,
+    settings = settings.with_options(
         cluster={"method": method, "unit": args.unit, "linkage": args.linkage,
                  "signature_store": args.signature_store},
         minhash={"workers": args.workers},
@@ -193,9 +192,8 @@ def cluster_settings(settings: Settings, args: argparse.Namespace) -> Settings:
     if resolve_method(settings) == "activity":
         activity = {"num_perm": args.num_perm, "seed": args.seed,
                     "resolution": args.resolution, "quality": args.quality}  # fmt: skip
-        return _replace(settings, activity=activity)
-    return _replace(
-        settings,
+        return settings.with_options(activity=activity)
+    return settings.with_options(
         cluster=_paper_keys(settings, args),
         minhash={"num_perm": args.num_perm, "seed": args.seed},
     )
@@ -224,16 +222,6 @@ def _paper_keys(settings: Settings, args: argparse.Namespace) -> dict[str, Any]:
         raise ParameterError("--resolution and --quality apply to --linkage leiden")
     return {"threshold": args.threshold, "r0": args.r0, "r_min": args.r_min,
             "step": args.step, "similarity": args.similarity}  # fmt: skip
-
-
-def _replace(settings: Settings, **sections: dict[str, Any]) -> Settings:
-    """``settings`` with the keys given (not ``None``) of each section replaced."""
-    chosen = {
-        name: {k: v for k, v in values.items() if v is not None}
-        for name, values in sections.items()
-    }
-    chosen = {name: values for name, values in chosen.items() if values}
-    return settings.replace(**chosen) if chosen else settings
 
 
 def _cluster(ctx: Context) -> int:

@@ -139,28 +139,24 @@ def _register_worker(sub: argparse._SubParsersAction) -> None:
 def _crawl_settings(ctx: Context) -> Settings:
     """The settings with the ``[crawl]`` keys given on the command line."""
     args = ctx.args
-    texts = {"proxy": args.proxy, "jobdir": args.jobdir, "warc_dir": args.warc_dir}
-    numbers = {
+    keys = {
+        # an empty text is no value
+        "proxy": args.proxy or None,
+        "jobdir": args.jobdir or None,
+        "warc_dir": args.warc_dir or None,
+        "redis_url": args.redis or None,
         "depth": args.depth,
         "max_pages_per_university": args.max_pages,
         "processes": args.processes,
     }
-    keys: dict[str, object] = {k: v for k, v in texts.items() if v}
-    keys.update({k: v for k, v in numbers.items() if v is not None})
-    if args.redis:
-        keys["redis_url"] = args.redis
-    return ctx.settings.replace(crawl=keys) if keys else ctx.settings
+    return ctx.settings.with_options(crawl=keys)
 
 
 def _worker(ctx: Context) -> int:
     from webometrics.stages.crawl import work
 
-    keys: dict[str, object] = {}
-    if ctx.args.redis:
-        keys["redis_url"] = ctx.args.redis
-    if ctx.args.processes is not None:
-        keys["processes"] = ctx.args.processes
-    settings = ctx.settings.replace(crawl=keys) if keys else ctx.settings
+    keys = {"redis_url": ctx.args.redis or None, "processes": ctx.args.processes}
+    settings = ctx.settings.with_options(crawl=keys)
     result = work(
         ctx.engine(),
         settings,

@@ -79,8 +79,7 @@ def _dedup(ctx: Context) -> int:
 
     a = ctx.args
     given = {"method": a.method, "grouping": a.grouping, "unit": a.unit, "canonical": a.canonical}
-    keys = {key: value for key, value in given.items() if value}
-    settings = ctx.settings.replace(dedup=keys) if keys else ctx.settings
+    settings = ctx.settings.with_options(dedup={k: v or None for k, v in given.items()})
     with stage_lock(ctx.engine(), "dedup"):  # exit 4 naming the holder
         result = run(ctx.engine(), settings, DedupScope(params=dict(a.param)), progress=True)
     print(

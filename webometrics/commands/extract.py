@@ -68,9 +68,7 @@ def _extract(ctx: Context) -> int:
         raise ParameterError(f"--workers {a.workers}: give 0 (no pool) or more")
     if a.limit is not None and a.limit < 0:
         raise ParameterError(f"--limit {a.limit}: give 0 or more")
-    given = {"workers": a.workers, "batch_size": a.batch_size}
-    keys = {key: value for key, value in given.items() if value is not None}
-    settings = ctx.settings.replace(extract=keys) if keys else ctx.settings
+    settings = ctx.settings.with_options(extract={"workers": a.workers, "batch_size": a.batch_size})
     redo = tuple(x.strip() for x in a.redo.split(",") if x.strip()) if a.redo else ()
     scope = ExtractScope(
         limit=a.limit,

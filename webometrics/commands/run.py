@@ -157,9 +157,9 @@ def _options(ctx: Context, trigger: str):
     if cc_stages:  # after the crawl (or first, without one)
         at = stages.index("crawl") + 1 if "crawl" in stages else 0
         stages = (*stages[:at], *(x for x in cc_stages if x not in stages), *stages[at:])
-    given = {"proxy": args.proxy, "redis_url": args.redis, "processes": args.processes}
-    crawl_keys = {key: value for key, value in given.items() if value is not None}
-    settings = ctx.settings.replace(crawl=crawl_keys) if crawl_keys else ctx.settings
+    settings = ctx.settings.with_options(
+        crawl={"proxy": args.proxy, "redis_url": args.redis, "processes": args.processes}
+    )
     crawl = CrawlScope(direction=args.direction, testbed_dir=args.testbed)
     return settings, PipelineOptions(
         universities_file=args.universities,

@@ -56,14 +56,9 @@ def _build(ctx: Context) -> int:
 
     from testbed.build import BuildOptions, build
 
-    settings = ctx.settings
-    overrides = {}
-    if ctx.args.seed is not None:
-        overrides["seed"] = ctx.args.seed
-    if ctx.args.max_sites is not None:
-        overrides["max_sites"] = ctx.args.max_sites
-    if overrides:
-        settings = settings.replace(testbed=overrides)
+    settings = ctx.settings.with_options(
+        testbed={"seed": ctx.args.seed, "max_sites": ctx.args.max_sites}
+    )
     out = ctx.args.out or settings.testbed.directory
     stats = build(out, BuildOptions.from_settings(settings), ctx.args.data, progress=True)
     print(f"test web written to {out}")
