@@ -26,7 +26,10 @@ groups documents by kind of activity instead:
    :func:`cluster.nested_leiden.igraph_leiden`) on the union k-NN graph, cosine weights,
    at the smallest ``resolution`` gives the clusters (``labels_``); each larger
    resolution splits every cluster on its own subgraph into sub-themes
-   (:func:`cluster.nested_leiden.refined_levels`), so the levels are nested, finest first.
+   (:func:`cluster.nested_leiden.refined_levels`), and each ``coarser`` resolution merges
+   whole clusters into broader groups (:func:`cluster.nested_leiden.merged_levels`), so
+   the levels are nested, finest first, and the clusters are neither the finest nor the
+   coarsest the analyst can look at.
 
 The defaults were chosen by leave-one-corpus-out over nine labelled corpora
 (``bench/activity.py``, ``bench/results/activity.md``); no corpus has a setting of its own.
@@ -84,7 +87,7 @@ from cluster.knn import (
     nndescent_knn,
     pair_cosine,
 )
-from cluster.nested_leiden import igraph_leiden, modularity, refined_levels
+from cluster.nested_leiden import igraph_leiden, merged_levels, modularity, refined_levels
 from cluster.unionfind import canonical_labels
 from cluster.weighting import DF_CONSTRAINTS, TfidfWeighting
 from core import defaults as D
@@ -150,7 +153,16 @@ class ActivityClusterer(Estimator):
         2009).
     resolution : float or sequence of float, default (2.0, 1.0)
         Leiden resolutions (``quality="rb"``: modularity at 1), one nested level each,
-        finest first; the smallest gives ``labels_``.
+        finest first; the smallest gives ``labels_`` (the level whose ``role`` is
+        ``"clusters"``).
+    coarser : float or sequence of float, default (0.5,)
+        Coarser levels as factors of the clusters' resolution (the smallest
+        ``resolution``; 1 for ``quality="modularity"``), each between 0 and 1: one more
+        level each at that resolution × factor, merging whole clusters of the level
+        before (``role`` ``"coarser"``), stored for the analyst; ``()`` for none. They
+        never change ``labels_``. No label-free rule measured chose a better grain than
+        resolution 1 (``bench/results/grain.md``), so the coarser grain is offered, not
+        chosen.
     quality : {"rb", "modularity", "cpm"}, default "rb"
     min_df : int, default 2
         Terms in fewer documents carry no weight.
@@ -184,10 +196,11 @@ class ActivityClusterer(Estimator):
     Attributes
     ----------
     labels_ : ndarray of int
-        Cluster of each document at the last (coarsest) level; clusters are numbered in
-        order of their first document.
+        Cluster of each document at the level of the smallest ``resolution`` (the
+        clusters); clusters are numbered in order of their first document.
     levels_ : list of LeidenLevel
-        Every level, finest first (nested).
+        Every level, finest first (nested): the finer ones, the clusters, the coarser
+        ones (``role``).
     graph_stats_ : dict
         ``n_documents``, ``n_empty`` (documents without a weighted term), ``n_terms``
         (vocabulary), ``candidate_pairs``, ``refine_pairs``, ``edges``, ``isolated``,
@@ -223,6 +236,7 @@ class ActivityClusterer(Estimator):
     _settings_keys: ClassVar[Mapping[str, str]] = {
         "n_neighbors": "activity.n_neighbors",
         "resolution": "activity.resolution",
+        "coarser": "activity.coarser",
         "quality": "activity.quality",
         "min_df": "activity.min_df",
         "max_df": "activity.max_df",
@@ -241,6 +255,7 @@ class ActivityClusterer(Estimator):
         *,
         n_neighbors: int | str = D.ACTIVITY_N_NEIGHBORS,
         resolution: float | Sequence[float] = D.ACTIVITY_RESOLUTION,
+        coarser: float | Sequence[float] = D.ACTIVITY_COARSER,
         quality: str = D.ACTIVITY_QUALITY,
         min_df: int = D.ACTIVITY_MIN_DF,
         max_df: float = D.ACTIVITY_MAX_DF,
@@ -254,6 +269,7 @@ class ActivityClusterer(Estimator):
     ) -> None:
         self.n_neighbors = n_neighbors
         self.resolution = resolution
+        self.coarser = coarser
         self.quality = quality
         self.min_df = min_df
         self.max_df = max_df
@@ -266,13 +282,37 @@ class ActivityClusterer(Estimator):
         self.n_jobs = n_jobs
 
     def resolutions(self) -> list[float]:
-        """The levels' resolutions, finest first (validated)."""
+        """The resolutions of the clusters and finer levels, finest first (validated)."""
         return check_quality(self.quality, self.resolution)
+
+    def coarser_resolutions(self) -> list[float]:
+        """The coarser levels' resolutions, finest first: the clusters' resolution times
+        each ``coarser`` factor (validated).
+
+        Raises
+        ------
+        ParameterError
+            A factor that is not a number between 0 and 1, exclusive.
+        """
+        factors = [self.coarser] if isinstance(self.coarser, int | float) else list(self.coarser)
+        for v in factors:
+            if isinstance(v, bool) or not isinstance(v, int | float) or not 0 < v < 1:
+                raise ParameterError(
+                    f"coarser={self.coarser!r}: every coarser level is a factor of the "
+                    "clusters' resolution between 0 and 1, exclusive (0.5: half of it), "
+                    "or () for no coarser level"
+                )
+        top = min(self.resolutions())
+        return sorted({top * float(v) for v in factors}, reverse=True)
+
+    def n_levels(self) -> int:
+        """The number of levels :meth:`fit` makes."""
+        return len(self.resolutions()) + len(self.coarser_resolutions())
 
     def _validate(self) -> None:
         if self.rows > self.num_perm:
             raise ParameterError(f"rows={self.rows} exceeds num_perm={self.num_perm}")
-        self.resolutions()
+        self.coarser_resolutions()
 
     # -- the steps ---------------------------------------------------------------------
     @staticmethod
@@ -394,6 +434,11 @@ class ActivityClusterer(Estimator):
         levels = refined_levels(
             n, i, j, w, quality=self.quality, resolutions=self.resolutions(), seed=int(self.seed)
         )
+        chosen = levels[-1]
+        levels += merged_levels(
+            n, i, j, w, chosen, quality=self.quality, resolutions=self.coarser_resolutions(),
+            seed=int(self.seed),
+        )  # fmt: skip
         seconds["leiden"] = time.perf_counter() - t0
         self._group_empty(counts, active, levels)
         if progress is not None:
@@ -405,7 +450,7 @@ class ActivityClusterer(Estimator):
         self.weighting_ = weighting
         self.graph_ = graph
         self.levels_ = levels
-        self.labels_ = levels[-1].labels
+        self.labels_ = chosen.labels
         self.graph_stats_ = {
             "n_documents": n,
             "n_empty": int(n - active.sum()),

@@ -122,6 +122,11 @@ class LeidenLevel:
         Time of this level's optimisation.
     labels : ndarray of int
         Canonical labels (clusters numbered in order of their first document).
+    role : {"finer", "clusters", "coarser"} or None
+        In a hierarchy around one chosen partition (:func:`cluster.nested_leiden.
+        refined_levels`, :func:`cluster.nested_leiden.merged_levels`): ``"clusters"`` the
+        level that gives the clustering's labels, ``"finer"`` one that splits its
+        clusters, ``"coarser"`` one that merges them; ``None`` elsewhere.
     """
 
     resolution: float
@@ -129,15 +134,19 @@ class LeidenLevel:
     quality: float
     seconds: float
     labels: np.ndarray = field(repr=False)
+    role: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """The level without its labels, JSON-ready."""
-        return {
+        """The level without its labels, JSON-ready (``role`` only when it has one)."""
+        out: dict[str, Any] = {
             "resolution": self.resolution,
             "n_clusters": self.n_clusters,
             "quality": round(self.quality, 6),
             "seconds": round(self.seconds, 4),
         }
+        if self.role is not None:
+            out["role"] = self.role
+        return out
 
 
 def check_quality(quality: str, resolution: float | Sequence[float] | None) -> list[float]:

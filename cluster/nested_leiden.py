@@ -3,7 +3,8 @@ nested levels by refinement (the last step of :class:`cluster.activity.ActivityC
 
 :func:`igraph_leiden` is one Leiden partition (igraph's C core, seeded); :func:`modularity`
 its weighted modularity at a resolution; :func:`refined_levels` the levels, finest first,
-each finer one splitting every cluster of the next coarser one on its own subgraph, so
+each finer one splitting every cluster of the next coarser one on its own subgraph, and
+:func:`merged_levels` the coarser ones, each merging whole clusters of the one before, so
 the levels are nested by construction.
 """
 
@@ -48,28 +49,13 @@ def igraph_leiden(
     >>> igraph_leiden(6, i, j, w, quality="rb", resolution=1.0, seed=1).labels.tolist()
     [0, 0, 0, 1, 1, 1]
     """
-    import random
-
-    import igraph as ig
-
     t0 = time.perf_counter()
     if n == 0:
         return LeidenLevel(resolution, 0, 0.0, 0.0, np.empty(0, dtype=np.int64))
-    g = ig.Graph(n=n, edges=np.column_stack([i, j]).astype(np.int64) if len(i) else [])
-    weights = np.asarray(w, dtype=np.float64).tolist() if len(i) else None
     gamma = 1.0 if quality == "modularity" else float(resolution)
-    objective = "CPM" if quality == "cpm" else "modularity"
-    ig.set_random_number_generator(random.Random(seed))
-    try:
-        found = g.community_leiden(
-            objective_function=objective,
-            weights=weights,
-            resolution=gamma,
-            n_iterations=n_iterations,
-        )
-    finally:
-        ig.set_random_number_generator(random)
-    labels = canonical_labels(np.asarray(found.membership, dtype=np.int64))
+    membership = _membership(n, i, j, w, quality=quality, gamma=gamma, seed=seed,
+                             n_iterations=n_iterations)  # fmt: skip
+    labels = canonical_labels(membership)
     value = modularity(n, i, j, np.asarray(w, dtype=np.float64), labels, gamma)
     return LeidenLevel(
         resolution=gamma,
@@ -78,6 +64,42 @@ def igraph_leiden(
         seconds=time.perf_counter() - t0,
         labels=labels,
     )
+
+
+def _membership(
+    n: int,
+    i: np.ndarray,
+    j: np.ndarray,
+    w: np.ndarray,
+    *,
+    quality: str,
+    gamma: float,
+    seed: int,
+    n_iterations: int = -1,
+    node_weights: np.ndarray | None = None,
+) -> np.ndarray:
+    """igraph's Leiden membership of a graph of ``n`` nodes (seeded; see
+    :func:`igraph_leiden`); ``node_weights`` as igraph's (by default each node's strength
+    for modularity, 1 for CPM)."""
+    import random
+
+    import igraph as ig
+
+    g = ig.Graph(n=n, edges=np.column_stack([i, j]).astype(np.int64) if len(i) else [])
+    weights = np.asarray(w, dtype=np.float64).tolist() if len(i) else None
+    objective = "CPM" if quality == "cpm" else "modularity"
+    ig.set_random_number_generator(random.Random(seed))
+    try:
+        found = g.community_leiden(
+            objective_function=objective,
+            weights=weights,
+            resolution=gamma,
+            n_iterations=n_iterations,
+            node_weights=None if node_weights is None else node_weights.tolist(),
+        )
+    finally:
+        ig.set_random_number_generator(random)
+    return np.asarray(found.membership, dtype=np.int64)
 
 
 def modularity(
@@ -136,6 +158,7 @@ def refined_levels(
     """
     res = sorted(resolutions, reverse=True)
     coarse = igraph_leiden(n, i, j, w, quality=quality, resolution=res[-1], seed=seed)
+    coarse.role = "clusters"
     levels = [coarse]
     for r in reversed(res[:-1]):
         t0 = time.perf_counter()
@@ -171,6 +194,83 @@ def refined_levels(
                 quality=modularity(n, i, j, w, labels, 1.0 if quality == "modularity" else r),
                 seconds=time.perf_counter() - t0,
                 labels=labels,
+                role="finer",
             ),
         )
+    return levels
+
+
+def merged_levels(
+    n: int,
+    i: np.ndarray,
+    j: np.ndarray,
+    w: np.ndarray,
+    base: LeidenLevel,
+    *,
+    quality: str,
+    resolutions: Sequence[float],
+    seed: int,
+) -> list[LeidenLevel]:
+    """Coarser levels, finest first, each merging whole clusters of the level before it
+    (``base`` for the first): Leiden on the graph of those clusters at a smaller resolution.
+
+    The graph of the clusters has one node per cluster, an edge of the summed weight
+    between two clusters, a self-loop of the weight inside one, and the cluster's summed
+    degree (its size for CPM) as node weight, so a partition of it has the modularity (the
+    CPM quality) that the union of its clusters has on the whole graph (Blondel et al.
+    2008's aggregation): Leiden there merges clusters and never splits one, and the
+    levels are nested by construction, like :func:`refined_levels`'. ``quality``
+    ``"modularity"`` merges by modularity at each smaller resolution (``"rb"``). Each
+    level's ``quality`` is its modularity at its resolution on the whole graph.
+
+    Complexity: O(E) per level for E edges, plus Leiden on a graph of the clusters.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> i = np.array([0, 0, 1, 3, 3, 4, 2, 6, 6, 7])
+    >>> j = np.array([1, 2, 2, 4, 5, 5, 3, 7, 8, 8])
+    >>> w = np.array([0.9, 0.8, 0.9, 0.9, 0.8, 0.9, 0.5, 0.9, 0.9, 0.9])
+    >>> base = igraph_leiden(9, i, j, w, quality="rb", resolution=1.0, seed=1)
+    >>> base.labels.tolist()
+    [0, 0, 0, 1, 1, 1, 2, 2, 2]
+    >>> [lv.labels.tolist() for lv in merged_levels(
+    ...     9, i, j, w, base, quality="rb", resolutions=[0.2], seed=1)]
+    [[0, 0, 0, 0, 0, 0, 1, 1, 1]]
+    """
+    levels: list[LeidenLevel] = []
+    parent = base.labels
+    weights = np.asarray(w, dtype=np.float64)
+    for r in sorted(resolutions, reverse=True):
+        t0 = time.perf_counter()
+        k = int(parent.max()) + 1 if n else 0
+        labels = parent.copy()
+        if k > 1:
+            a, b = parent[i], parent[j]
+            pairs, inverse = np.unique(np.minimum(a, b) * k + np.maximum(a, b), return_inverse=True)
+            # a cluster's size for CPM; else its degree, where a self-loop counts twice as
+            # in the whole graph
+            node_weights: np.ndarray = (
+                np.bincount(parent, minlength=k).astype(np.float64)
+                if quality == "cpm"
+                else np.bincount(a, weights=weights, minlength=k)
+                + np.bincount(b, weights=weights, minlength=k)
+            )
+            merged = _membership(
+                k, pairs // k, pairs % k, np.bincount(inverse, weights=weights),
+                quality="cpm" if quality == "cpm" else "rb", gamma=float(r), seed=seed,
+                node_weights=node_weights,
+            )  # fmt: skip
+            labels = canonical_labels(merged[parent])
+        levels.append(
+            LeidenLevel(
+                resolution=float(r),
+                n_clusters=int(labels.max()) + 1 if n else 0,
+                quality=modularity(n, i, j, weights, labels, float(r)),
+                seconds=time.perf_counter() - t0,
+                labels=labels,
+                role="coarser",
+            )
+        )
+        parent = labels
     return levels

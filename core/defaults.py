@@ -155,6 +155,10 @@ CLUSTER_METHOD: ClusterMethod = "activity"  # or paper: the shingle-set methods 
 ACTIVITY_N_NEIGHBORS: int | Literal["auto"] = "auto"  # or a number; auto = round(2.5 ln n)
 # nested levels, finest first; the last (modularity) gives the clusters
 ACTIVITY_RESOLUTION: tuple[float, ...] = (2.0, 1.0)
+# coarser levels merging the clusters, as factors of their resolution (shown to the
+# analyst, never the clusters: bench/results/grain.md found no label-free rule that
+# chooses a better grain than the clusters' resolution 1)
+ACTIVITY_COARSER: tuple[float, ...] = (0.5,)
 ACTIVITY_QUALITY: Quality = "rb"
 ACTIVITY_MIN_DF = 2  # a term of fewer documents carries no weight
 ACTIVITY_MAX_DF = 1.0  # nor a term of more than this share of the documents (1.0: no cut)

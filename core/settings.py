@@ -227,6 +227,7 @@ class ActivitySettings(_Section):
 
     n_neighbors: Annotated[int, Field(ge=1)] | Literal["auto"] = D.ACTIVITY_N_NEIGHBORS
     resolution: tuple[float, ...] = Field(D.ACTIVITY_RESOLUTION, min_length=1)
+    coarser: tuple[float, ...] = D.ACTIVITY_COARSER
     quality: Quality = D.ACTIVITY_QUALITY
     min_df: int = Field(D.ACTIVITY_MIN_DF, ge=1)
     max_df: float = Field(D.ACTIVITY_MAX_DF, gt=0, le=1)
@@ -238,6 +239,20 @@ class ActivitySettings(_Section):
     seed: int = Field(D.ACTIVITY_SEED, ge=0, lt=D.SEED_LIMIT)
 
     _levels = field_validator("resolution", mode="before")(ClusterSettings._levels.__func__)  # type: ignore[attr-defined]
+
+    @field_validator("coarser", mode="before")
+    @classmethod
+    def _factors(cls, v: Any) -> Any:
+        """One factor or a list of them; each a factor of the clusters' resolution, in (0, 1)."""
+        values = [v] if isinstance(v, int | float) else v
+        if isinstance(values, list | tuple) and any(
+            isinstance(x, bool) or not isinstance(x, int | float) or not 0 < x < 1 for x in values
+        ):
+            raise ValueError(
+                "every coarser level is a factor of the clusters' resolution between 0 and "
+                "1, exclusive (0.5: half of it), or [] for no coarser level"
+            )
+        return values
 
 
 class DedupSettings(_Section):

@@ -230,10 +230,14 @@ def category_color(
 
 LEVELS_CAPTIONS = {
     "leiden": (
-        "The activity clustering's levels: one Leiden partition of the same k-NN graph per "
-        "resolution γ (Traag et al. 2019); a higher resolution gives more, smaller "
-        "clusters. The clusters above are the last level's; quality = the partition's "
-        "quality (the clustering's quality function)."
+        "The activity clustering's levels: Leiden partitions of the same k-NN graph, one "
+        "per resolution γ (Traag et al. 2019); a higher resolution gives more, smaller "
+        "clusters. role: the clusters above are the level of role 'clusters' (resolution 1, "
+        "the partition of largest modularity, measured the best grain on labelled corpora); "
+        "a 'finer' level splits each of them into sub-themes, a 'coarser' one merges them "
+        "into broader groups (pick either below). Older clusterings without a role: the "
+        "clusters are the last level's. quality = the partition's modularity at its "
+        "resolution."
     ),
     "paper": (
         "How clusters merge as r (rows per band) falls: each level admits less similar "
@@ -269,14 +273,25 @@ def levels_kind(levels: pd.DataFrame) -> str:
     return "other"
 
 
+LEVEL_ROLES = {
+    "finer": "sub-themes of the clusters",
+    "clusters": "the clusters",
+    "coarser": "broader groups of the clusters",
+}
+"""How the level picker names a Leiden level's role (:class:`cluster.graph_leiden.LeidenLevel`)."""
+
+
 def level_name(level: int, n_clusters: int, row: pd.Series | None, kind: str) -> str:
-    """``final (5 clusters)``, ``level 0 · resolution 2 (71 clusters)``, ``level 2 · r=8
-    (4 clusters)``."""
+    """``final (5 clusters)``, ``level 0 · resolution 2 · sub-themes of the clusters (71
+    clusters)``, ``level 2 · r=8 (4 clusters)``."""
     if level < 0:
         return f"final ({n_clusters} clusters)"
     what = ""
     if row is not None and kind == "leiden" and pd.notna(row.get("resolution")):
         what = f" · resolution {float(row['resolution']):g}"
+        role = row.get("role")
+        if isinstance(role, str) and role in LEVEL_ROLES:
+            what += f" · {LEVEL_ROLES[role]}"
     elif row is not None and kind == "paper" and pd.notna(row.get("r")):
         what = f" · r={int(row['r'])}"
     return f"level {level}{what} ({n_clusters} clusters)"

@@ -160,7 +160,7 @@ def test_raw_texts_and_counts_give_the_same_clusters(websites):
 
 def test_levels_are_nested_finest_first(websites):
     _corpus, counts = websites
-    model = ActivityClusterer(resolution=[2.0, 1.0, 0.5]).fit(counts)
+    model = ActivityClusterer(resolution=[2.0, 1.0, 0.5], coarser=()).fit(counts)
     assert [lvl.resolution for lvl in model.levels_] == [2.0, 1.0, 0.5]
     for fine, coarse in zip(model.levels_, model.levels_[1:], strict=False):
         for c in np.unique(fine.labels):

@@ -177,6 +177,8 @@ def test_university_shows_leiden_levels_of_the_default_method(pipeline_page) -> 
     levels = _levels_table(at)
     assert list(levels["level"]) == list(range(len(levels)))
     assert "resolution" in levels.columns and "r" not in levels.columns
+    # the finer level splits the clusters, the coarser one merges them
+    assert list(levels["role"]) == ["finer", "clusters", "coarser"], levels
     # finer levels at higher resolutions: more clusters
     assert levels["resolution"].is_monotonic_decreasing
     assert levels["n_clusters"].is_monotonic_decreasing
@@ -186,6 +188,7 @@ def test_university_shows_leiden_levels_of_the_default_method(pipeline_page) -> 
     picker = at.selectbox(key="level")
     names = list(picker.options)
     assert names[0].startswith("final") and any("resolution 2" in n for n in names), names
+    assert any("resolution 0.5 · broader groups of the clusters" in n for n in names), names
     picker.set_value(0).run()
     assert not at.exception, at.exception
     rows = _frames(at)[-1]

@@ -134,6 +134,15 @@ def _leiden_options(p: argparse.ArgumentParser) -> None:
         choices=QUALITIES,
         help="leiden: quality function (default: [cluster] quality)",
     )
+    p.add_argument(
+        "--coarser",
+        type=float,
+        nargs="*",
+        metavar="FACTOR",
+        help="activity: coarser levels stored beside the clusters, as factors of their "
+        "resolution between 0 and 1 (0.5: a level at half of it, merging whole clusters); "
+        "the option alone: none (default: [activity] coarser)",
+    )
 
 
 def _run_options(p: argparse.ArgumentParser) -> None:
@@ -164,8 +173,9 @@ def cluster_settings(settings: Settings, args: argparse.Namespace) -> Settings:
     """The settings of a ``webometrics cluster`` run: each option given lands in its key.
 
     An option of the paper's methods (:data:`PAPER_OPTIONS`) implies ``--method paper``
-    unless ``--method`` is given. ``--num-perm``, ``--seed``, ``--resolution`` and
-    ``--quality`` set ``[activity]`` for the activity clustering; for the paper's methods
+    unless ``--method`` is given. ``--num-perm``, ``--seed``, ``--resolution``,
+    ``--quality`` and ``--coarser`` set ``[activity]`` for the activity clustering (the
+    paper's methods refuse ``--coarser``); for the paper's methods
     ``--num-perm`` and ``--seed`` set ``[minhash]``, and the others the keys of the
     linkage (:func:`_paper_keys`). ``--workers`` sets ``[minhash] workers``.
 
@@ -190,9 +200,14 @@ def cluster_settings(settings: Settings, args: argparse.Namespace) -> Settings:
         minhash={"workers": args.workers},
     )  # fmt: skip
     if resolve_method(settings) == "activity":
-        activity = {"num_perm": args.num_perm, "seed": args.seed,
+        activity = {"num_perm": args.num_perm, "seed": args.seed, "coarser": args.coarser,
                     "resolution": args.resolution, "quality": args.quality}  # fmt: skip
         return settings.with_options(activity=activity)
+    if args.coarser is not None:
+        raise ParameterError(
+            "--coarser sets the activity clustering's coarser levels; the paper's methods "
+            "have none: leave it out, or use --method activity"
+        )
     return settings.with_options(
         cluster=_paper_keys(settings, args),
         minhash={"num_perm": args.num_perm, "seed": args.seed},
