@@ -18,8 +18,14 @@ Two caps remove what cannot tell kinds of activity apart:
 - ``max_df``: a term in more than this share of the documents (site boilerplate such as
   *home*, *contact*, *copyright*, the words of a shared template) is left out.
 
+The counts arrive as mappings, or as a :class:`TermCountMatrix` that a
+:class:`CountsBuilder` appends batch by batch (int32 columns, float32 counts, a term →
+column dict): the cluster stage streams the stored counts from the database into one,
+so that a million documents' mappings are never held at once (``bench/million.py``).
+Both give the same weights to the last bit.
+
 Complexity: O(N) time and memory for N (document, term) entries, plus O(V log V) to
-order a vocabulary of V terms.
+order a vocabulary of V terms; the builder holds 8 bytes an entry plus one batch.
 
 References
 ----------
@@ -40,7 +46,8 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import dataclasses
+from collections.abc import Iterable, Mapping, Sequence
 from typing import ClassVar
 
 import numpy as np
@@ -49,13 +56,103 @@ import scipy.sparse as sp
 from cluster.base import Constraints, Estimator, Interval
 from core import defaults as D
 
-__all__ = ["DF_CONSTRAINTS", "TfidfWeighting", "counts_matrix"]
+__all__ = [
+    "DF_CONSTRAINTS",
+    "CountsBuilder",
+    "TermCountMatrix",
+    "TfidfWeighting",
+    "counts_matrix",
+]
 
 DF_CONSTRAINTS: Constraints = {
     "min_df": [Interval(int, 1, None, label="an integer >= 1 (documents)")],
     "max_df": [Interval(float, 0, 1, closed="right", label="a share of the documents in (0, 1]")],
 }
 """The constraints of the document-frequency caps (also the activity clusterer's)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class TermCountMatrix:
+    """Term counts as a CSR matrix and the term of each column.
+
+    Attributes
+    ----------
+    counts : scipy.sparse.csr_matrix of float32, shape (n, V)
+        Count of term ``terms[c]`` in document ``d`` at ``(d, c)``; int32 column indices,
+        sorted in every row.
+    terms : list of str
+        The term of each column, sorted.
+    """
+
+    counts: sp.csr_matrix
+    terms: list[str]
+
+    def __len__(self) -> int:
+        return int(self.counts.shape[0])
+
+
+class CountsBuilder:
+    """Appends batches of term-count mappings into one :class:`TermCountMatrix`.
+
+    Each batch becomes two flat arrays (int32 columns, float32 counts: 8 bytes an entry)
+    and a term → column dict grows with the vocabulary, so that streaming the documents
+    batch by batch holds their counts as a matrix, never all of their mappings.
+
+    Notes
+    -----
+    Memory O(N + V) for N (document, term) entries and V terms, plus one batch; time
+    O(N) to add, O(N + V log V) to :meth:`build`.
+
+    Examples
+    --------
+    >>> b = CountsBuilder().add([{"b": 2, "a": 1}, {}])
+    >>> m = b.add([{"b": 1, "c": 0}]).build()
+    >>> m.terms, m.counts.toarray().tolist(), len(m)
+    (['a', 'b'], [[1.0, 2.0], [0.0, 0.0], [0.0, 1.0]], 3)
+    """
+
+    def __init__(self) -> None:
+        self._index: dict[str, int] = {}
+        self._cols: list[np.ndarray] = []
+        self._vals: list[np.ndarray] = []
+        self._lengths: list[np.ndarray] = []
+
+    def __len__(self) -> int:
+        return sum(int(x.shape[0]) for x in self._lengths)
+
+    def add(self, documents: Iterable[Mapping[str, int]]) -> CountsBuilder:
+        """Append the documents' counts (counts <= 0 are ignored); returns ``self``."""
+        lookup, index = self._index.setdefault, self._index
+        cols: list[int] = []
+        vals: list[int] = []
+        lengths: list[int] = []
+        for counts in documents:
+            kept = [(t, c) for t, c in counts.items() if c > 0]
+            cols.extend(lookup(t, len(index)) for t, _ in kept)
+            vals.extend(c for _, c in kept)
+            lengths.append(len(kept))
+        self._cols.append(np.asarray(cols, dtype=np.int32))
+        self._vals.append(np.asarray(vals, dtype=np.float32))
+        self._lengths.append(np.asarray(lengths, dtype=np.int64))
+        return self
+
+    def build(self) -> TermCountMatrix:
+        """The matrix of every document added, columns in sorted term order."""
+        index = self._index
+        terms = sorted(index)
+        remap = np.empty(len(index), dtype=np.int32)
+        remap[[index[t] for t in terms]] = np.arange(len(terms), dtype=np.int32)
+        col = remap[np.concatenate(self._cols)] if self._cols else np.empty(0, np.int32)
+        self._cols.clear()
+        data = np.concatenate(self._vals) if self._vals else np.empty(0, np.float32)
+        self._vals.clear()
+        lengths = np.concatenate(self._lengths) if self._lengths else np.empty(0, np.int64)
+        indptr = np.zeros(lengths.shape[0] + 1, dtype=np.int64)
+        np.cumsum(lengths, out=indptr[1:])
+        X = sp.csr_matrix((data, col, indptr), shape=(lengths.shape[0], len(terms)))
+        X.sum_duplicates()
+        X.sort_indices()
+        return TermCountMatrix(X, terms)
 
 
 def counts_matrix(
@@ -81,25 +178,8 @@ def counts_matrix(
     >>> terms, X.toarray().tolist()
     (['a', 'b'], [[1.0, 2.0], [0.0, 0.0], [0.0, 1.0]])
     """
-    index: dict[str, int] = {}
-    cols: list[np.ndarray] = []  # one small array a document: 12 bytes an entry, not ~70
-    vals: list[np.ndarray] = []
-    indptr = np.zeros(len(documents) + 1, dtype=np.int64)
-    lookup = index.setdefault
-    for d, counts in enumerate(documents):
-        kept = {t: c for t, c in counts.items() if c > 0}
-        cols.append(np.fromiter((lookup(t, len(index)) for t in kept), np.int32, len(kept)))
-        vals.append(np.fromiter(kept.values(), np.float32, len(kept)))
-        indptr[d + 1] = indptr[d] + len(kept)
-    terms = sorted(index)
-    remap = np.empty(len(index), dtype=np.int64)
-    remap[[index[t] for t in terms]] = np.arange(len(terms))
-    col = remap[np.concatenate(cols)] if cols else np.empty(0, dtype=np.int64)
-    data = np.concatenate(vals) if vals else np.empty(0, dtype=np.float32)
-    X = sp.csr_matrix((data, col, indptr), shape=(len(documents), len(terms)))
-    X.sum_duplicates()
-    X.sort_indices()
-    return X, terms
+    built = CountsBuilder().add(documents).build()
+    return built.counts, built.terms
 
 
 class TfidfWeighting(Estimator):
@@ -142,15 +222,24 @@ class TfidfWeighting(Estimator):
         self.min_df = min_df
         self.max_df = max_df
 
-    def fit(self, documents: Sequence[Mapping[str, int]]) -> TfidfWeighting:
-        """Learn the vocabulary and idf from the documents' term counts."""
+    def fit(self, documents: Sequence[Mapping[str, int]] | TermCountMatrix) -> TfidfWeighting:
+        """Learn the vocabulary and idf from the documents' term counts (mappings, or a
+        :class:`TermCountMatrix` built from them)."""
         self.fit_transform(documents)
         return self
 
-    def fit_transform(self, documents: Sequence[Mapping[str, int]]) -> sp.csr_matrix:
-        """Fit, then :meth:`transform` the same documents (one pass over the counts)."""
+    def fit_transform(
+        self, documents: Sequence[Mapping[str, int]] | TermCountMatrix
+    ) -> sp.csr_matrix:
+        """Fit, then :meth:`transform` the same documents (one pass over the counts).
+
+        ``documents``: term-count mappings, or their :class:`TermCountMatrix` (the same
+        weights; the matrix is read, not changed).
+        """
         self.check_params()
-        counts, terms = counts_matrix(documents)
+        if not isinstance(documents, TermCountMatrix):
+            documents = CountsBuilder().add(documents).build()
+        counts, terms = documents.counts, documents.terms
         n = counts.shape[0]
         df = np.bincount(counts.indices, minlength=counts.shape[1])
         keep = (df >= self.min_df) & (df <= self.max_df * n)

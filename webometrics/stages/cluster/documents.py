@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sqlalchemy import Engine, func, select
@@ -25,13 +25,19 @@ from store.models import (
 )
 from store.session import session_scope
 
+if TYPE_CHECKING:
+    from cluster.weighting import TermCountMatrix
+
 __all__ = [
     "ID_BATCH",
+    "TERMS_BATCH",
     "DatabaseShingles",
     "Selection",
     "check_terms",
     "load",
+    "load_term_counts",
     "stream_shingles",
+    "stream_terms",
 ]
 
 
@@ -186,16 +192,14 @@ def _shingles(blob: bytes | None) -> np.ndarray:
 ID_BATCH = 500  # ids per IN (...) query: far below any database's parameter limit
 
 
-def _fetch_shingles(engine: Engine, ids: Sequence[int]) -> list[np.ndarray]:
-    """The shingles of the documents ``ids``, in that order."""
-    got: dict[int, np.ndarray] = {}
+def _fetch(engine: Engine, ids: Sequence[int], column: Any, convert: Any) -> list[Any]:
+    """``convert`` of the stored ``column`` of the documents ``ids``, in that order."""
+    got: dict[int, Any] = {}
     with engine.connect() as conn:
         for start in range(0, len(ids), ID_BATCH):
             batch = [int(i) for i in ids[start : start + ID_BATCH]]
-            rows = conn.execute(
-                select(Document.id, Document.shingles).where(Document.id.in_(batch))
-            )
-            got.update((int(r.id), _shingles(r.shingles)) for r in rows)
+            rows = conn.execute(select(Document.id, column).where(Document.id.in_(batch)))
+            got.update((int(i), convert(value)) for i, value in rows)
     missing = [int(i) for i in ids if int(i) not in got]
     if missing:
         raise StageError(
@@ -205,12 +209,42 @@ def _fetch_shingles(engine: Engine, ids: Sequence[int]) -> list[np.ndarray]:
     return [got[int(i)] for i in ids]
 
 
+def _fetch_shingles(engine: Engine, ids: Sequence[int]) -> list[np.ndarray]:
+    """The shingles of the documents ``ids``, in that order."""
+    return _fetch(engine, ids, Document.shingles, _shingles)
+
+
 def stream_shingles(
     engine: Engine, ids: Sequence[int], chunk: int = 2000
 ) -> Iterator[list[np.ndarray]]:
     """The shingles of the documents ``ids`` in order, ``chunk`` documents at a time."""
     for start in range(0, len(ids), chunk):
         yield _fetch_shingles(engine, ids[start : start + chunk])
+
+
+TERMS_BATCH = 5000
+"""Documents whose term counts :func:`stream_terms` reads at a time."""
+
+
+def stream_terms(
+    engine: Engine, ids: Sequence[int], chunk: int = TERMS_BATCH
+) -> Iterator[list[dict[str, int] | None]]:
+    """The stored term counts of the documents ``ids`` in order (``None`` where not
+    stored), ``chunk`` documents at a time: the activity clustering appends each batch to
+    its count matrix (:class:`cluster.weighting.CountsBuilder`) and holds the mappings of
+    one batch only.
+
+    Raises
+    ------
+    StageError
+        A document was deleted meanwhile.
+    """
+    for start in range(0, len(ids), chunk):
+        yield _fetch(engine, ids[start : start + chunk], Document.terms, _same)
+
+
+def _same(value: Any) -> Any:
+    return value
 
 
 class DatabaseShingles:
@@ -232,10 +266,38 @@ class DatabaseShingles:
 
 def check_terms(terms: Sequence[Any], selection: Selection) -> None:
     """Raise a :class:`StageError` unless every document has stored term counts."""
-    missing = sum(t is None for t in terms)
+    _check_missing(sum(t is None for t in terms), len(terms), selection)
+
+
+def load_term_counts(
+    engine: Engine, ids: Sequence[int], selection: Selection, *, chunk: int = TERMS_BATCH
+) -> TermCountMatrix:
+    """The stored term counts of the documents ``ids`` as one count matrix (rows in the
+    order of ``ids``), streamed from the database ``chunk`` documents at a time into a
+    :class:`cluster.weighting.CountsBuilder`: memory O(N + V) for N (document, term)
+    entries and V terms, plus one batch of mappings, never every document's.
+
+    Raises
+    ------
+    StageError
+        A document has no stored term counts, or was deleted meanwhile.
+    """
+    from cluster.weighting import CountsBuilder
+
+    builder = CountsBuilder()
+    missing = 0
+    for batch in stream_terms(engine, ids, chunk):
+        missing += sum(t is None for t in batch)
+        if not missing:
+            builder.add(batch)  # type: ignore[arg-type]
+    _check_missing(missing, len(ids), selection)
+    return builder.build()
+
+
+def _check_missing(missing: int, total: int, selection: Selection) -> None:
     if missing:
         raise StageError(
-            f"{missing} of the {len(terms)} {selection.unit} documents{selection.of()} have "
+            f"{missing} of the {total} {selection.unit} documents{selection.of()} have "
             "no stored term counts (extracted before they were kept): run "
             "`webometrics extract --rebuild-documents`"
         )

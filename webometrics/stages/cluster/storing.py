@@ -26,10 +26,15 @@ from webometrics.stages.cluster.documents import Selection
 __all__ = ["ClusteringResult", "store_clustering"]
 
 
+MEMBER_BATCH = 20000
+"""ClusterMember rows inserted at a time (and the most held as dicts)."""
+
+
 def _write_level(
     s: Any, clustering_id: int, level: int, ids: Sequence[int], labels: np.ndarray
 ) -> None:
-    """One Cluster row per label of a level and one ClusterMember row per document."""
+    """One Cluster row per label of a level and one ClusterMember row per document,
+    inserted :data:`MEMBER_BATCH` at a time (memory: one batch of rows, not n)."""
     if len(ids) == 0:
         return
     sizes = np.bincount(labels)
@@ -37,15 +42,18 @@ def _write_level(
         {"clustering_id": clustering_id, "level": level, "label": int(lab), "size": int(size)}
         for lab, size in enumerate(sizes.tolist())
     ]
-    cluster_ids = s.scalars(
-        insert(Cluster).returning(Cluster.id, sort_by_parameter_order=True), rows
-    ).all()
-    members = [
-        {"cluster_id": int(cluster_ids[lab]), "document_id": int(doc)}
-        for doc, lab in zip(ids, labels.tolist(), strict=True)
-    ]
-    for start in range(0, len(members), 20000):
-        s.execute(insert(ClusterMember), members[start : start + 20000])
+    cluster_ids = np.asarray(
+        s.scalars(insert(Cluster).returning(Cluster.id, sort_by_parameter_order=True), rows).all(),
+        dtype=np.int64,
+    )
+    del rows
+    for start in range(0, len(ids), MEMBER_BATCH):
+        docs = np.asarray(ids[start : start + MEMBER_BATCH], dtype=np.int64).tolist()
+        members = cluster_ids[labels[start : start + MEMBER_BATCH]].tolist()
+        s.execute(
+            insert(ClusterMember),
+            [{"cluster_id": c, "document_id": d} for c, d in zip(members, docs, strict=True)],
+        )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -138,6 +146,7 @@ def store_clustering(
             final = select(Cluster).where(Cluster.clustering_id == row.id, Cluster.level == -1)
             for cl in s.scalars(final):
                 cl.category_evidence = evidence.get(int(cl.label), {})
+        row.seconds = round(time.perf_counter() - started, 3)  # with the writes
         clustering_id = int(row.id)
     return ClusteringResult(
         clustering_id=clustering_id,
