@@ -6,7 +6,10 @@ them alone under a global threshold and chains them together below it. This esti
 groups documents by kind of activity instead:
 
 1. **Weighted terms.** Texts become term counts (:class:`extract.terms.TermCounter`:
-   stemmed 1-word terms per language, stop words out), then L2-normalised tf-idf vectors
+   stemmed 1-word terms per language, stop words out) and the counts one count matrix
+   (:class:`cluster.weighting.CountsBuilder`; the cluster stage streams the stored counts
+   from the database into it batch by batch and passes the
+   :class:`~cluster.weighting.TermCountMatrix`), then L2-normalised tf-idf vectors
    with sublinear tf and idf from the corpus being clustered
    (:class:`cluster.weighting.TfidfWeighting`; ``min_df`` and ``max_df`` drop the terms
    that cannot link documents or that every site shares).
@@ -39,7 +42,8 @@ entries; neighbours O(Σ_t df(t)² + n²) exact (below :data:`EXACT_WORK`), abou
 O(n^1.1 · k · d̄) by NN-descent for d̄ non-zeros a row; with LSH, signatures O(m · N),
 candidates O(n · b · max_bucket), similarities O((C + refine · n · k²) · d̄) for C
 candidate pairs; Leiden about O(n · k) per iteration. Memory O(N + n · k) besides the
-exact step's dense blocks (O(threads · block · n)); never O(n²).
+exact step's dense blocks (O(threads · block · n)); never O(n²). Given a count matrix,
+no per-document Python object is made (1,000,000 documents: ``bench/million.py``).
 
 References
 ----------
@@ -89,7 +93,7 @@ from cluster.knn import (
 )
 from cluster.nested_leiden import igraph_leiden, merged_levels, modularity, refined_levels
 from cluster.unionfind import canonical_labels
-from cluster.weighting import DF_CONSTRAINTS, TfidfWeighting
+from cluster.weighting import DF_CONSTRAINTS, CountsBuilder, TermCountMatrix, TfidfWeighting
 from core import defaults as D
 from core.choices import CANDIDATES, QUALITIES
 from core.exceptions import ParameterError
@@ -340,6 +344,24 @@ class ActivityClusterer(Estimator):
             )
         return list(documents)  # type: ignore[arg-type]
 
+    @classmethod
+    def count_matrix(
+        cls,
+        documents: Sequence[Document] | TermCountMatrix,
+        languages: Sequence[str | None] | None = None,
+    ) -> TermCountMatrix:
+        """The documents' :class:`~cluster.weighting.TermCountMatrix`: as given, or built
+        from the :meth:`term_counts` of texts or mappings.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`term_counts`.
+        """
+        if isinstance(documents, TermCountMatrix):
+            return documents
+        return CountsBuilder().add(cls.term_counts(documents, languages)).build()
+
     def _neighbours(self, X: sp.csr_matrix, active: np.ndarray, k: int) -> KNNGraph:
         n = X.shape[0]
         stats: dict[str, Any] = {"candidates": None, "candidate_pairs": 0, "refine_pairs": 0}
@@ -390,7 +412,7 @@ class ActivityClusterer(Estimator):
     # -- fit -----------------------------------------------------------------------------
     def fit(
         self,
-        documents: Sequence[Document],
+        documents: Sequence[Document] | TermCountMatrix,
         languages: Sequence[str | None] | None = None,
         *,
         progress: Any = None,
@@ -399,8 +421,10 @@ class ActivityClusterer(Estimator):
 
         Parameters
         ----------
-        documents : sequence of str, or sequence of mapping str → int
-            Raw texts, or term counts (:mod:`extract.terms`).
+        documents : sequence of str, sequence of mapping str → int, or TermCountMatrix
+            Raw texts, term counts (:mod:`extract.terms`), or the count matrix of term
+            counts (:class:`~cluster.weighting.CountsBuilder`, read, not changed): the
+            same clusters for the same documents, whichever is given.
         languages : sequence of str or None, optional
             ISO 639-1 code of each text (``None`` entries: detected); ignored for
             term-count documents.
@@ -415,7 +439,7 @@ class ActivityClusterer(Estimator):
         self.check_params()
         seconds: dict[str, float] = {}
         t0 = time.perf_counter()
-        counts = self.term_counts(documents, languages)
+        counts = self.count_matrix(documents, languages)
         seconds["terms"] = time.perf_counter() - t0
         n = len(counts)
         t0 = time.perf_counter()
@@ -440,7 +464,7 @@ class ActivityClusterer(Estimator):
             seed=int(self.seed),
         )  # fmt: skip
         seconds["leiden"] = time.perf_counter() - t0
-        self._group_empty(counts, active, levels)
+        self._group_empty(counts.counts, active, levels)
         if progress is not None:
             for level in levels:
                 progress(level)
@@ -465,27 +489,30 @@ class ActivityClusterer(Estimator):
         return self
 
     def fit_predict(
-        self, documents: Sequence[Document], languages: Sequence[str | None] | None = None
+        self,
+        documents: Sequence[Document] | TermCountMatrix,
+        languages: Sequence[str | None] | None = None,
     ) -> np.ndarray:
         """:meth:`fit`, then ``labels_``."""
         return self.fit(documents, languages).labels_
 
     @staticmethod
-    def _group_empty(
-        counts: Sequence[Mapping[str, int]], active: np.ndarray, levels: list[LeidenLevel]
-    ) -> None:
-        """Documents without a weighted term join their exact duplicates (same term set):
-        a corpus of identical documents is one cluster, not n."""
+    def _group_empty(counts: sp.csr_matrix, active: np.ndarray, levels: list[LeidenLevel]) -> None:
+        """Documents without a weighted term join their exact duplicates (same term set,
+        the columns of their row of the count matrix): a corpus of identical documents is
+        one cluster, not n."""
         empty = np.flatnonzero(~active)
         if empty.shape[0] < 2:
             return
-        key_of: dict[frozenset[str], int] = {}
-        first = np.arange(len(counts))
+        key_of: dict[bytes, int] = {}
+        n = counts.shape[0]
+        first = np.arange(n)
+        indptr, indices = counts.indptr, counts.indices  # sorted in every row
         for d in empty.tolist():
-            terms = frozenset(counts[d])
-            if terms:
-                first[d] = key_of.setdefault(terms, d)
-        if np.array_equal(first, np.arange(len(counts))):
+            terms = indices[indptr[d] : indptr[d + 1]]
+            if terms.shape[0]:
+                first[d] = key_of.setdefault(terms.tobytes(), d)
+        if np.array_equal(first, np.arange(n)):
             return
         for level in levels:
             labels = level.labels.copy()
@@ -537,6 +564,12 @@ def weighted_terms(
     dict
         Cluster label → ``[(term, score), ...]``, best first.
 
+    Notes
+    -----
+    The cluster sums stay sparse (a term absent from a cluster cannot score above 0), so
+    time and memory are O(N) for N non-zeros of ``X`` plus a sort of each cluster's own
+    terms, never O(clusters × terms) (1,000,000 documents: ``bench/million.py``).
+
     Examples
     --------
     >>> texts = ["oil price opec oil", "opec oil barrel", "goal match team", "team goal cup"]
@@ -552,14 +585,19 @@ def weighted_terms(
     member = sp.csr_matrix(
         (np.ones(n, dtype=np.float32), (labels, np.arange(n))), shape=(labels.max() + 1, n)
     )
-    sums = np.asarray((member @ X).todense())
+    sums = (member @ X).tocsr()  # sparse: clusters × terms never made dense
+    sums.sort_indices()
     sizes = np.bincount(labels).astype(np.float64)
-    total = sums.sum(axis=0)
+    total = np.zeros(X.shape[1], dtype=sums.dtype)
+    np.add.at(total, sums.indices, sums.data)  # row by row, as a dense column sum adds
     for c in range(sums.shape[0]):
-        inside = sums[c] / sizes[c]
+        # a term outside the cluster scores <= 0: only the cluster's own terms can be kept
+        cols = sums.indices[sums.indptr[c] : sums.indptr[c + 1]]
+        inside_sums = sums.data[sums.indptr[c] : sums.indptr[c + 1]]
+        inside = inside_sums / sizes[c]
         rest = n - sizes[c]
-        outside = (total - sums[c]) / rest if rest else np.zeros_like(inside)
+        outside = (total[cols] - inside_sums) / rest if rest else np.zeros_like(inside)
         score = inside - outside
         best = np.argsort(-score, kind="stable")[:top]
-        out[c] = [(vocabulary[t], round(float(score[t]), 4)) for t in best if score[t] > 0]
+        out[c] = [(vocabulary[cols[t]], round(float(score[t]), 4)) for t in best if score[t] > 0]
     return out

@@ -17,7 +17,7 @@ from cluster.activity import ActivityClusterer, auto_neighbours, weighted_terms
 from cluster.evaluate import score_clustering
 from cluster.knn import exact_knn
 from cluster.weighted_minhash import WeightedMinHasher, unpack_pairs
-from cluster.weighting import TfidfWeighting
+from cluster.weighting import CountsBuilder, TfidfWeighting
 from core.exceptions import ParameterError, StageError
 from core.settings import Settings
 from corpora.activity import load_activity_corpus
@@ -25,6 +25,7 @@ from store import make_engine, schema
 from store.models import (
     Cluster,
     Clustering,
+    ClusterMember,
     CrawlRun,
     Document,
     Environment,
@@ -158,6 +159,47 @@ def test_raw_texts_and_counts_give_the_same_clusters(websites):
     assert np.array_equal(a, b) and np.array_equal(b, c)
 
 
+def test_a_count_matrix_built_in_batches_gives_what_the_mappings_give(websites):
+    _corpus, counts = websites
+    builder = CountsBuilder()
+    for start in range(0, len(counts), 50):
+        builder.add(counts[start : start + 50])
+    matrix = builder.build()
+    a, b = ActivityClusterer().fit(counts), ActivityClusterer().fit(matrix)
+    assert [(lv.resolution, lv.role, lv.n_clusters) for lv in a.levels_] == [
+        (lv.resolution, lv.role, lv.n_clusters) for lv in b.levels_
+    ]
+    for la, lb in zip(a.levels_, b.levels_, strict=True):
+        assert np.array_equal(la.labels, lb.labels)
+    assert a.vocabulary_ == b.vocabulary_ and (a.matrix_ != b.matrix_).nnz == 0
+    assert np.array_equal(a.graph_.neighbours, b.graph_.neighbours)
+    drop = ("seconds",)
+    assert {k: v for k, v in a.graph_stats_.items() if k not in drop} == {
+        k: v for k, v in b.graph_stats_.items() if k not in drop
+    }
+    assert weighted_terms(a.matrix_, a.vocabulary_, a.labels_, top=20) == weighted_terms(
+        b.matrix_, b.vocabulary_, b.labels_, top=20
+    )
+
+
+def test_documents_without_a_weighted_term_join_their_exact_duplicates():
+    oil = [
+        {"oil": 2, "price": 1},
+        {"oil": 1, "price": 1},
+        {"price": 2, "oil": 1},
+        {"oil": 3, "price": 1},
+    ]
+    rare = [{"x": 1, "y": 1}, {"y": 3, "x": 2}, {"z": 1}, {"z": 4}, {"w": 1}, {"x": 1}, {}]
+    counts = oil + rare  # min_df=4: x, y, z and w weigh nothing
+    for docs in (counts, CountsBuilder().add(counts[:5]).add(counts[5:]).build()):
+        model = ActivityClusterer(min_df=4, max_df=1.0, n_neighbors=2).fit(docs)
+        assert model.graph_stats_["n_empty"] == len(rare)
+        for labels in (model.labels_, *(level.labels for level in model.levels_)):
+            assert labels[4] == labels[5] and labels[6] == labels[7]  # same term sets
+            alone = [labels[d] for d in (0, 4, 6, 8, 9, 10)]
+            assert len(set(alone)) == len(alone)  # {w}, {x} and {} stay alone
+
+
 def test_levels_are_nested_finest_first(websites):
     _corpus, counts = websites
     model = ActivityClusterer(resolution=[2.0, 1.0, 0.5], coarser=()).fit(counts)
@@ -286,6 +328,43 @@ def test_stage_clusters_each_university_and_direction(activity_db):
     with session_scope(engine) as s:
         row = s.get(Clustering, everything.clusterings[0].clustering_id)
         assert row.parameters["num_perm"] == 32  # --num-perm sets the weighted MinHash
+
+
+def test_stage_streams_the_counts_and_stores_what_the_clusterer_finds(activity_db, websites):
+    """The stage reads the stored counts in batches into a count matrix; its clustering
+    is that of ActivityClusterer on the documents' mappings held in memory."""
+    _corpus, counts = websites
+    _url, engine, _labels = activity_db
+    stats = stage.cluster_one(engine, DOMAINS, None, "both")
+    model = ActivityClusterer.from_settings(DOMAINS).fit(counts[:200])
+    evidence = weighted_terms(model.matrix_, model.vocabulary_, model.labels_,
+                              top=max(20, Settings().analyse.theme_terms))  # fmt: skip
+    with session_scope(engine) as s:
+        row = s.get(Clustering, stats.clustering_id)
+        assert [
+            {k: v for k, v in lv.items() if k not in ("level", "seconds")} for lv in row.levels
+        ] == [{k: v for k, v in lv.to_dict().items() if k != "seconds"} for lv in model.levels_]
+        graph = {k: v for k, v in row.parameters["graph"].items() if k != "seconds"}
+        assert graph == {k: v for k, v in model.graph_stats_.items() if k != "seconds"}
+        assert {"load", "evidence", "weights"} <= set(row.parameters["graph"]["seconds"])
+        ids = s.scalars(select(Document.id).order_by(Document.id)).all()
+        members = s.execute(
+            select(Cluster.level, Cluster.label, ClusterMember.document_id)
+            .join(ClusterMember, ClusterMember.cluster_id == Cluster.id)
+            .where(Cluster.clustering_id == row.id)
+        ).all()
+        stored: dict[int, np.ndarray] = {}
+        for level, label, doc in members:
+            stored.setdefault(level, np.full(len(ids), -1))[ids.index(doc)] = label
+        expected = {-1: model.labels_, **{k: lv.labels for k, lv in enumerate(model.levels_)}}
+        assert stored.keys() == expected.keys()
+        for level, labels in expected.items():
+            assert np.array_equal(stored[level], labels), level
+        final = s.scalars(
+            select(Cluster).where(Cluster.clustering_id == row.id, Cluster.level == -1)
+        )
+        got = {c.label: [tuple(t) for t in c.category_evidence["weighted_terms"]] for c in final}
+        assert got == {c: [(t, w) for t, w in terms] for c, terms in evidence.items()}
 
 
 def test_analyse_names_activity_themes_by_their_weighted_terms(activity_db):

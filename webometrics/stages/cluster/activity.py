@@ -2,9 +2,14 @@
 stored term counts.
 
 :func:`run_activity` is :func:`webometrics.stages.cluster.cluster_one` with
-``[cluster] method = "activity"``: tf-idf of the term counts, an LSH k-nearest-neighbour
-graph and Leiden levels (:class:`cluster.ActivityClusterer` of ``[activity]``); each final
+``[cluster] method = "activity"``: tf-idf of the term counts, a k-nearest-neighbour graph
+and Leiden levels (:class:`cluster.ActivityClusterer` of ``[activity]``); each final
 cluster's weighted terms are stored as its category evidence.
+
+Memory: the term counts are streamed from the database in batches into one count matrix
+(:func:`~webometrics.stages.cluster.documents.load_term_counts`), so the stage holds
+O(N + n·k) for N (document, term) entries and k neighbours, plus one batch of mappings,
+never every document's mappings or texts (``bench/million.py``: 1,000,000 documents).
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from sqlalchemy import Engine
 from tqdm import tqdm
 
 from core.settings import Settings
-from webometrics.stages.cluster.documents import Selection, check_terms, load
+from webometrics.stages.cluster.documents import Selection, load, load_term_counts
 from webometrics.stages.cluster.storing import ClusteringResult, store_clustering
 
 __all__ = ["run_activity"]
@@ -28,10 +33,12 @@ log = logging.getLogger(__name__)
 def run_activity(
     engine: Engine, settings: Settings, selection: Selection, *, progress: bool = False
 ) -> ClusteringResult:
-    """One activity clustering: tf-idf of the stored term counts, an LSH
-    k-nearest-neighbour graph and Leiden levels (:class:`cluster.ActivityClusterer` of
-    ``[activity]``, its threads ``[minhash] workers``), stored with each final cluster's
-    weighted terms.
+    """One activity clustering: tf-idf of the stored term counts (streamed into a count
+    matrix), a k-nearest-neighbour graph and Leiden levels
+    (:class:`cluster.ActivityClusterer` of ``[activity]``, its threads ``[minhash]
+    workers``), stored with each final cluster's weighted terms. The stored
+    ``parameters["graph"]["seconds"]`` add ``load`` (reading the counts) and
+    ``evidence`` (the weighted terms) to the clusterer's steps.
 
     Raises
     ------
@@ -48,13 +55,19 @@ def run_activity(
     model = ActivityClusterer.from_settings(settings)
     model.check_params()
     started = time.perf_counter()
-    data = load(engine, selection, with_shingles=False, with_terms=True)
-    check_terms(data["terms"], selection)
+    data = load(engine, selection, with_shingles=False)
+    counts = load_term_counts(engine, data["ids"], selection)
+    loaded = time.perf_counter() - started
     log.info(
         "activity clustering of %d %s documents%s (%d duplicates left out)",
         len(data["ids"]), selection.unit, selection.of(), data["n_excluded"],
     )  # fmt: skip
-    _fit(model, data["terms"], f"activity levels ({len(data['ids'])} {selection.unit}s)", progress)
+    _fit(model, counts, f"activity levels ({len(data['ids'])} {selection.unit}s)", progress)
+    del counts
+    t0 = time.perf_counter()
+    evidence = _evidence(model, settings)
+    seconds = model.graph_stats_["seconds"]
+    seconds.update(load=round(loaded, 4), evidence=round(time.perf_counter() - t0, 4))
     stats = store_clustering(
         engine,
         algorithm="activity",
@@ -66,13 +79,13 @@ def run_activity(
         parameters=_parameters(model, bool(data["ids"])),
         started=started,
         progress=progress,
-        evidence=_evidence(model, settings),
+        evidence=evidence,
     )
     log.info("clustering %d: %s", stats.clustering_id, stats)
     return stats
 
 
-def _fit(model: Any, terms: list[Any], desc: str, progress: bool) -> None:
+def _fit(model: Any, terms: Any, desc: str, progress: bool) -> None:
     """Fit the clusterer, a progress bar over its levels."""
     bar = tqdm(
         total=len(model.resolutions()), desc=desc, unit="level", disable=not progress or None
