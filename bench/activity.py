@@ -416,7 +416,56 @@ def markdown(report: dict[str, Any]) -> str:
             slopes.append(f"{METHODS[method][0]} seconds ~ n^{slope:.2f}")
     if slopes:
         L += ["", "Slope (log-log, first to last size): " + "; ".join(slopes) + "."]
-    return "\n".join(L) + "\n"
+    return "\n".join(L + _grain_lines()) + "\n"
+
+
+def _grain_lines() -> list[str]:
+    """The label-free grain table of ``bench/grain.py``'s last run (its own run and date)."""
+    path = RESULTS / "grain.json"
+    if not path.exists():
+        return ["", "## The grain", "", "`bench/grain.py` has not run: no grain table."]
+    grain = json.loads(path.read_text())
+    rules = grain["chosen"]
+    rule = "max modularity"  # the default's rule, no parameter
+    L = [
+        "",
+        "## The grain, chosen without labels (`bench/grain.py`)",
+        "",
+        f"From `bench/results/grain.md` ({grain['date']}; the rules, their leave-one-corpus-"
+        "out choices and the stored levels are there). *Chosen*: the clusters of the default "
+        "`ActivityClusterer()`, Leiden at resolution 1 (the partition of largest modularity); "
+        f"*{rule}*: the best of 25 resolutions by modularity; *oracle*: the best of the 25 "
+        "by class F (needs the labels); *coarser*: the stored level merging the clusters.",
+        "",
+        "| corpus | classes | chosen: γ, clusters, class F | "
+        f"{rule}: γ, clusters, F | oracle: γ, clusters, F | coarser stored: γ, clusters, F "
+        "| k-means (true k) F |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for c in grain["corpora"]:
+        oracle = max(c["levels"], key=lambda r: r["f_class"])
+        picked = rules[rule][c["corpus"]]
+        coarser = [lvl for lvl in c.get("stored", []) if lvl["role"] == "coarser"]
+        cell = (
+            f"{coarser[0]['resolution']:g}, {coarser[0]['clusters']}, {coarser[0]['f_class']:.3f}"
+            if coarser
+            else "—"
+        )
+        L.append(
+            f"| {c['corpus']} | {c['classes']} | 1, {c['default']['clusters']}, "
+            f"{c['default']['f_class']:.3f} | {picked['resolution']:g}, {picked['clusters']}, "
+            f"{picked['f_class']:.3f} | {oracle['resolution']:g}, {oracle['clusters']}, "
+            f"{oracle['f_class']:.3f} | {cell} | {c['kmeans_f_class']:.3f} |"
+        )
+    summary = grain["summary"]
+    L += [
+        "",
+        f"Mean class F: chosen {summary['default (resolution 1)']['mean_f']:.3f} (at or above "
+        f"k-means told the true k on {summary['default (resolution 1)']['at_kmeans']} of "
+        f"{len(grain['corpora'])} corpora), oracle {summary['oracle (labels)']['mean_f']:.3f}. "
+        + grain["conclusion"],
+    ]
+    return L
 
 
 def main(argv: list[str] | None = None) -> int:

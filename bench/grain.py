@@ -21,7 +21,11 @@ A rule with a parameter is measured leave-one-corpus-out: ε is the value of
 :data:`EPSILONS` with the best mean class F on the *other* corpora, then applied to the
 held-out one. The table also gives the oracle (the resolution with the best class F,
 which needs the labels) and k-means told the true number of classes (scikit-learn, on the
-anchor's tf-idf, as ``bench/activity.py``'s (d) row).
+anchor's tf-idf, as ``bench/activity.py``'s (d) row). A second table gives the levels every
+activity clustering stores (``[activity]`` defaults): the finer one (resolution 2, splitting
+the clusters), the clusters (resolution 1) and the coarser one (resolution 0.5, merging
+whole clusters, :func:`cluster.nested_leiden.merged_levels`), with the class F an analyst
+reaches by picking the best of the three.
 
 Run: ``.venv/bin/python bench/grain.py [--corpora bbc,lenta]``; writes
 ``bench/results/grain.md`` and ``.json``.
@@ -98,6 +102,15 @@ def levels(name: str) -> dict[str, Any]:
             "f_class": float(score_clustering(corpus.labels, model.labels_)["f_class"]),
         },
         "kmeans_f_class": float(score_clustering(corpus.labels, kmeans)["f_class"]),
+        "stored": [
+            {
+                "role": lvl.role,
+                "resolution": lvl.resolution,
+                "clusters": int(lvl.n_clusters),
+                "f_class": float(score_clustering(corpus.labels, lvl.labels)["f_class"]),
+            }
+            for lvl in model.levels_
+        ],
         "levels": rows,
     }
 
@@ -192,7 +205,52 @@ def markdown(report: dict[str, Any]) -> str:
             f"| {name} | {summary['mean_f']:.3f} | {summary['at_kmeans']} of {len(corpora)} |"
         )
     lines += ["", report["conclusion"], ""]
+    if all("stored" in c for c in corpora):
+        lines += stored_table(corpora)
     return "\n".join(lines)
+
+
+def stored_table(corpora: list[dict[str, Any]]) -> list[str]:
+    """The levels each activity clustering stores, with their class F, and their means."""
+    roles = [(lvl["role"], lvl["resolution"]) for lvl in corpora[0]["stored"]]
+    lines = [
+        "## The levels an activity clustering stores",
+        "",
+        "The default `ActivityClusterer()` stores, beside its clusters, a finer level that "
+        "splits each of them and a coarser one that merges whole clusters (Leiden on the "
+        "graph of the clusters). The analyst picks either on the University page; *best "
+        "stored* is the best of the three for the corpus (it needs the labels to choose).",
+        "",
+        "| corpus | classes | "
+        + " | ".join(f"{role} (γ {gamma:g}): clusters, F" for role, gamma in roles)
+        + " | best stored F | oracle F (25 resolutions) | k-means (true k) F |",
+        "|---|---:|" + "---:|" * len(roles) + "---:|---:|---:|",
+    ]
+    for c in corpora:
+        cells = [f"{lvl['clusters']}, {lvl['f_class']:.3f}" for lvl in c["stored"]]
+        best = max(lvl["f_class"] for lvl in c["stored"])
+        oracle = max(r["f_class"] for r in c["levels"])
+        lines.append(
+            f"| {c['corpus']} | {c['classes']} | " + " | ".join(cells) + f" | {best:.3f} | "
+            f"{oracle:.3f} | {c['kmeans_f_class']:.3f} |"
+        )
+    means = [np.mean([c["stored"][k]["f_class"] for c in corpora]) for k in range(len(roles))]
+    best_mean = float(np.mean([max(lvl["f_class"] for lvl in c["stored"]) for c in corpora]))
+    at_kmeans = sum(
+        max(lvl["f_class"] for lvl in c["stored"]) >= c["kmeans_f_class"] - 0.005 for c in corpora
+    )
+    lines += [
+        "| **mean** | | "
+        + " | ".join(f"{m:.3f}" for m in means)
+        + f" | {best_mean:.3f} | "
+        + f"{float(np.mean([max(r['f_class'] for r in c['levels']) for c in corpora])):.3f} | "
+        + f"{float(np.mean([c['kmeans_f_class'] for c in corpora])):.3f} |",
+        "",
+        f"The best stored level reaches k-means told the true k on {at_kmeans} of "
+        f"{len(corpora)} corpora.",
+        "",
+    ]
+    return lines
 
 
 def summarise(corpora: list[dict[str, Any]], chosen: dict[str, dict[str, Row]]) -> dict[str, Any]:
