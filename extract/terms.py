@@ -259,17 +259,18 @@ class BatchLanguageIdentifier:
     py3langid walks its byte n-gram automaton (an Aho-Corasick DFA over the UTF-8 bytes of
     the first ``max_chars`` characters) one byte at a time in Python, ~0.5 µs a byte, then
     scores each text with one float32 product of its feature counts and the model's table.
-    Here the walk is numpy over every byte of a batch at once: the automaton's state after
-    a byte is the longest suffix of the text so far that is a node of its trie, and the
-    trie is :attr:`depth` (6) bytes deep, so the state is the walk from the root over the
-    last 6 bytes only; six vectorised gathers give every byte's feature (a byte no n-gram
-    holds, ``0xff``, separates the texts and leads back to the root). One sorted integer
-    key per feature occurrence gives each text's counts in py3langid's order (first
-    occurrence). One sparse float32 product then scores the whole batch; a text whose
-    best label leads the next by more than twice the bound on the rounding of any order
-    of summation (Higham's γ) is decided there, and every other text (a near tie, no
-    feature) goes through py3langid's own product, softmax and folding of aliased labels,
-    so every code is py3langid's (tests compare them on the real corpora).
+    Here both run compiled (numba) over a batch of texts: the walk follows
+    :data:`_CHAINS` stretches of the batch in lockstep, so that the cache misses of the
+    automaton's 78 MB table overlap (the state after a byte depends only on the last
+    :attr:`depth` bytes, so a stretch starts exactly after walking the ``depth - 1``
+    bytes before it from the root; a byte no n-gram holds, ``0xff``, separates the
+    texts and leads back to the root); one pass per text then counts its features in
+    py3langid's order (first occurrence), and one more adds each feature's row of the
+    table into the text's scores. A text whose best label leads the next by more than
+    twice the bound on the rounding of any order of summation (Higham's γ) is decided
+    there, and every other text (a near tie, no feature) goes through py3langid's own
+    product, softmax and folding of aliased labels, so every code is py3langid's (tests
+    compare them on the real corpora).
 
     Parameters
     ----------
@@ -277,23 +278,25 @@ class BatchLanguageIdentifier:
         Read only this many characters of each text (as
         :func:`extract.language.identify_language`).
     batch_bytes : int
-        Bytes walked at once (bounds memory: ~40 bytes of arrays per byte).
+        Bytes walked at once (bounds memory: ~10 bytes of arrays per byte, plus 568
+        bytes of scores per text).
 
     Raises
     ------
     ValueError
-        ``batch_bytes`` outside 1 to 2**23 - 1.
+        ``batch_bytes`` below 1.
     RuntimeError
         py3langid's model is not the one this walk was written for.
 
     Notes
     -----
-    Time O(L) numpy work per text of L bytes (up to ``max_chars`` characters) plus the
-    product of its F distinct features with the model's 142 labels, O(142 F); about four
-    times py3langid's speed. Memory O(batch_bytes) plus, once per process (read-only,
-    shared by every identifier, ~0.2 s to make), two int32 copies of the automaton's
-    transitions (next row, feature: 39 MB each) and a float32 copy of the model's table
-    (57 MB).
+    Time O(L) per text of L bytes (up to ``max_chars`` characters) plus the product of its
+    F distinct features with the model's 142 labels, O(142 F). Memory O(batch_bytes)
+    plus, once per process (read-only, shared by every identifier), the automaton's
+    transitions in one int64 table (next row and feature: 78 MB) and a float32 copy of
+    the model's table (57 MB). The compiled walk is cached on disk by numba (the first
+    process compiles it, a few seconds; later ones load it, well under a second:
+    ``bench/results/terms.md``).
 
     Examples
     --------
@@ -303,20 +306,20 @@ class BatchLanguageIdentifier:
     """
 
     def __init__(self, *, max_chars: int = MAX_CHARS, batch_bytes: int = 1 << 22) -> None:
-        if not 0 < batch_bytes < 1 << _POSITION_BITS:
-            raise ValueError(f"batch_bytes={batch_bytes}: give 1 to 2**23 - 1")
+        if batch_bytes < 1:
+            raise ValueError(f"batch_bytes={batch_bytes}: give a positive number of bytes")
         self.max_chars = max_chars
         self.batch_bytes = batch_bytes
         self.depth = _DEPTH
         walk = _walk_tables()
         self._model = walk.model
         self._root = walk.root
-        self._next_row = walk.next_row
-        self._next_feature = walk.next_feature
+        self._transitions = walk.transitions
         self._table = walk.table
         self._largest = walk.largest
         self._bias = walk.bias
         self._classes = list(walk.model.nb_classes)
+        self._kernels = _kernels()
 
     def identify(self, texts: Sequence[str]) -> list[str | None]:
         """The language code of each text (``None``: no letter in its first characters).
@@ -352,44 +355,41 @@ class BatchLanguageIdentifier:
             self._classify(batch, encoded, out)
         return out
 
-    def _classify(self, batch: list[int], encoded: list[bytes], out: list[str | None]) -> None:
+    def feature_counts(self, encoded: list[bytes]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The automaton's features of each byte string and their counts, in py3langid's
+        order (``py3langid.langid.visit_counts``: first occurrence).
+
+        Parameters
+        ----------
+        encoded : list of bytes
+            Texts as py3langid encodes them (``LanguageIdentifier._encode``).
+
+        Returns
+        -------
+        ids, counts : ndarray of int32
+            Text ``i``'s features and their counts are ``ids[bounds[i]:bounds[i + 1]]``
+            and ``counts[...]``.
+        bounds : ndarray of int64
+            ``len(encoded) + 1`` offsets.
+
+        Examples
+        --------
+        >>> ids, counts, bounds = BatchLanguageIdentifier().feature_counts([b"the the", b""])
+        >>> bounds.tolist(), counts.tolist()
+        ([0, 3, 3], [1, 1, 1])
+        """
         lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
         sep = bytes([_SEPARATOR])
-        # each text after one separator; depth - 1 more before the first
-        buf = sep * (self.depth - 1) + sep + sep.join(encoded)
-        b = np.frombuffer(buf, dtype=np.uint8)
-        n = len(b) - (self.depth - 1)
-        # the walk from the root over the last `depth` bytes, as rows of the table
-        at_row = b[:n] + np.int32(self._root)
-        for k in range(1, self.depth - 1):
-            at_row = self._next_row.take(at_row)
-            at_row += b[k : k + n]
-        at_row = self._next_row.take(at_row)
-        at_row += b[self.depth - 1 : self.depth - 1 + n]
-        feature = self._next_feature.take(at_row)
-        pos = np.flatnonzero(feature >= 0)
-        starts = np.cumsum(lengths + 1) - lengths  # offset of each text's first byte
-        # text d and the separator after it fill lengths[d] + 1 places from place 1 on
-        doc = np.repeat(np.arange(len(encoded)), lengths + 1).take(pos - 1)
-        # sort (text, feature, position) as one integer: each run of one (text, feature)
-        # starts at its first occurrence; those positions, in order, list each text's
-        # features in order of first occurrence (py3langid's Counter order)
-        n_features = len(self._table)
-        key = doc * n_features
-        key += feature[pos]
-        key <<= _POSITION_BITS
-        key |= pos
-        key.sort()
-        group = key >> _POSITION_BITS
-        head = np.flatnonzero(np.diff(group, prepend=-1))
-        count = np.zeros(n, dtype=np.int64)
-        first = key[head] & ((1 << _POSITION_BITS) - 1)
-        count[first] = np.diff(head, append=len(key))
-        at = np.flatnonzero(count)
-        count, ids = count[at], feature[at]
-        bounds = np.searchsorted(at, starts)
-        bounds = np.append(bounds, len(at))
-        sure = self._certain(encoded, lengths, count, ids, bounds, out, batch)
+        b = np.frombuffer(sep + sep.join(encoded), dtype=np.uint8)  # each text after one
+        starts = np.cumsum(lengths + 1) - lengths
+        walk, count, _ = self._kernels
+        feature = walk(b, self._transitions, self._root, self.depth, _CHAINS)
+        return count(feature, starts, lengths, len(self._table))  # type: ignore[no-any-return]
+
+    def _classify(self, batch: list[int], encoded: list[bytes], out: list[str | None]) -> None:
+        ids, count, bounds = self.feature_counts(encoded)
+        lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
+        sure = self._certain(lengths, count, ids, bounds, out, batch)
         model = self._model
         for i, d in enumerate(batch):
             if sure[i]:
@@ -410,7 +410,6 @@ class BatchLanguageIdentifier:
 
     def _certain(
         self,
-        encoded: list[bytes],
         lengths: np.ndarray,
         count: np.ndarray,
         ids: np.ndarray,
@@ -420,7 +419,7 @@ class BatchLanguageIdentifier:
     ) -> np.ndarray:
         """Decide the texts whose winner no rounding can change; a mask of them.
 
-        One sparse product scores the batch in float32 with another order of summation
+        The compiled product scores the batch in float32 in another order of summation
         than py3langid's (a dense product per text). Each score then lies within
         ``2 γ_(F+1) Σ|x_i t_ij|`` (Higham's bound for any order of F products summed in
         float32, u = 2^-24) of py3langid's, plus the rounding of its bias, scale and
@@ -429,18 +428,14 @@ class BatchLanguageIdentifier:
         bound plus 10^-3 (py3langid's exp and division are far more exact); the others
         go through py3langid's own arithmetic.
         """
-        import scipy.sparse as sp
-
         model = self._model
-        x = np.log1p(count.astype(np.float32))
-        shape = (len(encoded), len(self._table))
-        X = sp.csr_matrix((x, ids, bounds), shape=shape)
+        log1p = np.log1p(np.arange(int(count.max(initial=0)) + 1, dtype=np.float32))
+        _, _, score = self._kernels
+        # z: sum_i x_i t_ij; mass: sum_i x_i max_j |t_ij| (>= sum_i x_i |t_ij| for every j)
+        z, mass = score(ids, count, bounds, log1p, self._table, self._largest)
         scale = 1.0 / np.sqrt(np.maximum(lengths, 1).astype(np.float64))
-        z = (np.asarray(X @ self._table, dtype=np.float64) + model.nb_pc) * scale[:, None]
+        z = (z.astype(np.float64) + model.nb_pc) * scale[:, None]
         f = np.diff(bounds).astype(np.float64)
-        per_text = np.repeat(np.arange(len(encoded)), np.diff(bounds))
-        # >= sum_i x_i |t_ij| for every label j
-        mass = np.bincount(per_text, weights=x * self._largest[ids], minlength=len(encoded))
         bound = scale * (4 * (f + 2) * _U * mass + 4 * _U * self._bias) + 4 * _U * np.abs(z).max(
             axis=1
         )
@@ -457,11 +452,112 @@ class BatchLanguageIdentifier:
         return sure
 
 
+def _walk(b: np.ndarray, transitions: np.ndarray, root: int, depth: int, chains: int) -> np.ndarray:
+    """The feature of each byte of ``b`` (-1: none) on the automaton's walk from the root.
+
+    ``chains`` stretches of ``b`` are walked in lockstep (independent loads, so their
+    cache misses overlap); each starts from the root ``depth - 1`` bytes before its
+    first byte, which gives the state the whole walk has there (it depends only on the
+    last ``depth`` bytes). An entry of ``transitions`` (at the current state's row plus
+    the byte) holds the next state's row in its low 32 bits and its feature plus one in
+    the high ones.
+    """
+    n = len(b)
+    feature = np.empty(n, dtype=np.int32)
+    if n == 0:
+        return feature
+    size = (n + chains - 1) // chains  # bytes of each stretch; the last may be shorter
+    whole = n // size  # stretches of `size` bytes
+    row = np.empty(whole + 1, dtype=np.int64)
+    for k in range(whole + 1):
+        row[k] = root
+        for p in range(max(0, k * size - depth + 1), min(k * size, n)):
+            row[k] = transitions[row[k] + b[p]] & 0xFFFFFFFF
+    for s in range(size):
+        for k in range(whole):
+            p = k * size + s
+            e = transitions[row[k] + b[p]]
+            row[k] = e & 0xFFFFFFFF
+            feature[p] = (e >> 32) - 1
+    for p in range(whole * size, n):
+        e = transitions[row[whole] + b[p]]
+        row[whole] = e & 0xFFFFFFFF
+        feature[p] = (e >> 32) - 1
+    return feature
+
+
+def _count(
+    feature: np.ndarray, starts: np.ndarray, lengths: np.ndarray, n_features: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each text's features (``feature[starts[i]:starts[i] + lengths[i]]``) and their
+    counts, in order of first occurrence; see :meth:`BatchLanguageIdentifier.
+    feature_counts`. ``slot[f]`` is where feature ``f`` was last listed: before the
+    current text's first place, it is not yet in the text (no reset between texts)."""
+    n = len(starts)
+    ids = np.empty(len(feature), dtype=np.int32)
+    counts = np.empty(len(feature), dtype=np.int32)
+    bounds = np.empty(n + 1, dtype=np.int64)
+    slot = np.full(n_features, -1, dtype=np.int64)
+    k = 0
+    for i in range(n):
+        bounds[i] = k
+        for p in range(starts[i], starts[i] + lengths[i]):
+            f = feature[p]
+            if f >= 0:
+                at = slot[f]
+                if at < bounds[i]:
+                    slot[f] = k
+                    ids[k] = f
+                    counts[k] = 1
+                    k += 1
+                else:
+                    counts[at] += 1
+    bounds[n] = k
+    return ids[:k].copy(), counts[:k].copy(), bounds
+
+
+def _score(
+    ids: np.ndarray,
+    counts: np.ndarray,
+    bounds: np.ndarray,
+    log1p: np.ndarray,
+    table: np.ndarray,
+    largest: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each text's ``sum_i log1p(c_i) t_i`` in float32 (any order of summation) and
+    ``sum_i log1p(c_i) largest_i`` in float64."""
+    n = len(bounds) - 1
+    labels = table.shape[1]
+    z = np.zeros((n, labels), dtype=np.float32)
+    mass = np.zeros(n, dtype=np.float64)
+    for i in range(n):
+        acc = z[i]
+        m = 0.0
+        for j in range(bounds[i], bounds[i + 1]):
+            f = ids[j]
+            x = log1p[counts[j]]
+            row = table[f]
+            for c in range(labels):
+                acc[c] += x * row[c]
+            m += x * largest[f]
+        mass[i] = m
+    return z, mass
+
+
+@functools.cache
+def _kernels() -> tuple[Any, Any, Any]:
+    """:func:`_walk`, :func:`_count` and :func:`_score` compiled by numba (without the
+    GIL; cached on disk beside this module, so only the first process compiles them)."""
+    import numba
+
+    jit = numba.njit(cache=True, nogil=True)
+    return jit(_walk), jit(_count), numba.njit(cache=True, nogil=True, fastmath=True)(_score)
+
+
 class _WalkTables(NamedTuple):
     model: Any
     root: int
-    next_row: np.ndarray
-    next_feature: np.ndarray
+    transitions: np.ndarray
     table: np.ndarray
     largest: np.ndarray
     bias: float
@@ -470,31 +566,32 @@ class _WalkTables(NamedTuple):
 @functools.cache
 def _walk_tables() -> _WalkTables:
     """The read-only tables of :class:`BatchLanguageIdentifier`, made once per process
-    from py3langid's model (itself loaded once, :mod:`extract.language`): transitions that
-    give the next state's row (one gather a byte, not two) and, for the last byte, its
-    feature; the model's table in float32 and each feature's largest magnitude."""
+    from py3langid's model (itself loaded once, :mod:`extract.language`): transitions
+    that give, in one load, the next state's row and its feature (one cache line a byte,
+    not two); the model's table in float32 and each feature's largest magnitude."""
     from extract.language import identifier
 
     model = identifier()
     nextmove = np.asarray(model.tk_nextmove).view(np.int32)
-    row = np.asarray(model.tk_row, dtype=np.int32) << 8
-    out = np.asarray(model.tk_output, dtype=np.int32)
+    row = np.asarray(model.tk_row, dtype=np.int64) << 8
+    out = np.asarray(model.tk_output, dtype=np.int64)
     if nextmove.reshape(-1, 256)[:, _SEPARATOR].any() or out[0] >= 0:
         raise RuntimeError(
             "py3langid's model changed: byte 0xff no longer leads back to its root; "
             "pin py3langid to a version whose model the batch identifier knows"
         )
+    transitions = row.take(nextmove)
+    transitions |= (out.take(nextmove) + 1) << 32
     table = np.asarray(model.nb_ptc, dtype=np.float32)
     tables = _WalkTables(
         model=model,
         root=int(row[0]),
-        next_row=row.take(nextmove),
-        next_feature=out.take(nextmove),
+        transitions=transitions,
         table=table,
         largest=np.abs(table).max(axis=1).astype(np.float64),  # max_j |t_ij|
         bias=float(np.abs(model.nb_pc).max()),
     )
-    for array in (tables.next_row, tables.next_feature, tables.table, tables.largest):
+    for array in (tables.transitions, tables.table, tables.largest):
         array.flags.writeable = False
     return tables
 
@@ -502,11 +599,11 @@ def _walk_tables() -> _WalkTables:
 _DEPTH = 6
 """Bytes of the deepest node of py3langid's trie (its longest n-gram)."""
 
+_CHAINS = 16
+"""Stretches of a batch the compiled walk follows at once."""
+
 _U = 2.0**-24
 """The unit roundoff of float32."""
-
-_POSITION_BITS = 23
-"""Bits of a byte's position in a batch's sort key (``batch_bytes`` stays below 2**23)."""
 
 _SEPARATOR = 0xFF
 """A byte of no UTF-8 text and of no n-gram of py3langid's model: from every state of its

@@ -40,6 +40,7 @@ import functools
 import re
 import unicodedata
 from importlib import resources
+from typing import TypeVar
 
 import Stemmer
 
@@ -47,6 +48,7 @@ __all__ = [
     "STEMMER_LANGUAGES",
     "STOPWORD_LANGUAGES",
     "WORD",
+    "bare_stemmer",
     "chunks",
     "memo_missing",
     "normalize",
@@ -56,6 +58,11 @@ __all__ = [
     "tokenize",
     "words",
 ]
+
+K = TypeVar("K", str, bytes)
+"""A memo's key: a word or a chunk of UTF-8 bytes."""
+V = TypeVar("V")
+"""A memo's value."""
 
 STEMMER_LANGUAGES: dict[str, str] = {
     "ar": "arabic",
@@ -149,7 +156,7 @@ def normalize(text: str) -> str:
     return text
 
 
-def memo_missing(memo: dict[str, object], distinct: set[str], max_memo: int) -> set[str]:
+def memo_missing(memo: dict[K, V], distinct: set[K], max_memo: int) -> set[K]:
     """The words of ``distinct`` a per-word memo lacks; the memo is emptied first (and all
     of ``distinct`` returned) when adding them would exceed ``max_memo`` entries.
 
@@ -181,6 +188,19 @@ def stemmer(language: str) -> Stemmer.Stemmer | None:
     """
     name = STEMMER_LANGUAGES.get(language)
     return Stemmer.Stemmer(name) if name else None
+
+
+@functools.cache
+def bare_stemmer(language: str) -> Stemmer.Stemmer | None:
+    """:func:`stemmer` without PyStemmer's cache of recent words (for distinct words).
+
+    Examples
+    --------
+    >>> bare_stemmer("en").stemWords(["running", "runs"])
+    ['run', 'run']
+    """
+    name = STEMMER_LANGUAGES.get(language)
+    return Stemmer.Stemmer(name, 0) if name else None
 
 
 @functools.cache
@@ -289,12 +309,19 @@ def stem_words(tokens: list[str], language: str | None) -> list[str]:
     """Snowball stems of normalised words; by script when ``language`` is ``None``;
     the words unchanged for a language without a stemmer.
 
+    The stemmers here keep no cache of their own (:func:`bare_stemmer`): the callers
+    (:class:`extract.terms.TermCounter`, the shingler, the themes) pass distinct words
+    they memoise, and PyStemmer's cache makes each new word cost three to four times
+    its stemming (0.65 µs a Russian word without it, 1.8 µs with it, measured on
+    Lenta.ru's 29,479 distinct words).
+
     Examples
     --------
     >>> stem_words(["running", "бегущие"], None)
     ['run', 'бегущ']
     """
     if language is None:
-        return stemmer("ru").stemWords(stemmer("en").stemWords(tokens))  # type: ignore[union-attr]
-    st = stemmer(language)
+        english = bare_stemmer("en").stemWords(tokens)  # type: ignore[union-attr]
+        return bare_stemmer("ru").stemWords(english)  # type: ignore[union-attr]
+    st = bare_stemmer(language)
     return tokens if st is None else st.stemWords(tokens)
