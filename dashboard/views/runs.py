@@ -18,11 +18,18 @@ status = st.multiselect("Status", STATUSES, default=STATUSES, key="runs-status")
 
 
 def _flat(df: pd.DataFrame, column: str, prefix: str) -> pd.DataFrame:
-    """Spread a dict column into one column per key."""
+    """Spread a dict column into one column per key; a list value (Leiden resolutions,
+    the paper's r levels) is shown as its items joined, so that a column holding lists in
+    some rows and nothing in others stays one type."""
     if df.empty:
         return df.drop(columns=[column])
     spread = pd.json_normalize(df[column].tolist()).add_prefix(prefix)
     spread.index = df.index
+    for name in spread.columns:
+        if spread[name].map(lambda v: isinstance(v, list)).any():
+            spread[name] = spread[name].map(
+                lambda v: ", ".join(map(str, v)) if isinstance(v, list) else v
+            )
     return pd.concat([df.drop(columns=[column]), spread], axis=1)
 
 
