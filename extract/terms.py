@@ -8,18 +8,19 @@ digits only, Snowball-stemmed per language (by script when the language is unkno
 start from; the extract stage stores them beside the shingles so that clustering never
 tokenises a page twice.
 
-:class:`TermCounter` cuts a text into chunks in C (:func:`extract.tokens.chunks`) and
-memoises each distinct chunk's term (or its rejection), so a corpus costs a few C passes
-per text plus, once per distinct chunk, the regular expression and one batched stemmer
-call. :func:`count_terms` counts many texts, each with the counter of its language, and
-identifies the languages not given with :class:`BatchLanguageIdentifier`: py3langid's
-codes, walked over a whole batch of texts in numpy. Both give exactly what the word-by-word
-counter and py3langid's ``classify`` gave before them
+:class:`TermCounter` cuts a text into chunks in C (:func:`extract.tokens.chunk_bytes`),
+finds each chunk in a compiled hash table of the chunks seen so far (numba) and memoises
+each distinct chunk's term (or its rejection), so a corpus costs a few C passes per text,
+two compiled passes over its bytes and, once per distinct chunk, the filters and one
+batched stemmer call. :func:`count_terms` counts many texts, each with the counter of its
+language, and identifies the languages not given with :class:`BatchLanguageIdentifier`:
+py3langid's codes, its automaton walked over a whole batch of texts in compiled code. Both
+give exactly what the word-by-word counter and py3langid's ``classify`` gave before them
 (``tests/extract/test_terms_speed_equivalence.py``); ``bench/terms.py`` measures them
 against scikit-learn's ``CountVectorizer``.
 
 Complexity: O(L) per text of L characters; memory O(V) for a memo of V distinct chunks
-(bounded by ``max_memo``).
+(bounded by ``max_memo`` plus one group of texts).
 
 Examples
 --------
@@ -36,9 +37,11 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, NamedTuple, cast
+from itertools import compress, pairwise
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -46,14 +49,14 @@ from extract.language import MAX_CHARS
 from extract.tokens import (
     STEMMER_LANGUAGES,
     WORD,
-    chunks,
-    memo_missing,
+    chunk_bytes,
     stem_words,
     stopwords_for,
     words,
 )
 
 __all__ = [
+    "GROUP_CHARACTERS",
     "MIN_TERM_LENGTH",
     "BatchLanguageIdentifier",
     "TermCounter",
@@ -66,9 +69,15 @@ __all__ = [
 MIN_TERM_LENGTH = 2
 """Words shorter than this (in characters, before stemming) are not terms."""
 
+GROUP_CHARACTERS = 1 << 20
+"""Characters of texts :meth:`TermCounter.counts_of` passes to its compiled passes at once."""
 
-_SEVERAL = "\x00several"
-"""The memo's mark of a chunk of several words (no term holds ``\\x00``)."""
+
+_NO_TERM = -1
+"""The term code of a chunk that is no term (no word, a stop word, too short, digits)."""
+
+_SEVERAL = -2
+"""The term code of a chunk of several words."""
 
 
 class TermCounter:
@@ -80,18 +89,23 @@ class TermCounter:
         ISO 639-1 code (stop list and stemmer); ``None``: English and Russian stop words
         and each word stemmed by its script.
     max_memo : int
-        The memo is emptied when it would hold more chunks than this (bounds memory).
+        The memo is emptied before a group of texts when it holds more chunks than this
+        (bounds memory: ~30 bytes a chunk plus its bytes, and the terms).
 
     Notes
     -----
-    A text is cut into chunks in C (:func:`extract.tokens.chunks`: normalise, encode,
-    ``bytes.translate``, ``bytes.split``) and ``collections.Counter`` counts the memo's
-    term of each chunk (``map(memo.__getitem__, ...)``, C again), so Python runs once per
-    distinct chunk of the corpus (the regular expression, the stop list, one stemmer call)
-    and not once per word. The counts, and their order (first occurrence), are those of
-    counting the term of every word of :func:`extract.tokens.words`: each chunk holds its
-    words in text order. A text with a chunk of several words (rare: non-ASCII punctuation
-    between two words) is counted word by word.
+    A text is cut into chunks in C (:func:`extract.tokens.chunk_bytes`: normalise,
+    encode, ``bytes.translate``: a space at every ASCII character no word holds). A
+    compiled pass (numba) over the bytes of a group of texts finds each chunk in an
+    open-addressing hash table of the chunks seen so far (FNV-1a, the bytes compared on
+    every hit), adding the new ones; Python works out the term of each new chunk (the
+    regular expression of :func:`extract.tokens.words` where the chunk is not one word,
+    the filters, one stemmer call for all); a second compiled pass counts each text's
+    terms in order of first occurrence. So Python runs once per distinct chunk and once
+    per distinct term of a text, not once per word. The counts, and their order, are
+    those of counting the term of every word of :func:`extract.tokens.words`: each
+    chunk holds its words in text order. A text with a chunk of several words (rare:
+    non-ASCII punctuation between two words) is counted word by word.
 
     Examples
     --------
@@ -103,46 +117,127 @@ class TermCounter:
         self.language = language
         self.max_memo = max_memo
         self._stop = stopwords_for(language)
-        self._memo: dict[bytes, str | None] = {}
+        self._kernels = _kernels()
+        self._empty()
 
-    def _add(self, distinct: set[bytes]) -> None:
-        """Work out the chunks of ``distinct`` the memo lacks (emptying it first when they
-        would not fit in ``max_memo``): each chunk's words (the regular expression of
-        :func:`extract.tokens.words`), the filters, and one stemmer call for all."""
-        memo = self._memo
-        missing = cast(
-            set[bytes],
-            memo_missing(memo, distinct, self.max_memo),  # type: ignore[arg-type]
-        )
-        if not missing:
-            return
-        stop, keep_chunks, keep_words = self._stop, [], []
-        for chunk in missing:
-            text = chunk.decode("utf-8", "surrogatepass")
-            found = [text] if text.isalnum() else WORD.findall(text)  # isalnum: one word
-            if len(found) == 1:
-                w = found[0]
-                if len(w) >= MIN_TERM_LENGTH and not w.isdigit() and w not in stop:
-                    keep_chunks.append(chunk)
-                    keep_words.append(w)
-                    continue
-                memo[chunk] = None
-            else:
-                memo[chunk] = _SEVERAL if found else None
-        if keep_words:
-            memo.update(zip(keep_chunks, stem_words(keep_words, self.language), strict=True))
+    def _empty(self) -> None:
+        """An empty memo: the chunks' hash table (``_memo``), each chunk's term code
+        (:data:`_NO_TERM`, :data:`_SEVERAL` or an index of ``_terms``) and the terms."""
+        self._memo = _ChunkTable.empty()
+        self._term_of = np.empty(0, dtype=np.int32)
+        self._term_id: dict[str, int] = {}
+        self._terms: list[str] = []
+        self._seen = np.full(1024, -1, dtype=np.int64)  # see _tally
+        self._position = 0
 
     def counts(self, text: str) -> dict[str, int]:
         """The term counts of one text (terms in order of first occurrence)."""
-        parts = chunks(text)
-        self._add(set(parts))
-        out: Counter[str | None] = Counter(map(self._memo.__getitem__, parts))
-        if _SEVERAL in out:  # count word by word (each word is its own chunk)
-            parts = [w.encode() for w in words(text)]
-            self._add(set(parts))
-            out = Counter(map(self._memo.__getitem__, parts))
-        out.pop(None, None)
-        return dict(out)  # type: ignore[arg-type]
+        return self.counts_of([text])[0]
+
+    def counts_of(self, texts: Sequence[str]) -> list[dict[str, int]]:
+        """The term counts of each text, as :meth:`counts` gives them.
+
+        The texts go through the compiled passes a group of up to
+        :data:`GROUP_CHARACTERS` characters at a time.
+
+        Examples
+        --------
+        >>> TermCounter(language="en").counts_of(["Running dogs", "", "dogs run"])
+        [{'run': 1, 'dog': 1}, {}, {'dog': 1, 'run': 1}]
+        """
+        out: list[dict[str, int]] = []
+        start = 0
+        while start < len(texts):
+            end, size = start, 0
+            while end < len(texts) and (end == start or size < GROUP_CHARACTERS):
+                size += len(texts[end])
+                end += 1
+            group = texts[start:end]
+            found = self._count(list(map(chunk_bytes, group)))
+            for d in np.flatnonzero(found.several).tolist():  # count word by word
+                by_word = b" ".join(w.encode() for w in words(group[d]))
+                found.counts[d] = self._count([by_word]).counts[0]
+            out.extend(found.counts)
+            start = end
+        return out
+
+    def _count(self, encoded: list[bytes]) -> _Counted:
+        """The term counts of texts given as :func:`extract.tokens.chunk_bytes`."""
+        if self._memo.size > self.max_memo:
+            self._empty()
+        lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
+        buf = np.frombuffer(b" ".join(encoded), dtype=np.uint8)
+        starts = np.cumsum(lengths + 1) - lengths - 1
+        k = self._kernels
+        before = self._memo.size
+        chunk_ids, bounds, *table = k.index(buf, starts, lengths, *self._memo)
+        self._memo = _ChunkTable(*table)
+        if self._memo.size > before:
+            self._add(before)
+        if len(self._seen) < len(self._terms):
+            self._seen = np.full(2 * len(self._terms), -1, dtype=np.int64)
+        ids, counts, term_bounds, several = k.tally(
+            chunk_ids, bounds, self._term_of, self._seen, self._position
+        )
+        self._position += len(ids)
+        terms = list(map(self._terms.__getitem__, ids.tolist()))
+        counts_list, at = counts.tolist(), term_bounds.tolist()
+        return _Counted(
+            [dict(zip(terms[lo:hi], counts_list[lo:hi], strict=True)) for lo, hi in pairwise(at)],
+            several,
+        )
+
+    def _add(self, before: int) -> None:
+        """The term codes of the chunks from ``before`` on (new in the memo): each
+        chunk's words (the regular expression of :func:`extract.tokens.words`), the
+        filters, and one stemmer call for all.
+
+        A chunk that is one word and nothing else (``str.isalnum``, most of them) goes
+        through the filters in C (``map`` of the built-in tests, ``itertools.compress``);
+        only the others (quotes, apostrophes, several words) meet the regular expression.
+        """
+        memo = self._memo
+        first = int(memo.keys[before, 1])
+        # the new chunks lie in order in the arena, each followed by a space
+        texts = bytes(memo.arena[first : memo.used - 1]).decode("utf-8", "surrogatepass")
+        chunk_texts = texts.split(" ")
+        codes = np.full(len(chunk_texts), _NO_TERM, dtype=np.int32)
+        one = list(map(str.isalnum, chunk_texts))
+        at = list(compress(range(len(chunk_texts)), one))
+        keep_words = list(compress(chunk_texts, one))
+        rejected = list(
+            map(
+                operator.or_,
+                map(
+                    operator.or_,
+                    map(MIN_TERM_LENGTH.__gt__, map(len, keep_words)),
+                    map(str.isdigit, keep_words),
+                ),
+                map(self._stop.__contains__, keep_words),
+            )
+        )
+        if any(rejected):
+            kept = list(map(operator.not_, rejected))
+            at = list(compress(at, kept))
+            keep_words = list(compress(keep_words, kept))
+        stop = self._stop
+        for i in compress(range(len(chunk_texts)), map(operator.not_, one)):
+            found = WORD.findall(chunk_texts[i])
+            if len(found) == 1:
+                w = found[0]
+                if len(w) >= MIN_TERM_LENGTH and not w.isdigit() and w not in stop:
+                    at.append(i)
+                    keep_words.append(w)
+            elif found:
+                codes[i] = _SEVERAL
+        if keep_words:
+            term_id, terms = self._term_id, self._terms
+            stems = stem_words(keep_words, self.language)
+            fresh = set(stems).difference(term_id)
+            term_id.update(zip(fresh, range(len(terms), len(terms) + len(fresh)), strict=True))
+            terms.extend(fresh)
+            codes[at] = list(map(term_id.__getitem__, stems))
+        self._term_of = np.concatenate([self._term_of, codes])
 
 
 def term_counts(text: str, language: str | None = None) -> dict[str, int]:
@@ -215,13 +310,14 @@ def count_terms(
         found = (identifier or BatchLanguageIdentifier()).identify([texts[d] for d in missing])
         for d, code in zip(missing, found, strict=True):
             langs[d] = code if code in STEMMER_LANGUAGES else None
-    counters: dict[str | None, TermCounter] = {}
-    out: list[dict[str, int]] = []
-    for text, code in zip(texts, langs, strict=True):
-        counter = counters.get(code)
-        if counter is None:
-            counter = counters[code] = TermCounter(language=code)
-        out.append(counter.counts(text))
+    by_language: dict[str | None, list[int]] = {}
+    for d, code in enumerate(langs):
+        by_language.setdefault(code, []).append(d)
+    out: list[dict[str, int]] = [{}] * len(texts)
+    for code, docs in by_language.items():
+        counted = TermCounter(language=code).counts_of([texts[d] for d in docs])
+        for d, counts in zip(docs, counted, strict=True):
+            out[d] = counts
     return out
 
 
@@ -382,9 +478,9 @@ class BatchLanguageIdentifier:
         sep = bytes([_SEPARATOR])
         b = np.frombuffer(sep + sep.join(encoded), dtype=np.uint8)  # each text after one
         starts = np.cumsum(lengths + 1) - lengths
-        walk, count, _ = self._kernels
-        feature = walk(b, self._transitions, self._root, self.depth, _CHAINS)
-        return count(feature, starts, lengths, len(self._table))  # type: ignore[no-any-return]
+        k = self._kernels
+        feature = k.walk(b, self._transitions, self._root, self.depth, _CHAINS)
+        return k.count(feature, starts, lengths, len(self._table))  # type: ignore[no-any-return]
 
     def _classify(self, batch: list[int], encoded: list[bytes], out: list[str | None]) -> None:
         ids, count, bounds = self.feature_counts(encoded)
@@ -430,9 +526,8 @@ class BatchLanguageIdentifier:
         """
         model = self._model
         log1p = np.log1p(np.arange(int(count.max(initial=0)) + 1, dtype=np.float32))
-        _, _, score = self._kernels
         # z: sum_i x_i t_ij; mass: sum_i x_i max_j |t_ij| (>= sum_i x_i |t_ij| for every j)
-        z, mass = score(ids, count, bounds, log1p, self._table, self._largest)
+        z, mass = self._kernels.score(ids, count, bounds, log1p, self._table, self._largest)
         scale = 1.0 / np.sqrt(np.maximum(lengths, 1).astype(np.float64))
         z = (z.astype(np.float64) + model.nb_pc) * scale[:, None]
         f = np.diff(bounds).astype(np.float64)
@@ -544,14 +639,179 @@ def _score(
     return z, mass
 
 
+_FNV_OFFSET = 14695981039346656037
+_FNV_PRIME = 1099511628211
+_SPACE = 0x20
+
+
+def _index(
+    buf: np.ndarray,
+    starts: np.ndarray,
+    lengths: np.ndarray,
+    slots: np.ndarray,
+    keys: np.ndarray,
+    arena: np.ndarray,
+    size: int,
+    used: int,
+) -> tuple[Any, ...]:
+    """The memo's index of every chunk of ``buf`` (runs of bytes other than a space) of
+    each text (``buf[starts[i]:starts[i] + lengths[i]]``), adding the new chunks.
+
+    Returns the chunks' indexes, each text's offsets into them and the memo's arrays
+    (:class:`_ChunkTable`), grown by doubling where they had to be: the table stays at
+    most half full.
+    """
+    n_texts = len(starts)
+    ids = np.empty(len(buf) // 2 + 1, dtype=np.int64)
+    bounds = np.empty(n_texts + 1, dtype=np.int64)
+    mask = len(slots) - 1
+    k = 0
+    for d in range(n_texts):
+        bounds[d] = k
+        p = starts[d]
+        end = p + lengths[d]
+        while p < end:
+            if buf[p] == _SPACE:
+                p += 1
+                continue
+            q = p
+            h = np.uint64(_FNV_OFFSET)
+            while q < end and buf[q] != _SPACE:
+                h = (h ^ np.uint64(buf[q])) * np.uint64(_FNV_PRIME)
+                q += 1
+            n = q - p
+            key = np.int64(h)
+            i = np.int64(h & np.uint64(mask))
+            while True:
+                s = slots[i]
+                if s < 0:  # a new chunk
+                    if size == len(keys):
+                        bigger = np.empty((2 * size, 3), dtype=np.int64)
+                        bigger[:size] = keys
+                        keys = bigger
+                    while used + n + 1 > len(arena):
+                        longer = np.empty(2 * len(arena), dtype=np.uint8)
+                        longer[:used] = arena[:used]
+                        arena = longer
+                    arena[used : used + n] = buf[p:q]
+                    arena[used + n] = _SPACE
+                    keys[size, 0] = key
+                    keys[size, 1] = used
+                    keys[size, 2] = n
+                    used += n + 1
+                    s = size
+                    slots[i] = s
+                    size += 1
+                    if 2 * size > len(slots):  # rehash into twice the slots
+                        slots = np.full(2 * len(slots), -1, dtype=np.int64)
+                        mask = len(slots) - 1
+                        for t in range(size):
+                            j = np.int64(np.uint64(keys[t, 0]) & np.uint64(mask))
+                            while slots[j] >= 0:
+                                j = (j + 1) & mask
+                            slots[j] = t
+                    break
+                if keys[s, 0] == key and keys[s, 2] == n:
+                    a = keys[s, 1]
+                    same = True
+                    for m in range(n):
+                        if arena[a + m] != buf[p + m]:
+                            same = False
+                            break
+                    if same:
+                        break
+                i = (i + 1) & mask
+            ids[k] = s
+            k += 1
+            p = q
+    bounds[n_texts] = k
+    return ids[:k], bounds, slots, keys, arena, size, used
+
+
+def _tally(
+    chunk_ids: np.ndarray,
+    bounds: np.ndarray,
+    term_of: np.ndarray,
+    seen: np.ndarray,
+    position: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each text's terms (``term_of`` its chunks: a term's index, or none, or several
+    words) and their counts, in order of first occurrence, and whether it has a chunk of
+    several words. ``seen[t]`` is the place where term ``t`` was last listed, counted
+    from ``position`` on (places of earlier calls are smaller, so nothing is reset)."""
+    n = len(bounds) - 1
+    ids = np.empty(len(chunk_ids), dtype=np.int64)
+    counts = np.empty(len(chunk_ids), dtype=np.int64)
+    term_bounds = np.empty(n + 1, dtype=np.int64)
+    several = np.zeros(n, dtype=np.bool_)
+    k = 0
+    for d in range(n):
+        term_bounds[d] = k
+        for j in range(bounds[d], bounds[d + 1]):
+            t = term_of[chunk_ids[j]]
+            if t >= 0:
+                at = seen[t] - position
+                if at < term_bounds[d]:
+                    seen[t] = position + k
+                    ids[k] = t
+                    counts[k] = 1
+                    k += 1
+                else:
+                    counts[at] += 1
+            elif t == _SEVERAL:
+                several[d] = True
+    term_bounds[n] = k
+    return ids[:k], counts[:k], term_bounds, several
+
+
+class _Counted(NamedTuple):
+    counts: list[dict[str, int]]
+    several: np.ndarray  # bool per text: a chunk of several words
+
+
+class _ChunkTable(NamedTuple):
+    """A memo of chunks for the compiled passes: an open-addressing hash table."""
+
+    slots: np.ndarray  # int64, a power of two of them: a chunk's index or -1 (empty)
+    keys: np.ndarray  # int64 (chunks, 3): FNV-1a hash, start in the arena, length
+    arena: np.ndarray  # uint8: every chunk's bytes, each followed by a space
+    size: int  # chunks
+    used: int  # bytes of the arena
+
+    @classmethod
+    def empty(cls) -> _ChunkTable:
+        return cls(
+            slots=np.full(1 << 10, -1, dtype=np.int64),
+            keys=np.empty((1 << 9, 3), dtype=np.int64),
+            arena=np.empty(1 << 12, dtype=np.uint8),
+            size=0,
+            used=0,
+        )
+
+
+class _Kernels(NamedTuple):
+    walk: Any
+    count: Any
+    score: Any
+    index: Any
+    tally: Any
+
+
 @functools.cache
-def _kernels() -> tuple[Any, Any, Any]:
-    """:func:`_walk`, :func:`_count` and :func:`_score` compiled by numba (without the
-    GIL; cached on disk beside this module, so only the first process compiles them)."""
+def _kernels() -> _Kernels:
+    """:func:`_walk`, :func:`_count`, :func:`_score`, :func:`_index` and :func:`_tally`
+    compiled by numba (without the GIL; cached on disk beside this module, so only the
+    first process compiles them)."""
     import numba
 
     jit = numba.njit(cache=True, nogil=True)
-    return jit(_walk), jit(_count), numba.njit(cache=True, nogil=True, fastmath=True)(_score)
+    return _Kernels(
+        walk=jit(_walk),
+        count=jit(_count),
+        score=numba.njit(cache=True, nogil=True, fastmath=True)(_score),
+        index=jit(_index),
+        tally=jit(_tally),
+    )
 
 
 class _WalkTables(NamedTuple):

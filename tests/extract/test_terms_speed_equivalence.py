@@ -122,6 +122,7 @@ EDGE_TEXTS = [
     "a b c d e f ab cd",
     "x" * 5000,
     "Mixed English text and русский текст вместе in one document 2024",
+    "no-break\u00a0space… №\u0303 5 \u00a0\u0301x thin\u2009space non\u2011breaking \u202fnarrow",
 ]
 
 

@@ -1,0 +1,89 @@
+"""The compiled chunk memo of :class:`extract.terms.TermCounter` on its edge cases.
+
+The counts themselves are compared with the old word-by-word counter on real corpora in
+``test_terms_speed_equivalence.py``; here: texts counted in groups equal texts counted
+one by one, a text of several-word chunks inside a group, a memo emptied between groups,
+the hash table grown many times, and two chunks of one hash (the bytes decide).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import extract.terms as terms
+from extract.terms import TermCounter, _ChunkTable, _kernels
+
+TEXTS = [
+    "",
+    "   ",
+    "Running dogs run",
+    "слово°слово и слово",  # a chunk of several words: counted word by word
+    "Кошки и коты, кошка! 2015 'quoted' don't",
+    "a b c d",
+    "The universities and university rankings of 2015",
+    "¡¿ — «» …",
+    "Бегущие собаки и running dogs",
+]
+
+
+def one_by_one(language: str | None, texts: list[str]) -> list[dict[str, int]]:
+    return [TermCounter(language=language).counts(t) for t in texts]
+
+
+@pytest.mark.parametrize("language", ["en", "ru", None])
+@pytest.mark.parametrize("group", [1, 30, 1 << 20])
+def test_groups_of_texts_count_as_texts_one_by_one(monkeypatch, language, group) -> None:
+    monkeypatch.setattr(terms, "GROUP_CHARACTERS", group)
+    texts = TEXTS * 3
+    got = TermCounter(language=language).counts_of(texts)
+    assert got == one_by_one(language, texts)
+    assert [list(c) for c in got] == [list(c) for c in one_by_one(language, texts)]  # order
+
+
+def test_a_small_memo_is_emptied_between_groups(monkeypatch) -> None:
+    monkeypatch.setattr(terms, "GROUP_CHARACTERS", 20)
+    counter = TermCounter(language="en", max_memo=3)
+    texts = [f"word{i} other{i} running dogs" for i in range(50)] + TEXTS
+    assert counter.counts_of(texts) == one_by_one("en", texts)
+    assert counter._memo.size <= 3 + 200  # emptied before a group once past max_memo
+
+
+def test_the_table_grows_and_keeps_every_chunk() -> None:
+    """Thousands of distinct chunks: slots, keys and arena doubled many times."""
+    words = [f"w{i}x{i * 7919 % 1000}" for i in range(20_000)]
+    counter = TermCounter(language="en")
+    (counts,) = counter.counts_of([" ".join(words + words[::-1])])
+    assert len(counts) == 20_000 and set(counts.values()) == {2}
+    table = counter._memo
+    assert table.size == 20_000 and len(table.slots) >= 2 * table.size
+    assert (np.sort(table.slots[table.slots >= 0]) == np.arange(20_000)).all()
+
+
+def fnv1a(data: bytes) -> int:
+    h = 14695981039346656037
+    for byte in data:
+        h = ((h ^ byte) * 1099511628211) % (1 << 64)
+    return h
+
+
+def test_chunks_of_one_hash_are_told_apart_by_their_bytes() -> None:
+    index = _kernels().index
+    table = _ChunkTable.empty()
+
+    def run(data: bytes, table: _ChunkTable) -> tuple[list[int], _ChunkTable]:
+        buf = np.frombuffer(data, dtype=np.uint8)
+        starts, lengths = np.zeros(1, dtype=np.int64), np.array([len(buf)], dtype=np.int64)
+        ids, _, *arrays = index(buf, starts, lengths, *table)
+        return ids.tolist(), _ChunkTable(*arrays)
+
+    ids, table = run(b"ab", table)
+    assert ids == [0]
+    # make "ab" look like "cd" to the table: same hash, same length, other bytes
+    h = fnv1a(b"cd")
+    table.keys[0, 0] = np.uint64(h).view(np.int64)
+    table.slots[:] = -1
+    table.slots[h & (len(table.slots) - 1)] = 0
+    ids, table = run(b"cd ab cd", table)
+    assert ids[0] == ids[2] == 1 and table.size == 3  # "cd" is new; "ab" not found again
+    assert bytes(table.arena[: table.used]) == b"ab cd ab "
