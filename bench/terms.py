@@ -10,8 +10,10 @@ round-robin, so that other work on the machine falls on every path alike:
 * **old** — the implementation before issue 21 (kept in
   ``tests/extract/test_terms_speed_equivalence.py``: the regular expression over every
   text, a Counter of every word's term, py3langid's ``classify`` one text at a time);
-* **new** — :func:`extract.terms.count_terms` (chunks cut in C, the memoised chunk terms
-  counted by ``Counter``, :class:`extract.terms.BatchLanguageIdentifier`);
+* **new** — :func:`extract.terms.count_terms` (chunk bytes made in C, found in a hash
+  table and tallied in compiled code (numba), the terms of new chunks worked out in
+  Python, :class:`extract.terms.BatchLanguageIdentifier`: py3langid's automaton walked
+  and scored in compiled code);
 * each of them with the corpus's languages given, and with every language identified
   (``languages=None``: the clusterer's path for texts of unknown language);
 * ``CountVectorizer()`` (its default tokenizer, lower case, no stop words) and
@@ -20,7 +22,10 @@ round-robin, so that other work on the machine falls on every path alike:
 
 MB/s is millions of characters a second. py3langid's model is loaded before the runs
 (the old path's cached identifier, the new path's :class:`BatchLanguageIdentifier`, whose
-making is timed apart). The new path's counts are checked equal to the old one's,
+making is timed apart), and the compiled code is made before them too. What a fresh
+process pays before its first counts (the worker processes of the extract stage) is
+measured apart, in new processes: with numba's on-disk cache empty (compiling) and
+with it filled (loading). The new path's counts are checked equal to the old one's,
 document for document and in the same order. The machine is shared with other work:
 its load averages and, per corpus, the cores other processes kept busy (from
 /proc/stat) are in the report.
@@ -114,6 +119,43 @@ def paths(texts: list[str], languages: list[str | None], ref: Any) -> dict[str, 
     }
 
 
+FIRST_CALL = """
+import json, time
+t0 = time.perf_counter()
+from extract.terms import BatchLanguageIdentifier, _walk_tables, count_terms
+_walk_tables()
+t1 = time.perf_counter()
+identifier = BatchLanguageIdentifier()
+count_terms(["The students of the university", "Студенты университета"], None,
+            identifier=identifier)
+t2 = time.perf_counter()
+print(json.dumps({"tables": t1 - t0, "compiled_and_first_call": t2 - t1, "total": t2 - t0}))
+"""
+
+
+def first_call(cold: bool) -> dict[str, float]:
+    """Seconds a new process spends before its first counts (languages identified):
+    importing and making the identifier's tables, then getting the compiled code (numba
+    compiles it when ``cold``: an empty cache directory; else loads it from the cache
+    this process filled) and counting two short texts."""
+    import os
+    import subprocess
+
+    env = dict(os.environ)
+    with tempfile.TemporaryDirectory() as empty:
+        if cold:
+            env["NUMBA_CACHE_DIR"] = empty
+        done = subprocess.run(
+            [sys.executable, "-c", FIRST_CALL],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    return {k: round(v, 2) for k, v in json.loads(done.stdout).items()}
+
+
 def measure_corpus(name: str, limit: int | None, repeats: int, ref: Any) -> dict[str, Any]:
     texts, languages, note = load(name, limit)
     chars = sum(map(len, texts))
@@ -169,8 +211,9 @@ def render(res: dict[str, Any]) -> str:
         "",
         "Paths: **old** the implementation before issue 21 (the regular expression over "
         "every text, a Counter of every word's term, py3langid one text at a time); "
-        "**new** `extract.terms.count_terms` (chunks cut in C, memoised chunk terms "
-        "counted by `Counter`, `BatchLanguageIdentifier`); each with the corpus's "
+        "**new** `extract.terms.count_terms` (chunk bytes made in C, found in a hash "
+        "table and tallied in compiled code (numba), `BatchLanguageIdentifier`: "
+        "py3langid's automaton walked and scored in compiled code); each with the corpus's "
         "languages given and with every language identified (`languages=None`); "
         "scikit-learn `CountVectorizer()` (default tokenizer, no stop words, no stemming, "
         "no language) and `CountVectorizer(stop_words=...)` with the corpus's stop list, "
@@ -211,10 +254,10 @@ def render(res: dict[str, Any]) -> str:
             else ""
         )
         + ". Set-up, not in the times above, once per process: loading py3langid's model "
-        "and making the batch identifier's tables (two int32 copies of the automaton's "
-        "transitions and a float32 copy of the model's table), "
+        "and making the batch identifier's tables (the automaton's transitions in one "
+        "int64 table and a float32 copy of the model's table), "
         f"{rows[0]['identifier_setup_seconds']:.2f} s before the first corpus "
-        f"({rows[0]['corpus']}).",
+        f"({rows[0]['corpus']})" + first_call_note(res.get("first_call")) + ".",
         "",
         "Languages per corpus (given): "
         + "; ".join(
@@ -225,6 +268,23 @@ def render(res: dict[str, Any]) -> str:
         "",
     ]
     return "\n".join(out)
+
+
+def first_call_note(first: dict[str, dict[str, float]] | None) -> str:
+    """The report's sentence on a new process's first counts (none before numba)."""
+    if not first:
+        return ""
+    cold, warm = first["cold_cache"], first["warm_cache"]
+    return (
+        "; a new process (an extract worker) pays, before its first counts with "
+        f"languages identified, {cold['total']:.2f} s with numba's cache empty "
+        f"({cold['tables']:.2f} s imports and tables, {cold['compiled_and_first_call']:.2f}"
+        " s compiling and the first call) and "
+        f"{warm['total']:.2f} s with it filled ({warm['tables']:.2f} s, "
+        f"{warm['compiled_and_first_call']:.2f} s loading the compiled code and the "
+        "first call); the cache lives beside `extract/terms.py`, so only the first "
+        "process after an install or a change of the module compiles"
+    )
 
 
 def main() -> int:
@@ -238,8 +298,8 @@ def main() -> int:
     out = Path(tempfile.mkdtemp()) if args.quick else Path(args.out)
     stem = out / "terms"
     if args.render:
-        res = json.loads(stem.with_suffix(".json").read_text(encoding="utf-8"))
-        stem.with_suffix(".md").write_text(render(res), encoding="utf-8")
+        saved = json.loads(stem.with_suffix(".json").read_text(encoding="utf-8"))
+        stem.with_suffix(".md").write_text(render(saved), encoding="utf-8")
         return 0
     names = args.corpora.split(",") if args.corpora else corpus_names()
     limit, repeats = (500, 1) if args.quick else (None, args.repeats)
@@ -251,6 +311,11 @@ def main() -> int:
         "repeats": repeats,
         "corpora": [],
     }
+    from extract.terms import count_terms
+
+    count_terms(["warm the compiled code"], None)  # compiles it once, if not cached
+    res["first_call"] = {"cold_cache": first_call(cold=True), "warm_cache": first_call(False)}
+    print(f"first call in a new process: {res['first_call']}", flush=True)
     for name in names:
         row = measure_corpus(name, limit, repeats, ref)
         res["corpora"].append(row)

@@ -380,7 +380,7 @@ class BatchLanguageIdentifier:
     Raises
     ------
     ValueError
-        ``batch_bytes`` below 1.
+        ``batch_bytes`` outside 1 to 2**31 - 1 (a batch's places are int32).
     RuntimeError
         py3langid's model is not the one this walk was written for.
 
@@ -402,8 +402,8 @@ class BatchLanguageIdentifier:
     """
 
     def __init__(self, *, max_chars: int = MAX_CHARS, batch_bytes: int = 1 << 22) -> None:
-        if batch_bytes < 1:
-            raise ValueError(f"batch_bytes={batch_bytes}: give a positive number of bytes")
+        if not 0 < batch_bytes < 1 << 31:
+            raise ValueError(f"batch_bytes={batch_bytes}: give 1 to 2**31 - 1")
         self.max_chars = max_chars
         self.batch_bytes = batch_bytes
         self.depth = _DEPTH
@@ -592,7 +592,7 @@ def _count(
     ids = np.empty(len(feature), dtype=np.int32)
     counts = np.empty(len(feature), dtype=np.int32)
     bounds = np.empty(n + 1, dtype=np.int64)
-    slot = np.full(n_features, -1, dtype=np.int64)
+    slot = np.full(n_features, -1, dtype=np.int32)
     k = 0
     for i in range(n):
         bounds[i] = k

@@ -128,10 +128,14 @@ its own, then reorders and composes the whole), and the text then often is in NF
 already, which ``unicodedata.normalize`` sees in its quick check instead of decomposing
 and composing every character (a third of the Russian news texts of the shared data)."""
 WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
-_WORDLESS_MARKS = ("\u2013", "\u2014", "\u00ab", "\u00bb", "\u2212", "\u2044", "\u201c", "\u201d")
+_WORDLESS_MARKS = (
+    *("\u2013", "\u2014", "\u00ab", "\u00bb", "\u2212", "\u2044", "\u201c", "\u201d"),
+    *("\u00b0", "\u2010", "\u2012", "\u00d7", "\ufffd"),
+)
 """Non-ASCII marks no word holds that texts often put between words with no space (en and
-em dash, guillemets, minus, fraction slash, curly double quotes): :func:`chunks` cuts
-there too, so that few chunks hold several words."""
+em dash, guillemets, minus, fraction slash, curly double quotes; degree sign, hyphen,
+figure dash, multiplication sign, replacement character): :func:`chunks` cuts there too,
+so that few chunks hold several words (a text with one is counted word by word)."""
 _CHUNK_TABLE = bytes(
     b if (chr(b).isalnum() or b == ord("'")) and b != ord("_") else ord(" ") for b in range(128)
 ) + bytes(range(128, 256))

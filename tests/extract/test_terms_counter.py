@@ -18,7 +18,7 @@ TEXTS = [
     "",
     "   ",
     "Running dogs run",
-    "слово°слово и слово",  # a chunk of several words: counted word by word
+    "слово•слово и слово",  # a chunk of several words: counted word by word
     "Кошки и коты, кошка! 2015 'quoted' don't",
     "a b c d",
     "The universities and university rankings of 2015",

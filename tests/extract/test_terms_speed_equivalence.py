@@ -113,6 +113,7 @@ EDGE_TEXTS = [
     "snake_case_words and __dunder__ names_2",
     "слово…слово «ёлка» — “curly” ‘single’ don’t l’école слово—слово «в»кавычках",
     "degrees°between words¤and�replacement×signs",
+    "bullet•between words‐hyphen‒dash ♥heart ¬not ®mark",
     "co\u00adop zero\u200bwidth\u2060joined\ufeff ＦＵＬＬ ﬁne Straße",
     "lone \udc80 surrogate \ud800x and emoji 😀 end",
     "NBSP\u00a0between thin\u2009space line\u2028separator tab\tend",
@@ -160,7 +161,7 @@ def test_edge_texts_and_a_small_memo() -> None:
     new = TermCounter(language=None, max_memo=7)
     old = OldTermCounter(None)
     assert same([new.counts(t) for t in EDGE_TEXTS * 2], [old.counts(t) for t in EDGE_TEXTS * 2])
-    several = "слово°слово и слово"  # a chunk of two words: counted word by word
+    several = "слово•слово и слово"  # a chunk of two words: counted word by word
     assert len(chunks(several)) == 3
     assert new.counts(several) == {"слов": 3} == old.counts(several)
 
