@@ -42,7 +42,7 @@ ESTIMATORS: list[type[Estimator]] = [
 READS_TERMS = (ActivityClusterer, TfidfWeighting)
 
 # parameters checked by the estimator's own rules (schedules, levels), not one constraint
-CHECKED_BY_RULES = {"resolution", "rows"}
+CHECKED_BY_RULES = {"resolution", "coarser", "rows"}
 
 # a value that no constraint of a parameter allows: the first of these it refuses
 NOT_ALLOWED = [-(10**9), 10**12, "no-such-choice", None, object()]
@@ -211,6 +211,7 @@ def test_bad_parameters_are_refused_at_fit(
         (LSHLink, {"r0": 40, "num_perm": 32}, r"r0=40 must be an integer in 1..num_perm=32"),
         (LSHLink, {"r0": 4, "r_min": 5}, r"r_min=5 must be an integer in 1..r0=4"),
         (ActivityClusterer, {"rows": 8, "num_perm": 4}, "rows=8 exceeds num_perm=4"),
+        (ActivityClusterer, {"coarser": 1.5}, "coarser=1.5: every coarser level is a factor"),
         (ExactLeiden, {"quality": "modularity"}, "modularity has no resolution"),
     ],
 )
