@@ -125,8 +125,8 @@ class TermCounter:
         (:data:`_NO_TERM`, :data:`_SEVERAL` or an index of ``_terms``) and the terms."""
         self._memo = _ChunkTable.empty()
         self._term_of = np.empty(0, dtype=np.int32)
-        self._term_id: dict[str, int] = {}
-        self._terms: list[str] = []
+        self._term_id: dict[str, int] = {}  # a term's code: the place of its first stem
+        self._terms: list[str] = []  # every stem worked out, in order
         self._seen = np.full(1024, -1, dtype=np.int64)  # see _tally
         self._position = 0
 
@@ -231,12 +231,13 @@ class TermCounter:
             elif found:
                 codes[i] = _SEVERAL
         if keep_words:
+            # a new term's code is its place in _terms, which takes every stem (a term is
+            # coded by the place of its first stem: one C pass, no set of new terms)
             term_id, terms = self._term_id, self._terms
             stems = stem_words(keep_words, self.language)
-            fresh = set(stems).difference(term_id)
-            term_id.update(zip(fresh, range(len(terms), len(terms) + len(fresh)), strict=True))
-            terms.extend(fresh)
-            codes[at] = list(map(term_id.__getitem__, stems))
+            places = range(len(terms), len(terms) + len(stems))
+            terms.extend(stems)
+            codes[at] = np.fromiter(map(term_id.setdefault, stems, places), np.int32, len(stems))
         self._term_of = np.concatenate([self._term_of, codes])
 
 
