@@ -79,6 +79,9 @@ _NO_TERM = -1
 _SEVERAL = -2
 """The term code of a chunk of several words."""
 
+_OTHER_CHUNK, _SHORT_CHUNK, _WORD_CHUNK = 0, 1, 2
+"""Kinds of new chunks (:func:`_sort_chunks`)."""
+
 
 class TermCounter:
     """Count the terms of many texts of one language with one memo.
@@ -192,9 +195,12 @@ class TermCounter:
         chunk's words (the regular expression of :func:`extract.tokens.words`), the
         filters, and one stemmer call for all.
 
-        A chunk that is one word and nothing else (``str.isalnum``, most of them) goes
-        through the filters in C (``map`` of the built-in tests, ``itertools.compress``);
-        only the others (quotes, apostrophes, several words) meet the regular expression.
+        A chunk of ASCII letters and digits or basic Cyrillic letters (U+0400 to U+045F)
+        only, most of them, is one word whose length and digits :func:`_sort_chunks`
+        reads from its bytes; such a word of at least :data:`MIN_TERM_LENGTH` characters,
+        not all digits, meets only the stop list in Python. The others (other scripts,
+        quotes, apostrophes, several words) go through the tests of :func:`extract.
+        tokens.words` one by one.
         """
         memo = self._memo
         first = int(memo.keys[before, 1])
@@ -202,27 +208,21 @@ class TermCounter:
         texts = bytes(memo.arena[first : memo.used - 1]).decode("utf-8", "surrogatepass")
         chunk_texts = texts.split(" ")
         codes = np.full(len(chunk_texts), _NO_TERM, dtype=np.int32)
-        one = list(map(str.isalnum, chunk_texts))
-        at = list(compress(range(len(chunk_texts)), one))
-        keep_words = list(compress(chunk_texts, one))
-        rejected = list(
-            map(
-                operator.or_,
-                map(
-                    operator.or_,
-                    map(MIN_TERM_LENGTH.__gt__, map(len, keep_words)),
-                    map(str.isdigit, keep_words),
-                ),
-                map(self._stop.__contains__, keep_words),
-            )
-        )
-        if any(rejected):
-            kept = list(map(operator.not_, rejected))
-            at = list(compress(at, kept))
-            keep_words = list(compress(keep_words, kept))
+        # one word of ASCII letters and digits or basic Cyrillic letters: sorted in
+        # compiled code (its length and digits read from its bytes)
+        kind = self._kernels.sort_chunks(memo.arena, memo.keys, before, memo.size)
+        at = np.flatnonzero(kind == _WORD_CHUNK).tolist()
+        keep_words = list(map(chunk_texts.__getitem__, at))
         stop = self._stop
-        for i in compress(range(len(chunk_texts)), map(operator.not_, one)):
-            found = WORD.findall(chunk_texts[i])
+        if stop:
+            stopped = list(map(stop.__contains__, keep_words))
+            if any(stopped):
+                kept = list(map(operator.not_, stopped))
+                at = list(compress(at, kept))
+                keep_words = list(compress(keep_words, kept))
+        for i in np.flatnonzero(kind == _OTHER_CHUNK).tolist():
+            text = chunk_texts[i]
+            found = [text] if text.isalnum() else WORD.findall(text)  # isalnum: one word
             if len(found) == 1:
                 w = found[0]
                 if len(w) >= MIN_TERM_LENGTH and not w.isdigit() and w not in stop:
@@ -729,6 +729,47 @@ def _index(
     return ids[:k], bounds, slots, keys, arena, size, used
 
 
+def _sort_chunks(arena: np.ndarray, keys: np.ndarray, first: int, size: int) -> np.ndarray:
+    """The kind of each chunk from ``first`` to ``size`` of the memo: :data:`_WORD_CHUNK`
+    (ASCII letters and digits or basic Cyrillic letters only, at least
+    :data:`MIN_TERM_LENGTH` characters, not all digits: ``str.isalnum`` holds, and the
+    regular expression of :func:`extract.tokens.words` finds the chunk itself),
+    :data:`_SHORT_CHUNK` (such a chunk too short, or all digits: no term) or
+    :data:`_OTHER_CHUNK` (anything else: Python reads it)."""
+    kind = np.empty(size - first, dtype=np.int8)
+    for s in range(first, size):
+        p = keys[s, 1]
+        end = p + keys[s, 2]
+        chars = 0
+        digits = 0
+        simple = True
+        while p < end:
+            b = arena[p]
+            if b < 0x80:  # in a chunk: an ASCII letter or digit, or the apostrophe
+                if b == 0x27:
+                    simple = False
+                    break
+                if 0x30 <= b <= 0x39:
+                    digits += 1
+                p += 1
+            elif p + 1 < end and (
+                (b == 0xD0 and 0x80 <= arena[p + 1] <= 0xBF)
+                or (b == 0xD1 and 0x80 <= arena[p + 1] <= 0x9F)
+            ):  # U+0400 to U+045F: letters
+                p += 2
+            else:
+                simple = False
+                break
+            chars += 1
+        if not simple:
+            kind[s - first] = _OTHER_CHUNK
+        elif chars < MIN_TERM_LENGTH or digits == chars:
+            kind[s - first] = _SHORT_CHUNK
+        else:
+            kind[s - first] = _WORD_CHUNK
+    return kind
+
+
 def _tally(
     chunk_ids: np.ndarray,
     bounds: np.ndarray,
@@ -795,14 +836,15 @@ class _Kernels(NamedTuple):
     count: Any
     score: Any
     index: Any
+    sort_chunks: Any
     tally: Any
 
 
 @functools.cache
 def _kernels() -> _Kernels:
-    """:func:`_walk`, :func:`_count`, :func:`_score`, :func:`_index` and :func:`_tally`
-    compiled by numba (without the GIL; cached on disk beside this module, so only the
-    first process compiles them)."""
+    """:func:`_walk`, :func:`_count`, :func:`_score`, :func:`_index`,
+    :func:`_sort_chunks` and :func:`_tally` compiled by numba (without the GIL; cached on
+    disk beside this module, so only the first process compiles them)."""
     import numba
 
     jit = numba.njit(cache=True, nogil=True)
@@ -811,6 +853,7 @@ def _kernels() -> _Kernels:
         count=jit(_count),
         score=numba.njit(cache=True, nogil=True, fastmath=True)(_score),
         index=jit(_index),
+        sort_chunks=jit(_sort_chunks),
         tally=jit(_tally),
     )
 

@@ -87,3 +87,28 @@ def test_chunks_of_one_hash_are_told_apart_by_their_bytes() -> None:
     ids, table = run(b"cd ab cd", table)
     assert ids[0] == ids[2] == 1 and table.size == 3  # "cd" is new; "ab" not found again
     assert bytes(table.arena[: table.used]) == b"ab cd ab "
+
+
+def test_chunks_sorted_in_compiled_code_match_the_python_tests() -> None:
+    """A chunk the compiled pass calls a word is one word for ``str.isalnum`` and the
+    word pattern, of the length and digits Python sees; ASCII and basic Cyrillic words
+    are sorted there, anything else is left to Python."""
+    chunks = [
+        "a", "ab", "7", "2015", "a1", "1a", "don't", "'x'", "и", "ид", "ёж", "ѐѝ",
+        "\u0400\u045f", "\u0460x", "ђѕ", "іїє", "école", "日本", "w\u0301",
+        "слово°слово", "mixedкириллица", "ж1", "١٢", "x" * 300,
+    ]  # fmt: skip
+    counter = TermCounter(language=None)
+    data = " ".join(chunks).encode("utf-8")
+    counter._count([data])
+    table = counter._memo
+    kind = _kernels().sort_chunks(table.arena, table.keys, 0, table.size).tolist()
+    assert table.size == len(chunks)
+    simple = set("abcdefghijklmnopqrstuvwxyz0123456789") | {chr(c) for c in range(0x400, 0x460)}
+    for text, k in zip(chunks, kind, strict=True):
+        if k == terms._OTHER_CHUNK:
+            assert not set(text) <= simple, text
+            continue
+        assert set(text) <= simple and text.isalnum() and terms.WORD.findall(text) == [text]
+        short = len(text) < terms.MIN_TERM_LENGTH or text.isdigit()
+        assert k == (terms._SHORT_CHUNK if short else terms._WORD_CHUNK), text
