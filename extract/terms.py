@@ -157,7 +157,8 @@ class TermCounter:
                 end += 1
             group = texts[start:end]
             found = self._count(list(map(chunk_bytes, group)))
-            for d in np.flatnonzero(found.several).tolist():  # count word by word
+            several = np.flatnonzero(found.several).tolist() if found.several.any() else []
+            for d in several:  # count word by word
                 by_word = b" ".join(w.encode() for w in words(group[d]))
                 found.counts[d] = self._count([by_word]).counts[0]
             out.extend(found.counts)
@@ -170,7 +171,8 @@ class TermCounter:
             self._empty()
         lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
         buf = np.frombuffer(b" ".join(encoded), dtype=np.uint8)
-        starts = np.cumsum(lengths + 1) - lengths - 1
+        starts = np.zeros(len(encoded), dtype=np.int64)  # each text after a space
+        np.cumsum(lengths[:-1] + 1, out=starts[1:])
         k = self._kernels
         before = self._memo.size
         chunk_ids, bounds, *table = k.index(buf, starts, lengths, *self._memo)
@@ -685,7 +687,8 @@ def _index(
             i = np.int64(h & np.uint64(mask))
             while True:
                 s = slots[i]
-                if s < 0:  # a new chunk
+                if s < 0 or s >= size:  # a new chunk (a slot past size: left by a call
+                    # whose grown arrays were not kept, e.g. interrupted; free)
                     if size == len(keys):
                         bigger = np.empty((2 * size, 3), dtype=np.int64)
                         bigger[:size] = keys

@@ -112,3 +112,21 @@ def test_chunks_sorted_in_compiled_code_match_the_python_tests() -> None:
         assert set(text) <= simple and text.isalnum() and terms.WORD.findall(text) == [text]
         short = len(text) < terms.MIN_TERM_LENGTH or text.isdigit()
         assert k == (terms._SHORT_CHUNK if short else terms._WORD_CHUNK), text
+
+
+def test_a_table_whose_last_call_was_not_kept_reads_as_before_it() -> None:
+    """The kernel writes the slots in place; if its returned arrays are lost (an
+    interrupted call), the slots past the table's size are free, not chunks."""
+    index = _kernels().index
+    table = _ChunkTable.empty()
+
+    def run(data: bytes, table: _ChunkTable) -> tuple[list[int], _ChunkTable]:
+        buf = np.frombuffer(data, dtype=np.uint8)
+        starts, lengths = np.zeros(1, dtype=np.int64), np.array([len(buf)], dtype=np.int64)
+        ids, _, *arrays = index(buf, starts, lengths, *table)
+        return ids.tolist(), _ChunkTable(*arrays)
+
+    assert run(b"a b c", table)[0] == [0, 1, 2]  # its table is dropped
+    ids, kept = run(b"c d c", table)
+    assert ids == [0, 1, 0] and kept.size == 2
+    assert bytes(kept.arena[: kept.used]) == b"c d "
