@@ -60,6 +60,14 @@ def test_the_table_grows_and_keeps_every_chunk() -> None:
     assert (np.sort(table.slots[table.slots >= 0]) == np.arange(20_000)).all()
 
 
+def run(data: bytes, table: _ChunkTable) -> tuple[list[int], _ChunkTable]:
+    """The compiled index of the chunks of one text, and the table it returns."""
+    buf = np.frombuffer(data, dtype=np.uint8)
+    starts, lengths = np.zeros(1, dtype=np.int64), np.array([len(buf)], dtype=np.int64)
+    ids, _, *arrays = _kernels().index(buf, starts, lengths, *table)
+    return ids.tolist(), _ChunkTable(*arrays)
+
+
 def fnv1a(data: bytes) -> int:
     h = 14695981039346656037
     for byte in data:
@@ -68,14 +76,7 @@ def fnv1a(data: bytes) -> int:
 
 
 def test_chunks_of_one_hash_are_told_apart_by_their_bytes() -> None:
-    index = _kernels().index
     table = _ChunkTable.empty()
-
-    def run(data: bytes, table: _ChunkTable) -> tuple[list[int], _ChunkTable]:
-        buf = np.frombuffer(data, dtype=np.uint8)
-        starts, lengths = np.zeros(1, dtype=np.int64), np.array([len(buf)], dtype=np.int64)
-        ids, _, *arrays = index(buf, starts, lengths, *table)
-        return ids.tolist(), _ChunkTable(*arrays)
 
     ids, table = run(b"ab", table)
     assert ids == [0]
@@ -117,14 +118,7 @@ def test_chunks_sorted_in_compiled_code_match_the_python_tests() -> None:
 def test_a_table_whose_last_call_was_not_kept_reads_as_before_it() -> None:
     """The kernel writes the slots in place; if its returned arrays are lost (an
     interrupted call), the slots past the table's size are free, not chunks."""
-    index = _kernels().index
     table = _ChunkTable.empty()
-
-    def run(data: bytes, table: _ChunkTable) -> tuple[list[int], _ChunkTable]:
-        buf = np.frombuffer(data, dtype=np.uint8)
-        starts, lengths = np.zeros(1, dtype=np.int64), np.array([len(buf)], dtype=np.int64)
-        ids, _, *arrays = index(buf, starts, lengths, *table)
-        return ids.tolist(), _ChunkTable(*arrays)
 
     assert run(b"a b c", table)[0] == [0, 1, 2]  # its table is dropped
     ids, kept = run(b"c d c", table)
