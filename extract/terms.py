@@ -93,7 +93,7 @@ class TermCounter:
         and each word stemmed by its script.
     max_memo : int
         The memo is emptied before a group of texts when it holds more chunks than this
-        (bounds memory: ~30 bytes a chunk plus its bytes, and the terms).
+        (bounds memory: about 80 bytes a chunk plus its bytes and its term).
 
     Notes
     -----
