@@ -131,8 +131,8 @@ def paths(texts: list[str], languages: list[str | None], ref: Any) -> dict[str, 
 FIRST_CALL = """
 import json, time
 t0 = time.perf_counter()
-from extract.terms import BatchLanguageIdentifier, _walk_tables, count_terms
-_walk_tables()
+from extract.terms import BatchLanguageIdentifier, walk_tables, count_terms
+walk_tables()
 t1 = time.perf_counter()
 identifier = BatchLanguageIdentifier()
 count_terms(["The students of the university", "Студенты университета"], None,

@@ -79,7 +79,7 @@ _NO_TERM = -1
 _SEVERAL = -2
 """The term code of a chunk of several words."""
 
-_OTHER_CHUNK, _SHORT_CHUNK, _WORD_CHUNK = 0, 1, 2
+OTHER_CHUNK, SHORT_CHUNK, WORD_CHUNK = 0, 1, 2
 """Kinds of new chunks (:func:`_sort_chunks`)."""
 
 
@@ -120,13 +120,13 @@ class TermCounter:
         self.language = language
         self.max_memo = max_memo
         self._stop = stopwords_for(language)
-        self._kernels = _kernels()
+        self._kernels = kernels()
         self._empty()
 
     def _empty(self) -> None:
         """An empty memo: the chunks' hash table (``_memo``), each chunk's term code
         (:data:`_NO_TERM`, :data:`_SEVERAL` or an index of ``_terms``) and the terms."""
-        self._memo = _ChunkTable.empty()
+        self._memo = ChunkTable.empty()
         self._term_of = np.empty(0, dtype=np.int32)
         self._term_id: dict[str, int] = {}  # a term's code: the place of its first stem
         self._terms: list[str] = []  # every stem worked out, in order
@@ -176,7 +176,7 @@ class TermCounter:
         k = self._kernels
         before = self._memo.size
         chunk_ids, bounds, *table = k.index(buf, starts, lengths, *self._memo)
-        self._memo = _ChunkTable(*table)
+        self._memo = ChunkTable(*table)
         if self._memo.size > before:
             self._add(before)
         if len(self._seen) < len(self._terms):
@@ -213,7 +213,7 @@ class TermCounter:
         # one word of ASCII letters and digits or basic Cyrillic letters: sorted in
         # compiled code (its length and digits read from its bytes)
         kind = self._kernels.sort_chunks(memo.arena, memo.keys, before, memo.size)
-        at = np.flatnonzero(kind == _WORD_CHUNK).tolist()
+        at = np.flatnonzero(kind == WORD_CHUNK).tolist()
         keep_words = list(map(chunk_texts.__getitem__, at))
         stop = self._stop
         if stop:
@@ -222,7 +222,7 @@ class TermCounter:
                 kept = list(map(operator.not_, stopped))
                 at = list(compress(at, kept))
                 keep_words = list(compress(keep_words, kept))
-        for i in np.flatnonzero(kind == _OTHER_CHUNK).tolist():
+        for i in np.flatnonzero(kind == OTHER_CHUNK).tolist():
             text = chunk_texts[i]
             found = [text] if text.isalnum() else WORD.findall(text)  # isalnum: one word
             if len(found) == 1:
@@ -359,7 +359,7 @@ class BatchLanguageIdentifier:
     the first ``max_chars`` characters) one byte at a time in Python, ~0.5 µs a byte, then
     scores each text with one float32 product of its feature counts and the model's table.
     Here both run compiled (numba) over a batch of texts: the walk follows
-    :data:`_CHAINS` stretches of the batch in lockstep, so that the cache misses of the
+    :data:`CHAINS` stretches of the batch in lockstep, so that the cache misses of the
     automaton's 78 MB table overlap (the state after a byte depends only on the last
     :attr:`depth` bytes, so a stretch starts exactly after walking the ``depth - 1``
     bytes before it from the root; a byte no n-gram holds, ``0xff``, separates the
@@ -410,7 +410,7 @@ class BatchLanguageIdentifier:
         self.max_chars = max_chars
         self.batch_bytes = batch_bytes
         self.depth = _DEPTH
-        walk = _walk_tables()
+        walk = walk_tables()
         self._model = walk.model
         self._root = walk.root
         self._transitions = walk.transitions
@@ -418,7 +418,7 @@ class BatchLanguageIdentifier:
         self._largest = walk.largest
         self._bias = walk.bias
         self._classes = list(walk.model.nb_classes)
-        self._kernels = _kernels()
+        self._kernels = kernels()
 
     def identify(self, texts: Sequence[str]) -> list[str | None]:
         """The language code of each text (``None``: no letter in its first characters).
@@ -482,7 +482,7 @@ class BatchLanguageIdentifier:
         b = np.frombuffer(sep + sep.join(encoded), dtype=np.uint8)  # each text after one
         starts = np.cumsum(lengths + 1) - lengths
         k = self._kernels
-        feature = k.walk(b, self._transitions, self._root, self.depth, _CHAINS)
+        feature = k.walk(b, self._transitions, self._root, self.depth, CHAINS)
         return k.count(feature, starts, lengths, len(self._table))  # type: ignore[no-any-return]
 
     def _classify(self, batch: list[int], encoded: list[bytes], out: list[str | None]) -> None:
@@ -661,7 +661,7 @@ def _index(
     each text (``buf[starts[i]:starts[i] + lengths[i]]``), adding the new chunks.
 
     Returns the chunks' indexes, each text's offsets into them and the memo's arrays
-    (:class:`_ChunkTable`), grown by doubling where they had to be: the table stays at
+    (:class:`ChunkTable`), grown by doubling where they had to be: the table stays at
     most half full.
     """
     n_texts = len(starts)
@@ -733,12 +733,12 @@ def _index(
 
 
 def _sort_chunks(arena: np.ndarray, keys: np.ndarray, first: int, size: int) -> np.ndarray:
-    """The kind of each chunk from ``first`` to ``size`` of the memo: :data:`_WORD_CHUNK`
+    """The kind of each chunk from ``first`` to ``size`` of the memo: :data:`WORD_CHUNK`
     (ASCII letters and digits or basic Cyrillic letters only, at least
     :data:`MIN_TERM_LENGTH` characters, not all digits: ``str.isalnum`` holds, and the
     regular expression of :func:`extract.tokens.words` finds the chunk itself),
-    :data:`_SHORT_CHUNK` (such a chunk too short, or all digits: no term) or
-    :data:`_OTHER_CHUNK` (anything else: Python reads it)."""
+    :data:`SHORT_CHUNK` (such a chunk too short, or all digits: no term) or
+    :data:`OTHER_CHUNK` (anything else: Python reads it)."""
     kind = np.empty(size - first, dtype=np.int8)
     for s in range(first, size):
         p = keys[s, 1]
@@ -765,11 +765,11 @@ def _sort_chunks(arena: np.ndarray, keys: np.ndarray, first: int, size: int) -> 
                 break
             chars += 1
         if not simple:
-            kind[s - first] = _OTHER_CHUNK
+            kind[s - first] = OTHER_CHUNK
         elif chars < MIN_TERM_LENGTH or digits == chars:
-            kind[s - first] = _SHORT_CHUNK
+            kind[s - first] = SHORT_CHUNK
         else:
-            kind[s - first] = _WORD_CHUNK
+            kind[s - first] = WORD_CHUNK
     return kind
 
 
@@ -814,7 +814,7 @@ class _Counted(NamedTuple):
     several: np.ndarray  # bool per text: a chunk of several words
 
 
-class _ChunkTable(NamedTuple):
+class ChunkTable(NamedTuple):
     """A memo of chunks for the compiled passes: an open-addressing hash table."""
 
     slots: np.ndarray  # int64, a power of two of them: a chunk's index or -1 (empty)
@@ -824,7 +824,7 @@ class _ChunkTable(NamedTuple):
     used: int  # bytes of the arena
 
     @classmethod
-    def empty(cls) -> _ChunkTable:
+    def empty(cls) -> ChunkTable:
         return cls(
             slots=np.full(1 << 10, -1, dtype=np.int64),
             keys=np.empty((1 << 9, 3), dtype=np.int64),
@@ -844,7 +844,7 @@ class _Kernels(NamedTuple):
 
 
 @functools.cache
-def _kernels() -> _Kernels:
+def kernels() -> _Kernels:
     """:func:`_walk`, :func:`_count`, :func:`_score`, :func:`_index`,
     :func:`_sort_chunks` and :func:`_tally` compiled by numba (without the GIL; cached on
     disk beside this module, so only the first process compiles them)."""
@@ -871,7 +871,7 @@ class _WalkTables(NamedTuple):
 
 
 @functools.cache
-def _walk_tables() -> _WalkTables:
+def walk_tables() -> _WalkTables:
     """The read-only tables of :class:`BatchLanguageIdentifier`, made once per process
     from py3langid's model (itself loaded once, :mod:`extract.language`): transitions
     that give, in one load, the next state's row and its feature (one cache line a byte,
@@ -906,7 +906,7 @@ def _walk_tables() -> _WalkTables:
 _DEPTH = 6
 """Bytes of the deepest node of py3langid's trie (its longest n-gram)."""
 
-_CHAINS = 16
+CHAINS = 16
 """Stretches of a batch the compiled walk follows at once."""
 
 _U = 2.0**-24

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import extract.terms as terms
-from extract.terms import TermCounter, _ChunkTable, _kernels
+from extract.terms import ChunkTable, TermCounter, kernels
 
 TEXTS = [
     "",
@@ -60,12 +60,12 @@ def test_the_table_grows_and_keeps_every_chunk() -> None:
     assert (np.sort(table.slots[table.slots >= 0]) == np.arange(20_000)).all()
 
 
-def run(data: bytes, table: _ChunkTable) -> tuple[list[int], _ChunkTable]:
+def run(data: bytes, table: ChunkTable) -> tuple[list[int], ChunkTable]:
     """The compiled index of the chunks of one text, and the table it returns."""
     buf = np.frombuffer(data, dtype=np.uint8)
     starts, lengths = np.zeros(1, dtype=np.int64), np.array([len(buf)], dtype=np.int64)
-    ids, _, *arrays = _kernels().index(buf, starts, lengths, *table)
-    return ids.tolist(), _ChunkTable(*arrays)
+    ids, _, *arrays = kernels().index(buf, starts, lengths, *table)
+    return ids.tolist(), ChunkTable(*arrays)
 
 
 def fnv1a(data: bytes) -> int:
@@ -76,7 +76,7 @@ def fnv1a(data: bytes) -> int:
 
 
 def test_chunks_of_one_hash_are_told_apart_by_their_bytes() -> None:
-    table = _ChunkTable.empty()
+    table = ChunkTable.empty()
 
     ids, table = run(b"ab", table)
     assert ids == [0]
@@ -103,22 +103,22 @@ def test_chunks_sorted_in_compiled_code_match_the_python_tests() -> None:
     data = " ".join(chunks).encode("utf-8")
     counter._count([data])
     table = counter._memo
-    kind = _kernels().sort_chunks(table.arena, table.keys, 0, table.size).tolist()
+    kind = kernels().sort_chunks(table.arena, table.keys, 0, table.size).tolist()
     assert table.size == len(chunks)
     simple = set("abcdefghijklmnopqrstuvwxyz0123456789") | {chr(c) for c in range(0x400, 0x460)}
     for text, k in zip(chunks, kind, strict=True):
-        if k == terms._OTHER_CHUNK:
+        if k == terms.OTHER_CHUNK:
             assert not set(text) <= simple, text
             continue
         assert set(text) <= simple and text.isalnum() and terms.WORD.findall(text) == [text]
         short = len(text) < terms.MIN_TERM_LENGTH or text.isdigit()
-        assert k == (terms._SHORT_CHUNK if short else terms._WORD_CHUNK), text
+        assert k == (terms.SHORT_CHUNK if short else terms.WORD_CHUNK), text
 
 
 def test_a_table_whose_last_call_was_not_kept_reads_as_before_it() -> None:
     """The kernel writes the slots in place; if its returned arrays are lost (an
     interrupted call), the slots past the table's size are free, not chunks."""
-    table = _ChunkTable.empty()
+    table = ChunkTable.empty()
 
     assert run(b"a b c", table)[0] == [0, 1, 2]  # its table is dropped
     ids, kept = run(b"c d c", table)

@@ -18,7 +18,7 @@ import pytest
 from py3langid.langid import LanguageIdentifier, visit_counts
 
 from extract.language import identifier, identify_language
-from extract.terms import _CHAINS, BatchLanguageIdentifier, _kernels, _walk_tables
+from extract.terms import CHAINS, BatchLanguageIdentifier, kernels, walk_tables
 
 
 def reference(data: bytes) -> list[tuple[int, int]]:
@@ -70,15 +70,15 @@ def test_feature_counts_equal_py3langid_visit_counts() -> None:
     assert compiled([b""]) == [[]]
 
 
-@pytest.mark.parametrize("size", [0, 1, 5, _CHAINS - 1, _CHAINS, _CHAINS + 1, 97, 4099])
+@pytest.mark.parametrize("size", [0, 1, 5, CHAINS - 1, CHAINS, CHAINS + 1, 97, 4099])
 def test_lockstep_walk_equals_the_byte_by_byte_walk(size: int) -> None:
     """Random bytes (0xff aside, the separator) of every length around the stretches."""
     rng = random.Random(size)
     data = bytes(rng.choice(range(255)) for _ in range(size))
-    tables = _walk_tables()
-    walk = _kernels().walk
+    tables = walk_tables()
+    walk = kernels().walk
     b = np.frombuffer(data, dtype=np.uint8)
-    for chains in (1, 2, 3, _CHAINS):
+    for chains in (1, 2, 3, CHAINS):
         got = walk(b, tables.transitions, tables.root, 6, chains).tolist()
         assert got == python_walk(data)
 
