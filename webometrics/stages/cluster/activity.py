@@ -87,9 +87,7 @@ def run_activity(
 
 def _fit(model: Any, terms: Any, desc: str, progress: bool) -> None:
     """Fit the clusterer, a progress bar over its levels."""
-    bar = tqdm(
-        total=len(model.resolutions()), desc=desc, unit="level", disable=not progress or None
-    )
+    bar = tqdm(total=model.n_levels(), desc=desc, unit="level", disable=not progress or None)
 
     def on_level(level: Any) -> None:
         bar.set_postfix(resolution=level.resolution, clusters=level.n_clusters)
