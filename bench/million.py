@@ -293,9 +293,9 @@ def render(res: dict[str, Any]) -> str:
         levels = " / ".join(f"{c:,}" for c in r["levels"])
         lines.append(
             f"| {r['documents']:,} | {build} | {r['wall']:,.1f} | {r['cpu']:,.1f} "
-            f"| {r['rss_mb']:,.0f} | {s['load']:.1f} | {s['weights']:.1f} "
-            f"| {s['neighbours']:.1f} ({r['candidates']}, {r['n_neighbors']}) "
-            f"| {s['leiden']:.1f} | {s['evidence']:.1f} | {s['store']:.1f} | {s['start']:.1f} "
+            f"| {r['rss_mb']:,.0f} | {s['load']:,.1f} | {s['weights']:,.1f} "
+            f"| {s['neighbours']:,.1f} ({r['candidates']}, {r['n_neighbors']}) "
+            f"| {s['leiden']:,.1f} | {s['evidence']:,.1f} | {s['store']:,.1f} | {s['start']:,.1f} "
             f"| {r['n_clusters']:,} ({levels}) | {r['n_terms']:,} "
             f"| {r['load_before']} → {r['load_after']}, {r['others_busy']} |"
         )
@@ -313,7 +313,7 @@ def render(res: dict[str, Any]) -> str:
     for key, v in g.items():
         lines.append(f"| {key} | {_fmt(v['all'])} | " + " | ".join(_fmt(p) for p in v["pairs"])
                      + " |")  # fmt: skip
-    lines += ["", *(f"Note: {note}" for note in res.get("notes", []))]
+    lines += ["", "Notes:", "", *(f"- {note}" for note in res.get("notes", []))]
     return "\n".join(lines) + "\n"
 
 
