@@ -63,6 +63,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -315,6 +316,10 @@ def exact_knn(
     -----
     Time O(Σ_t df(t)² + n²) (the product, then the scan of the dense rows), divided among
     the threads; memory O(n_jobs · block · n) for the blocks and O(n · k) for the result.
+    Each row's ``k`` best are kept by a compiled scan with a bounded heap
+    (:func:`_top_k_rows`): at 20,000 Reuters stories it replaced numpy's ``argpartition``
+    and ``lexsort`` (2.1 s of the 4.3 s on one thread) with about a tenth of that; ties
+    at the ``k``-th place go to the smaller index, as in the order of the result.
     """
     from concurrent.futures import ThreadPoolExecutor
 
@@ -333,19 +338,12 @@ def exact_knn(
         return nb, sims
     XT = X.T.tocsr()
 
+    top_k = _top_k_kernel()
+
     def one(s: int) -> None:
         own = rows[s : s + block]
         S = np.asarray(safe_sparse_dot(X[own], XT, dense_output=True), dtype=np.float32)
-        S[np.arange(own.shape[0]), own] = -np.inf
-        idx = np.argpartition(S, S.shape[1] - kk, axis=1)[:, -kk:]
-        val = np.take_along_axis(S, idx, 1)
-        order = np.lexsort((idx, -val), axis=1)
-        idx, val = np.take_along_axis(idx, order, 1), np.take_along_axis(val, order, 1)
-        bad = ~(val > 0)
-        idx[bad] = -1
-        val[bad] = 0
-        nb[s : s + block, :kk] = idx
-        sims[s : s + block, :kk] = val
+        top_k(S, own, nb[s : s + block, :kk], sims[s : s + block, :kk])
 
     starts = range(0, m, block)
     threads = min(effective_n_jobs(n_jobs), len(starts))
@@ -356,6 +354,96 @@ def exact_knn(
         with ThreadPoolExecutor(threads) as pool:
             list(pool.map(one, starts))
     return nb, sims
+
+
+def _top_k_rows(S: np.ndarray, own: np.ndarray, nb: np.ndarray, sims: np.ndarray) -> None:
+    """Row ``r`` of ``S``'s ``nb.shape[1]`` best columns other than ``own[r]`` and of
+    value > 0, most similar first, ties by the smaller column, into ``nb[r]`` / ``sims[r]``
+    (``-1`` / 0 where fewer): a min-heap of the best so far (its root the worst kept),
+    which a column enters only when it beats the root. Compiled by :func:`_top_k_kernel`.
+    """
+    k = nb.shape[1]
+    heap_v = np.empty(k, dtype=np.float32)
+    heap_i = np.empty(k, dtype=np.int64)
+    for r in range(S.shape[0]):
+        size = 0
+        for c in range(S.shape[1]):
+            v = S[r, c]
+            if not v > 0 or c == own[r]:
+                continue
+            if size == k:
+                # columns come in increasing order: an equal value never beats the root
+                if v <= heap_v[0]:
+                    continue
+                at = 0  # replace the root, then sift it down
+                while True:
+                    child = 2 * at + 1
+                    if child >= k:
+                        break
+                    other = child + 1
+                    if other < k and (
+                        heap_v[other] < heap_v[child]
+                        or (heap_v[other] == heap_v[child] and heap_i[other] > heap_i[child])
+                    ):
+                        child = other
+                    if heap_v[child] < v or (heap_v[child] == v and heap_i[child] > c):
+                        heap_v[at] = heap_v[child]
+                        heap_i[at] = heap_i[child]
+                        at = child
+                    else:
+                        break
+                heap_v[at] = v
+                heap_i[at] = c
+            else:  # add, then sift up: the worst (smallest value, larger column) on top
+                at = size
+                size += 1
+                while at > 0:
+                    parent = (at - 1) // 2
+                    if heap_v[parent] > v or (heap_v[parent] == v and heap_i[parent] < c):
+                        heap_v[at] = heap_v[parent]
+                        heap_i[at] = heap_i[parent]
+                        at = parent
+                    else:
+                        break
+                heap_v[at] = v
+                heap_i[at] = c
+        # most similar first, ties by the smaller column: pop the worst into the last place
+        for place in range(size - 1, -1, -1):
+            nb[r, place] = heap_i[0]
+            sims[r, place] = heap_v[0]
+            last_v = heap_v[place]
+            last_i = heap_i[place]
+            at = 0
+            while True:
+                child = 2 * at + 1
+                if child >= place:
+                    break
+                other = child + 1
+                if other < place and (
+                    heap_v[other] < heap_v[child]
+                    or (heap_v[other] == heap_v[child] and heap_i[other] > heap_i[child])
+                ):
+                    child = other
+                if heap_v[child] < last_v or (heap_v[child] == last_v and heap_i[child] > last_i):
+                    heap_v[at] = heap_v[child]
+                    heap_i[at] = heap_i[child]
+                    at = child
+                else:
+                    break
+            heap_v[at] = last_v
+            heap_i[at] = last_i
+        for place in range(size, k):
+            nb[r, place] = -1
+            sims[r, place] = 0.0
+
+
+@functools.cache
+def _top_k_kernel() -> Any:
+    """:func:`_top_k_rows` compiled by numba (without the GIL, so the blocks of
+    :func:`exact_knn` run in threads; cached on disk beside this module)."""
+    import numba
+
+    return numba.njit(cache=True, nogil=True)(_top_k_rows)
 
 
 def _active_rows(X: sp.spmatrix) -> tuple[sp.csr_matrix, np.ndarray]:

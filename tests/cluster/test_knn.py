@@ -96,3 +96,20 @@ def test_auto_picks_nndescent_above_the_exact_limit(reuters_tfidf, monkeypatch):
     graph = model._neighbours(X, active, 10)
     assert graph.stats["candidates"] == "nndescent"
     assert tie_aware_recall(X, graph.neighbours, exact_knn(X, 10)[1]) >= 0.95
+
+
+def test_exact_knn_breaks_ties_at_the_kth_place_by_the_smaller_index():
+    """Quantised similarities make many ties; the compiled scan keeps, of equal values,
+    the smaller column, and its result is the full sort's first k."""
+    rng = np.random.default_rng(5)
+    X = sp.csr_matrix(rng.integers(0, 3, size=(120, 4)).astype(np.float32))
+    X = sp.csr_matrix(X.multiply(1 / np.sqrt(np.maximum(X.multiply(X).sum(axis=1), 1e-9))))
+    k = 7
+    nb, sims = exact_knn(X, k, block=50, n_jobs=2)
+    S = (X @ X.T).toarray().astype(np.float32)
+    for r in range(X.shape[0]):
+        cols = [c for c in range(X.shape[0]) if c != r and S[r, c] > 0]
+        best = sorted(cols, key=lambda c: (-S[r, c], c))[:k]
+        assert nb[r, : len(best)].tolist() == best, r
+        assert np.all(nb[r, len(best) :] == -1) and np.all(sims[r, len(best) :] == 0)
+        assert np.allclose(sims[r, : len(best)], S[r, best])
