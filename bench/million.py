@@ -230,6 +230,50 @@ def measure(n: int, workdir: Path) -> dict[str, Any]:
     return row
 
 
+# ---------------------------------------------------------------------------- reading the counts
+
+
+def read_counts(path: Path, how: str) -> dict[str, Any]:
+    """Read and weigh every document's stored counts, as the stage does (``streamed``:
+    :func:`load_term_counts`) or with every mapping held (``mappings``:
+    ``load(with_terms=True)``, what the stage did before); seconds and peak RSS."""
+    import resource
+
+    from cluster.weighting import TfidfWeighting
+    from core import defaults as D
+    from store import make_engine
+    from webometrics.stages.cluster.documents import Selection, load, load_term_counts
+
+    engine = make_engine(f"sqlite:///{path}")
+    selection = Selection("domain")
+    t0 = time.perf_counter()
+    data = load(engine, selection, with_shingles=False, with_terms=how == "mappings")
+    counts = (
+        data["terms"] if how == "mappings" else load_term_counts(engine, data["ids"], selection)
+    )
+    X = TfidfWeighting(min_df=D.ACTIVITY_MIN_DF, max_df=D.ACTIVITY_MAX_DF).fit_transform(counts)
+    return {
+        "how": how,
+        "documents": int(X.shape[0]),
+        "entries": int(X.nnz),
+        "seconds": round(time.perf_counter() - t0, 1),
+        "rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, 1),
+    }
+
+
+def compare_reading(path: Path) -> list[dict[str, Any]]:
+    """:func:`read_counts` both ways, each in a fresh process."""
+    rows = []
+    for how in ("mappings", "streamed"):
+        out = subprocess.run(
+            [sys.executable, __file__, "--read-counts", str(path), how],
+            capture_output=True, text=True, check=True, cwd=ROOT,
+        )  # fmt: skip
+        rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
+        print(f"  reading the counts: {rows[-1]}", flush=True)
+    return rows
+
+
 # ---------------------------------------------------------------------------- the report
 
 
@@ -313,10 +357,28 @@ def render(res: dict[str, Any]) -> str:
     for key, v in g.items():
         lines.append(f"| {key} | {_fmt(v['all'])} | " + " | ".join(_fmt(p) for p in v["pairs"])
                      + " |")  # fmt: skip
+    reading = res.get("reading", [])
+    if reading:
+        lines += [
+            "",
+            f"Reading and weighing the stored counts of {reading[0]['documents']:,} documents "
+            "(`load` + `TfidfWeighting`, a fresh process each, nothing else):",
+            "",
+            "| how | seconds | peak RSS MB |",
+            "|---|---:|---:|",
+            *(
+                f"| {READING[r['how']]} | {r['seconds']:,.1f} | {r['rss_mb']:,.0f} |"
+                for r in reading
+            ),
+        ]
     lines += ["", "Notes:", "", *(f"- {note}" for note in res.get("notes", []))]
     return "\n".join(lines) + "\n"
 
 
+READING = {
+    "mappings": "every document's mapping held (`load(with_terms=True)`, the stage before)",
+    "streamed": "streamed into the count matrix (`load_term_counts`, the stage now)",
+}
 NOTES = [
     "wall and CPU seconds and peak RSS are the child process's (os.wait4); the step "
     "seconds are those the clustering stores (parameters.graph.seconds); `store` is the "
@@ -341,7 +403,17 @@ def main() -> int:
     ap.add_argument("--render", action="store_true", help="rewrite the .md from the .json")
     ap.add_argument("--out", default=str(RESULTS))
     ap.add_argument("--note", action="append", default=[], help="a line for the report")
+    ap.add_argument("--read-counts", nargs=2, metavar=("DB", "HOW"), help=argparse.SUPPRESS)
+    ap.add_argument(
+        "--reading-only",
+        action="store_true",
+        help="only compare reading the counts (mappings / streamed) on the largest size's "
+        "database, added to the saved results",
+    )
     args = ap.parse_args()
+    if args.read_counts:
+        print(json.dumps(read_counts(Path(args.read_counts[0]), args.read_counts[1])))
+        return 0
     out = Path(tempfile.mkdtemp()) if args.quick else Path(args.out)
     stem = out / "million"
     if args.render:
@@ -351,6 +423,13 @@ def main() -> int:
     sizes = list(QUICK_SIZES) if args.quick else [int(s) for s in args.sizes.split(",") if s]
     workdir = Path(args.workdir)
     workdir.mkdir(parents=True, exist_ok=True)
+    largest = workdir / f"million-{max(sizes)}.db"
+    if args.reading_only:
+        saved = json.loads(stem.with_suffix(".json").read_text(encoding="utf-8"))
+        build_database(largest, max(sizes))
+        saved["reading"] = compare_reading(largest)
+        write_results(stem, saved, render(saved), newline=True, ensure_ascii=False)
+        return 0
     res: dict[str, Any] = {
         "machine": machine("cores"),
         "date": run_date(),
@@ -363,6 +442,7 @@ def main() -> int:
         res["sizes"].append(measure(n, workdir))
         res["growth"] = growth(res["sizes"])
         write_results(stem, res, render(res), newline=True, ensure_ascii=False)
+    res["reading"] = compare_reading(largest)
     res["load_end"] = load_averages()
     write_results(stem, res, render(res), newline=True, ensure_ascii=False)
     print(render(res))
