@@ -31,11 +31,16 @@ growth exponent of a measure is the least-squares slope of its log against ``log
 over the sizes; the slopes between consecutive sizes are shown too (the neighbour step
 changes method between 100,000 and 300,000).
 
+Last, reading and weighing the stored counts of the largest size, each way in a fresh
+process: streamed into the count matrix as the stage does, and with every document's
+mapping held as it did before (seconds and peak RSS).
+
 Run: ``.venv/bin/python bench/million.py`` (20,000, 100,000, 300,000 and 1,000,000:
-about 45 minutes on 2 cores, most of it the 1,000,000 run's NN-descent, and about
-6 GB of databases in ``--workdir``); ``--sizes 20000,100000``; ``--quick`` (5,000 and
-20,000 into a temporary folder); ``--render`` (rewrite the .md from the .json). Writes
-``bench/results/million.json`` (after every size) and ``million.md``.
+about 50 minutes on 2 shared cores, most of it the NN-descent of 300,000 and 1,000,000
+documents, and 1.7 GB of databases in ``--workdir``); ``--sizes 20000,100000``;
+``--quick`` (5,000 and 20,000 into a temporary folder); ``--render`` (rewrite the .md from
+the .json); ``--reading-only`` (only the reading comparison, added to the saved results).
+Writes ``bench/results/million.json`` (after every size) and ``million.md``.
 """
 
 from __future__ import annotations
