@@ -80,7 +80,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from cluster.base import N_JOBS, POSITIVE, SEED, Constraints, Estimator, Interval, Options
-from cluster.graph_leiden import LeidenLevel, check_quality
+from cluster.graph_leiden import ITERATIONS, LeidenLevel, check_quality
 from cluster.knn import (
     KNNGraph,
     bucket_candidates,
@@ -168,6 +168,10 @@ class ActivityClusterer(Estimator):
         resolution 1 (``bench/results/grain.md``), so the coarser grain is offered, not
         chosen.
     quality : {"rb", "modularity", "cpm"}, default "rb"
+    n_iterations : int, default 5
+        Leiden iterations per level (negative: until no node moves). Five reached the
+        class F of iterating to the end on the nine labelled corpora (mean 0.6647 against
+        0.6652 over three seeds, equal on seven) in half the time at 20,000 stories.
     min_df : int, default 2
         Terms in fewer documents carry no weight.
     max_df : float, default 1.0
@@ -228,6 +232,7 @@ class ActivityClusterer(Estimator):
     _parameter_constraints: ClassVar[Constraints] = {
         "n_neighbors": [POSITIVE, Options(("auto",))],
         "quality": [Options(QUALITIES)],
+        "n_iterations": [ITERATIONS],
         **DF_CONSTRAINTS,
         "candidates": [Options(CANDIDATES)],
         "num_perm": [POSITIVE],
@@ -242,6 +247,7 @@ class ActivityClusterer(Estimator):
         "resolution": "activity.resolution",
         "coarser": "activity.coarser",
         "quality": "activity.quality",
+        "n_iterations": "activity.n_iterations",
         "min_df": "activity.min_df",
         "max_df": "activity.max_df",
         "candidates": "activity.candidates",
@@ -261,6 +267,7 @@ class ActivityClusterer(Estimator):
         resolution: float | Sequence[float] = D.ACTIVITY_RESOLUTION,
         coarser: float | Sequence[float] = D.ACTIVITY_COARSER,
         quality: str = D.ACTIVITY_QUALITY,
+        n_iterations: int = D.ACTIVITY_ITERATIONS,
         min_df: int = D.ACTIVITY_MIN_DF,
         max_df: float = D.ACTIVITY_MAX_DF,
         candidates: str = D.ACTIVITY_CANDIDATES,
@@ -275,6 +282,7 @@ class ActivityClusterer(Estimator):
         self.resolution = resolution
         self.coarser = coarser
         self.quality = quality
+        self.n_iterations = n_iterations
         self.min_df = min_df
         self.max_df = max_df
         self.candidates = candidates
@@ -455,14 +463,12 @@ class ActivityClusterer(Estimator):
         seconds["neighbours"] = time.perf_counter() - t0
         i, j, w = knn_edges(graph.neighbours, graph.similarities)
         t0 = time.perf_counter()
-        levels = refined_levels(
-            n, i, j, w, quality=self.quality, resolutions=self.resolutions(), seed=int(self.seed)
-        )
+        quality, seed, iterations = self.quality, int(self.seed), int(self.n_iterations)
+        levels = refined_levels(n, i, j, w, resolutions=self.resolutions(), quality=quality,
+                                seed=seed, n_iterations=iterations)  # fmt: skip
         chosen = levels[-1]
-        levels += merged_levels(
-            n, i, j, w, chosen, quality=self.quality, resolutions=self.coarser_resolutions(),
-            seed=int(self.seed),
-        )  # fmt: skip
+        levels += merged_levels(n, i, j, w, chosen, resolutions=self.coarser_resolutions(),
+                                quality=quality, seed=seed, n_iterations=iterations)  # fmt: skip
         seconds["leiden"] = time.perf_counter() - t0
         self._group_empty(counts.counts, active, levels)
         if progress is not None:

@@ -137,6 +137,7 @@ def refined_levels(
     quality: str,
     resolutions: Sequence[float],
     seed: int,
+    n_iterations: int = -1,
 ) -> list[LeidenLevel]:
     """Leiden levels, finest first, whose coarsest level is Leiden on the whole graph and
     each finer level splits every cluster of the next coarser one by Leiden on the cluster's
@@ -157,7 +158,9 @@ def refined_levels(
     [[0, 0, 0, 1, 1, 1], [0, 0, 0, 0, 0, 0]]
     """
     res = sorted(resolutions, reverse=True)
-    coarse = igraph_leiden(n, i, j, w, quality=quality, resolution=res[-1], seed=seed)
+    coarse = igraph_leiden(
+        n, i, j, w, quality=quality, resolution=res[-1], seed=seed, n_iterations=n_iterations
+    )
     coarse.role = "clusters"
     levels = [coarse]
     for r in reversed(res[:-1]):
@@ -181,7 +184,7 @@ def refined_levels(
             a, b = bounds[c], bounds[c + 1]
             sub = igraph_leiden(
                 members.shape[0], local[ii[a:b]], local[jj[a:b]], ww[a:b],
-                quality=quality, resolution=r, seed=seed,
+                quality=quality, resolution=r, seed=seed, n_iterations=n_iterations,
             )  # fmt: skip
             labels[members] = sub.labels + next_label
             next_label += sub.n_clusters
@@ -210,6 +213,7 @@ def merged_levels(
     quality: str,
     resolutions: Sequence[float],
     seed: int,
+    n_iterations: int = -1,
 ) -> list[LeidenLevel]:
     """Coarser levels, finest first, each merging whole clusters of the level before it
     (``base`` for the first): Leiden on the graph of those clusters at a smaller resolution.
@@ -259,7 +263,7 @@ def merged_levels(
             merged = _membership(
                 k, pairs // k, pairs % k, np.bincount(inverse, weights=weights),
                 quality="cpm" if quality == "cpm" else "rb", gamma=float(r), seed=seed,
-                node_weights=node_weights,
+                n_iterations=n_iterations, node_weights=node_weights,
             )  # fmt: skip
             labels = canonical_labels(merged[parent])
         levels.append(

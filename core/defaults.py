@@ -160,6 +160,10 @@ ACTIVITY_RESOLUTION: tuple[float, ...] = (2.0, 1.0)
 # chooses a better grain than the clusters' resolution 1)
 ACTIVITY_COARSER: tuple[float, ...] = (0.5,)
 ACTIVITY_QUALITY: Quality = "rb"
+# Leiden iterations per level; negative: until no node moves. 5 reached the same class F
+# as iterating to the end on the nine labelled corpora (mean 0.6647 against 0.6652 over 3
+# seeds, equal on 7) in half the time at 20,000 stories (README, activity clustering)
+ACTIVITY_ITERATIONS = 5
 ACTIVITY_MIN_DF = 2  # a term of fewer documents carries no weight
 ACTIVITY_MAX_DF = 1.0  # nor a term of more than this share of the documents (1.0: no cut)
 # auto: every pair while sum(df^2) + n^2 <= 3e8 (small corpora), else weighted MinHash + LSH
