@@ -293,6 +293,10 @@ def _goal_lines(report: dict[str, Any]) -> list[str]:
                  if b["f_class"] < c["f_class"]]  # fmt: skip
         verdict = "**met**" if not worse else "**NOT met**: " + "; ".join(worse)
         lines.append(f"- (b) class F >= (c) on every corpus: {verdict}")
+        short = [f"{b['corpus']} {b['f_class']:.4f} < {c['f_class']:.4f} - 0.005"
+                 for b, c in pairs if b["f_class"] < c["f_class"] - 0.005]  # fmt: skip
+        verdict = "**met**" if not short else "**NOT met**: " + "; ".join(short)
+        lines.append(f"- (b) class F >= (c) - 0.005 on every corpus (issue 21): {verdict}")
     tw = by.get(("testweb", "activity"))
     ref = by.get(("testweb", "anchor"))
     ref_txt = f" ((c): {ref['f_class']:.3f})" if ref else ""
@@ -315,6 +319,13 @@ def _goal_lines(report: dict[str, Any]) -> list[str]:
         )
     else:
         lines.append(f"- {size:,} documents <= 10 s from raw text: **not run** for (b){ref_txt}")
+    if b20 and c20:
+        ratio = b20["seconds"] / c20["seconds"]
+        verdict = "**met**" if ratio <= 0.5 else "**NOT met**"
+        lines.append(
+            f"- {size:,} documents, (b) <= 0.5 x (c) in the same run (issue 21): {verdict}, "
+            f"{b20['seconds']:.2f} s / {c20['seconds']:.2f} s = {ratio:.3f}"
+        )
     return lines
 
 
