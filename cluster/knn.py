@@ -410,31 +410,13 @@ def _top_k_rows(S: np.ndarray, own: np.ndarray, nb: np.ndarray, sims: np.ndarray
                         break
                 heap_v[at] = v
                 heap_i[at] = c
-        # most similar first, ties by the smaller column: pop the worst into the last place
-        for place in range(size - 1, -1, -1):
-            nb[r, place] = heap_i[0]
-            sims[r, place] = heap_v[0]
-            last_v = heap_v[place]
-            last_i = heap_i[place]
-            at = 0
-            while True:
-                child = 2 * at + 1
-                if child >= place:
-                    break
-                other = child + 1
-                if other < place and (
-                    heap_v[other] < heap_v[child]
-                    or (heap_v[other] == heap_v[child] and heap_i[other] > heap_i[child])
-                ):
-                    child = other
-                if heap_v[child] < last_v or (heap_v[child] == last_v and heap_i[child] > last_i):
-                    heap_v[at] = heap_v[child]
-                    heap_i[at] = heap_i[child]
-                    at = child
-                else:
-                    break
-            heap_v[at] = last_v
-            heap_i[at] = last_i
+        # most similar first, ties by the smaller column (a stable sort of the columns'
+        # order by value)
+        order = np.argsort(heap_i[:size])
+        order = order[np.argsort(-heap_v[order], kind="mergesort")]
+        for place in range(size):
+            nb[r, place] = heap_i[order[place]]
+            sims[r, place] = heap_v[order[place]]
         for place in range(size, k):
             nb[r, place] = -1
             sims[r, place] = 0.0
