@@ -166,7 +166,8 @@ ACTIVITY_QUALITY: Quality = "rb"
 ACTIVITY_ITERATIONS = 5
 ACTIVITY_MIN_DF = 2  # a term of fewer documents carries no weight
 ACTIVITY_MAX_DF = 1.0  # nor a term of more than this share of the documents (1.0: no cut)
-# auto: every pair while sum(df^2) + n^2 <= 3e8 (small corpora), else weighted MinHash + LSH
+# auto: the exact neighbours while sum(df^2) + n^2 <= 2e11 (about 200,000 documents), else
+# NN-descent (cluster.activity.EXACT_WORK, bench/results/knn.md)
 ACTIVITY_CANDIDATES: Candidates = "auto"
 ACTIVITY_NUM_PERM = 64
 ACTIVITY_ROWS = 1

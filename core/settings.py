@@ -230,15 +230,6 @@ class ActivitySettings(_Section):
     coarser: tuple[float, ...] = D.ACTIVITY_COARSER
     quality: Quality = D.ACTIVITY_QUALITY
     n_iterations: int = D.ACTIVITY_ITERATIONS
-
-    @field_validator("n_iterations")
-    @classmethod
-    def _iterations(cls, v: int) -> int:
-        """Leiden iterations per level: a non-zero integer (negative: until stable)."""
-        if v == 0:
-            raise ValueError("give a non-zero number of Leiden iterations (negative: until stable)")
-        return v
-
     min_df: int = Field(D.ACTIVITY_MIN_DF, ge=1)
     max_df: float = Field(D.ACTIVITY_MAX_DF, gt=0, le=1)
     candidates: Candidates = D.ACTIVITY_CANDIDATES
@@ -263,6 +254,14 @@ class ActivitySettings(_Section):
                 "1, exclusive (0.5: half of it), or [] for no coarser level"
             )
         return values
+
+    @field_validator("n_iterations")
+    @classmethod
+    def _iterations(cls, v: int) -> int:
+        """Leiden iterations per level: a non-zero integer (negative: until stable)."""
+        if v == 0:
+            raise ValueError("give a non-zero number of Leiden iterations (negative: until stable)")
+        return v
 
 
 class DedupSettings(_Section):
