@@ -98,16 +98,29 @@ def test_auto_picks_nndescent_above_the_exact_limit(reuters_tfidf, monkeypatch):
     assert tie_aware_recall(X, graph.neighbours, exact_knn(X, 10)[1]) >= 0.95
 
 
-def test_exact_knn_breaks_ties_at_the_kth_place_by_the_smaller_index():
-    """Quantised similarities make many ties; the compiled scan keeps, of equal values,
-    the smaller column, and its result is the full sort's first k."""
+@pytest.mark.parametrize(
+    ("block", "n_jobs", "subset"), [(50, 2, False), (7, 1, False), (500, 1, False), (13, 2, True)]
+)
+def test_exact_knn_breaks_ties_at_the_kth_place_by_the_smaller_index(block, n_jobs, subset):
+    """Quantised similarities make many ties; the heaps keep, of equal values, the
+    smaller column, whatever the order of the offers (the symmetric product offers a
+    block's similarities to later rows before those rows' own blocks come): the result
+    is the full sort's first k for every block size and thread count, and for a subset
+    of the rows (every block times all columns)."""
     rng = np.random.default_rng(5)
     X = sp.csr_matrix(rng.integers(0, 3, size=(120, 4)).astype(np.float32))
     X = sp.csr_matrix(X.multiply(1 / np.sqrt(np.maximum(X.multiply(X).sum(axis=1), 1e-9))))
     k = 7
-    nb, sims = exact_knn(X, k, block=50, n_jobs=2)
+    if subset:
+        rows = np.arange(3, 120, 4)
+        part, part_sims = exact_knn(X, k, block=block, n_jobs=n_jobs, rows=rows)
+        nb, sims = np.full((120, k), -1), np.zeros((120, k), np.float32)
+        nb[rows], sims[rows] = part, part_sims
+    else:
+        rows = np.arange(120)
+        nb, sims = exact_knn(X, k, block=block, n_jobs=n_jobs)
     S = (X @ X.T).toarray().astype(np.float32)
-    for r in range(X.shape[0]):
+    for r in rows:
         cols = [c for c in range(X.shape[0]) if c != r and S[r, c] > 0]
         best = sorted(cols, key=lambda c: (-S[r, c], c))[:k]
         assert nb[r, : len(best)].tolist() == best, r
