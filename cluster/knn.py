@@ -8,9 +8,10 @@ nearest neighbours in less time than brute force at every size from 1,000 to 1,0
 
 1. **Exact, blocked** (:func:`exact_knn`): ``X Xᵀ`` a block of rows at a time into a
    dense block (scikit-learn's sparse-to-dense product, ``safe_sparse_dot``, compiled),
-   only from the block's first column on (the product is symmetric: each similarity is
-   computed once and offered to both rows), each row's ``k`` best kept by a compiled
-   scan with a bounded heap, the products in ``n_jobs`` threads.
+   only against the rows from the block's first row on (the product is symmetric: each
+   similarity is computed once and offered to both rows), each row's ``k`` best kept by
+   a compiled scan with a bounded heap (:mod:`cluster.topk_kernels`), the blocks in
+   ``n_jobs`` threads with heaps of their own, merged after.
    Recall 1. Time O(Σ_t df(t)² + n²) over the threads, memory O(threads · block · n +
    n · k). The faster way up to about 200,000 documents (``Σ df² + n² <= 2·10¹¹``,
    :data:`cluster.activity.EXACT_WORK`): on 2 threads 0.01 s for 1,000 Reuters stories,
@@ -65,7 +66,6 @@ Examples
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -289,17 +289,17 @@ def exact_knn(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Exact ``k`` nearest neighbours by dot product (brute force in row blocks).
 
-    Each block of rows is multiplied by ``Xᵀ`` into a dense block with scikit-learn's
-    ``safe_sparse_dot(..., dense_output=True)`` and every similarity is offered to a
-    bounded heap per row by a compiled scan (:func:`_offer_block`); the heaps are then
-    ordered most similar first, ties by the smaller index. For all rows the product is
-    **symmetric**: a block of rows is multiplied only by the columns from its own first
-    row on, and each similarity to a later row is offered to both rows' heaps, so half
-    of ``X Xᵀ`` is computed. With ``n_jobs`` > 1 the products run in threads while the
-    caller's thread offers the finished blocks (the scan writes into other rows' heaps,
-    so it is one thread). A heap keeps its ``k`` best under one total order (similarity,
-    then the smaller index), so the result does not depend on the order of the offers,
-    on ``n_jobs`` nor on the block size.
+    The similarities of each block of rows to the others come from scikit-learn's
+    ``safe_sparse_dot(..., dense_output=True)`` (the others times the block's transpose,
+    a dense block) and are offered to a bounded heap per row by a compiled scan
+    (:func:`cluster.topk_kernels.offer_block`); the heaps are then ordered most similar
+    first, ties by the smaller index. For all rows the product is **symmetric**: a block
+    is multiplied only by the rows from its own first row on, and each similarity to a
+    later row is offered to both rows' heaps, so half of ``X Xᵀ`` is computed. With
+    ``n_jobs`` > 1 each thread takes every ``n_jobs``-th block, its product and its
+    offers, into heaps of its own, merged at the end. A heap keeps its ``k`` best under
+    one total order (similarity, then the smaller index), so the result does not depend
+    on the order of the offers, on ``n_jobs`` nor on the block size.
 
     Parameters
     ----------
@@ -310,10 +310,10 @@ def exact_knn(
     block : int, optional
         Rows per block; default: a 64 MB float32 block, between 16 and 1,024 rows.
     n_jobs : int, default 1
-        Threads for the products (``-1``: every core).
+        Threads (``-1``: every core).
     rows : ndarray of int, optional
         Only the neighbours of these rows (all by default), among all rows; then every
-        block is multiplied by all columns (no symmetry to use).
+        block is multiplied by all rows (no symmetry to use).
 
     Returns
     -------
@@ -323,16 +323,19 @@ def exact_knn(
 
     Notes
     -----
-    Time O(Σ_t df(t)² + n²) (the product, then the scan of the dense rows), memory
-    O(threads · block · n) for the blocks and O(n · k) for the heaps and the result.
-    At 20,000 Reuters stories on one thread: 1.8 s (1.25 s on two), against 2.65 s when
-    every block was multiplied by all columns (each similarity computed twice) and 3.9 s
-    with numpy's ``argpartition`` and ``lexsort`` in place of the heaps. Each similarity
-    is computed once and offered to both rows, so the two always see the same value. A
-    compiled product that summed each row's products into a dense accumulator itself (no
-    dense block) was slower than scipy's (3.5 s).
+    Time O(Σ_t df(t)² + n²) (the product, then the scan of the dense blocks), divided
+    among the threads; memory O(threads · block · n) for the blocks and
+    O(threads · n · k) for the heaps. One thread, 20,000 Reuters stories: 1.7 s, against
+    2.65 s when every block was multiplied by all rows (each similarity computed twice)
+    and 3.9 s with numpy's ``argpartition`` and ``lexsort`` in place of the heaps; 50,000
+    stories and copies: 11.1 s against 15.8 s. Each similarity is computed once and
+    offered to both rows, so the two always see the same value. A compiled product that
+    summed each row's products into a dense accumulator itself (no dense block) was
+    slower than scipy's (3.5 s at 20,000).
     """
     from sklearn.utils.extmath import safe_sparse_dot
+
+    from cluster.topk_kernels import finish_heaps, merge_heaps, offer_block
 
     X = sp.csr_matrix(X, dtype=np.float32)
     n = X.shape[0]
@@ -346,51 +349,55 @@ def exact_knn(
     sims = np.zeros((m, k), dtype=np.float32)
     if kk == 0 or m == 0:
         return nb, sims
-    XT = X.T.tocsr()
-    heaps = _Heaps(m, kk)
-    offer, finish = _heap_kernels()
+    starts = range(0, m, block)
+    heaps = [_Heaps(m, kk) for _ in range(min(effective_n_jobs(n_jobs), len(starts)))]
 
-    def product(s: int) -> tuple[int, np.ndarray]:
-        own = rows[s : s + block]
-        cols = XT[:, s:] if symmetric else XT
-        return s, np.asarray(safe_sparse_dot(X[own], cols, dense_output=True), np.float32)
+    def work(w: int) -> None:
+        mine = heaps[w]
+        for s in starts[w :: len(heaps)]:
+            own = rows[s : s + block]
+            others = _rows_from(X, int(own[0])) if symmetric else X
+            S = np.asarray(safe_sparse_dot(others, X[own].T.tocsr(), dense_output=True),
+                           dtype=np.float32)  # fmt: skip
+            col0, mirror_from = (int(own[0]), int(own[-1]) + 1) if symmetric else (0, n)
+            offer_block(S, s, own, col0, mirror_from, *mine.arrays())
 
-    def take(done: tuple[int, np.ndarray]) -> None:
-        s, S = done
-        own = rows[s : s + S.shape[0]]
-        col0, mirror_from = (s, s + S.shape[0]) if symmetric else (0, n)
-        offer(S, s, own, col0, mirror_from, heaps.values, heaps.ids, heaps.size, heaps.root)
-
-    _in_order(product, take, range(0, m, block), effective_n_jobs(n_jobs))
-    finish(heaps.values, heaps.ids, heaps.size, nb[:, :kk], sims[:, :kk])
+    _each_thread(work, len(heaps))
+    first = heaps[0]
+    for other in heaps[1:]:
+        merge_heaps(*first.arrays(), other.values, other.ids, other.size)
+    finish_heaps(first.values, first.ids, first.size, nb[:, :kk], sims[:, :kk])
     return nb, sims
 
 
-def _in_order(make: Any, take: Any, items: range, threads: int) -> None:
-    """``take(make(i))`` for every item: ``make`` in ``threads`` threads (at most one
-    result waiting per thread), ``take`` in the caller's thread, in the items' order."""
-    from collections import deque
+def _rows_from(X: sp.csr_matrix, start: int) -> sp.csr_matrix:
+    """The rows of ``X`` from ``start`` on, sharing ``X``'s arrays (scipy's row slice
+    copies them, O(nnz) for each block)."""
+    at = X.indptr[start]
+    return sp.csr_matrix(
+        (X.data[at:], X.indices[at:], X.indptr[start:] - at),
+        shape=(X.shape[0] - start, X.shape[1]),
+        copy=False,
+    )
+
+
+def _each_thread(work: Any, threads: int) -> None:
+    """``work(w)`` for ``w`` in ``range(threads)``, each in a thread of its own (in the
+    caller's thread when there is one); the first error is raised."""
+    if threads <= 1:
+        work(0)
+        return
     from concurrent.futures import ThreadPoolExecutor
 
-    if threads <= 1 or len(items) <= 1:
-        for i in items:
-            take(make(i))
-        return
     with ThreadPoolExecutor(threads) as pool:
-        waiting: deque[Any] = deque()
-        for i in items:
-            waiting.append(pool.submit(make, i))
-            if len(waiting) > threads:
-                take(waiting.popleft().result())
-        while waiting:
-            take(waiting.popleft().result())
+        list(pool.map(work, range(threads)))
 
 
 @dataclass
 class _Heaps:
-    """One bounded min-heap per row: ``values`` / ``ids`` (``m, k``), each heap's
-    ``size`` and its ``root`` (the worst value kept once full, else 0), which most
-    offers need only to be compared with."""
+    """A heap set of :mod:`cluster.topk_kernels`: one bounded min-heap per row,
+    ``values`` / ``ids`` (``m, k``), each heap's ``size`` and its ``root`` (the worst value
+    kept once full, else 0)."""
 
     m: int
     k: int
@@ -405,104 +412,9 @@ class _Heaps:
         self.size = np.zeros(self.m, np.int32)
         self.root = np.zeros(self.m, np.float32)
 
-
-def _offer_block(
-    S: np.ndarray,
-    first: int,
-    own: np.ndarray,
-    col0: int,
-    mirror_from: int,
-    values: np.ndarray,
-    ids: np.ndarray,
-    size: np.ndarray,
-    root: np.ndarray,
-) -> None:
-    """Offer ``S[r, c]`` (> 0) to heap ``first + r`` as column ``col0 + c`` (not the row
-    ``own[r]`` itself) and, where the column is ``>= mirror_from``, to heap ``col0 + c``
-    as row ``own[r]``. A heap keeps its ``k`` best by (value, then the smaller id): a
-    min-heap whose root is the worst kept, replaced when an offer beats it. Compiled by
-    :func:`_heap_kernels`."""
-    k = values.shape[1]
-    for r in range(S.shape[0]):
-        for c in range(S.shape[1]):
-            v = S[r, c]
-            if not v > 0:
-                continue
-            for side in range(2):
-                if side == 0:
-                    h, new = first + r, col0 + c
-                    if new == own[r]:
-                        continue
-                else:
-                    h, new = col0 + c, own[r]
-                    if h < mirror_from:
-                        break
-                if v < root[h]:
-                    continue
-                if size[h] == k:
-                    if v == root[h] and new > ids[h, 0]:
-                        continue
-                    at = 0  # replace the root, then sift it down
-                    while True:
-                        child = 2 * at + 1
-                        if child >= k:
-                            break
-                        other = child + 1
-                        if other < k and (
-                            values[h, other] < values[h, child]
-                            or (
-                                values[h, other] == values[h, child]
-                                and ids[h, other] > ids[h, child]
-                            )
-                        ):
-                            child = other
-                        if values[h, child] < v or (values[h, child] == v and ids[h, child] > new):
-                            values[h, at] = values[h, child]
-                            ids[h, at] = ids[h, child]
-                            at = child
-                        else:
-                            break
-                else:  # add, then sift up: the worst (smallest value, larger id) on top
-                    at = size[h]
-                    size[h] += 1
-                    while at > 0:
-                        parent = (at - 1) // 2
-                        if values[h, parent] > v or (
-                            values[h, parent] == v and ids[h, parent] < new
-                        ):
-                            values[h, at] = values[h, parent]
-                            ids[h, at] = ids[h, parent]
-                            at = parent
-                        else:
-                            break
-                values[h, at] = v
-                ids[h, at] = new
-                if size[h] == k:
-                    root[h] = values[h, 0]
-
-
-def _finish_heaps(
-    values: np.ndarray, ids: np.ndarray, size: np.ndarray, nb: np.ndarray, sims: np.ndarray
-) -> None:
-    """Each heap into its row of ``nb`` / ``sims``, most similar first, ties by the smaller
-    id (a stable sort of the ids' order by value); the rest of the row is left as is."""
-    for h in range(values.shape[0]):
-        m = size[h]
-        order = np.argsort(ids[h, :m])
-        order = order[np.argsort(-values[h, order], kind="mergesort")]
-        for place in range(m):
-            nb[h, place] = ids[h, order[place]]
-            sims[h, place] = values[h, order[place]]
-
-
-@functools.cache
-def _heap_kernels() -> tuple[Any, Any]:
-    """:func:`_offer_block` and :func:`_finish_heaps` compiled by numba (without the GIL;
-    cached on disk beside this module)."""
-    import numba
-
-    jit = numba.njit(cache=True, nogil=True)
-    return jit(_offer_block), jit(_finish_heaps)
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``values, ids, size, root``, as the kernels take them."""
+        return self.values, self.ids, self.size, self.root
 
 
 def _active_rows(X: sp.spmatrix) -> tuple[sp.csr_matrix, np.ndarray]:
