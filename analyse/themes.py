@@ -476,7 +476,9 @@ def typical_titles(
         toks = set(whole_words(key))
         if not toks:
             return 0.0
-        return sum(term_weights.get(w, 0.0) for w in toks) / math.sqrt(len(toks))
+        # summed in a fixed order: a set's order follows the hash seed, and near-equal sums
+        # of floats in another order could rank two titles the other way round
+        return sum(term_weights.get(w, 0.0) for w in sorted(toks)) / math.sqrt(len(toks))
 
     ranked = sorted(freq, key=lambda k: (-score(k), -freq[k], k))
     return [seen[k] for k in ranked[:top]]
