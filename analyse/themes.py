@@ -71,12 +71,14 @@ Examples
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 import unicodedata
 from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import TypeVar
 
 from stop_words import get_stop_words
@@ -86,10 +88,14 @@ from extract.tokens import words as tokens
 
 __all__ = [
     "STOP_WORDS",
+    "CountedDocument",
     "Theme",
+    "ThemeCache",
     "ThemeDocument",
     "ThemeOptions",
     "cluster_themes",
+    "count_document",
+    "counted_themes",
     "distinctive_terms",
     "frequent_shingles",
     "largest_domains",
@@ -177,11 +183,12 @@ def script(word: str) -> str:
     return unicodedata.name(first, "unknown").split(" ", 1)[0].lower()
 
 
-def _main_script(counts: Mapping[str, int]) -> str | None:
-    """The script most of the (counted) words are written in; ``None`` without words."""
+def _main_script(counts: Mapping[str, int], scripts: Mapping[str, str] | None = None) -> str | None:
+    """The script most of the (counted) words are written in; ``None`` without words.
+    ``scripts``: the words' scripts when known (:func:`script` of each)."""
     by_script: Counter[str] = Counter()
     for word, n in counts.items():
-        by_script[script(word)] += n
+        by_script[scripts[word] if scripts is not None else script(word)] += n
     return by_script.most_common(1)[0][0] if by_script else None
 
 
@@ -320,41 +327,77 @@ def frequent_shingles(
     ...                    "Oxford University, a college"], top=3)
     [('oxford university', 3), ('oxford university press', 2), ('university press reports', 1)]
     """
-    df: Counter[str] = Counter()
-    tf: Counter[str] = Counter()
-    first: dict[str, int] = {}
-    for text in texts:
-        seen: set[str] = set()
-        budget = max_words
-        for segment in _BREAK.split(text):
-            if budget <= 0:
-                break
-            toks = whole_words(segment)[:budget]
-            budget -= len(toks)
-            for k in sizes:
-                for i in range(len(toks) - k + 1):
-                    gram = toks[i : i + k]
-                    if not (_content(gram[0]) and _content(gram[-1])):
-                        continue
-                    if in_script and not script(gram[0]) == script(gram[-1]) == in_script:
-                        continue
-                    if k > 2 and sum(w in STOP_WORDS for w in gram) * 2 > k:
-                        continue
-                    key = " ".join(gram)
-                    seen.add(key)
-                    tf[key] += 1
-                    first.setdefault(key, len(first))
-        df.update(seen)
-    ranked = sorted(df, key=lambda g: (-df[g], -tf[g], -g.count(" "), first[g]))
-    kept: list[str] = []
-    for shingle in ranked:
-        padded = f" {shingle} "
-        if any(df[g] == df[shingle] and tf[g] == tf[shingle] and padded in f" {g} " for g in kept):
-            continue
-        kept.append(shingle)
-        if len(kept) >= top:
+    counts = (_shingle_counts(text, sizes, max_words) for text in texts)
+    return _ranked_shingles(counts, top=top, in_script=in_script)
+
+
+def _shingle_counts(text: str, sizes: Sequence[int], max_words: int) -> dict[str, int]:
+    """The candidate shingles of one text with their occurrences, in the order first met
+    (segment by segment, each size in turn): no stop word at either end, no more stop
+    words than others inside; any script."""
+    counts: dict[str, int] = {}
+    budget = max_words
+    for segment in _BREAK.split(text):
+        if budget <= 0:
             break
-    return [(g, df[g]) for g in kept]
+        toks = whole_words(segment)[:budget]
+        budget -= len(toks)
+        for k in sizes:
+            for i in range(len(toks) - k + 1):
+                gram = toks[i : i + k]
+                if not (_content(gram[0]) and _content(gram[-1])):
+                    continue
+                if k > 2 and sum(w in STOP_WORDS for w in gram) * 2 > k:
+                    continue
+                key = " ".join(gram)
+                counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def _ranked_shingles(
+    documents: Iterable[Mapping[str, int]], *, top: int, in_script: str | None
+) -> list[tuple[str, int]]:
+    """:func:`frequent_shingles` from the shingle counts of each document
+    (:func:`_shingle_counts`).
+
+    The candidates are ranked a window at a time: the best ``8 · top + 16`` of them
+    (a partial sort), and all of them only when the window holds too few kept ones.
+    """
+    df: Counter[str] = Counter()
+    tf: Counter[str] = Counter()  # its keys in the order first met
+    for counts in documents:
+        tf.update(counts)
+        df.update(counts.keys())
+    first = {g: i for i, g in enumerate(tf)}
+
+    def rank(g: str) -> tuple[int, int, int, int]:
+        return (-df[g], -tf[g], -g.count(" "), first[g])
+
+    def kept_of(ranked: Iterable[str]) -> list[str]:
+        kept: list[str] = []
+        for shingle in ranked:
+            if in_script and not script(shingle) == script(_last_word(shingle)) == in_script:
+                continue
+            padded = f" {shingle} "
+            if any(
+                df[g] == df[shingle] and tf[g] == tf[shingle] and padded in f" {g} " for g in kept
+            ):
+                continue
+            kept.append(shingle)
+            if len(kept) >= top:
+                break
+        return kept
+
+    window = 8 * top + 16
+    if len(df) > window:
+        kept = kept_of(heapq.nsmallest(window, df, key=rank))
+        if len(kept) >= max(top, 1):
+            return [(g, df[g]) for g in kept]
+    return [(g, df[g]) for g in kept_of(sorted(df, key=rank))]
+
+
+def _last_word(shingle: str) -> str:
+    return shingle[shingle.rfind(" ") + 1 :]
 
 
 def distinctive_terms(
@@ -391,42 +434,103 @@ def distinctive_terms(
     >>> [t for t, _ in terms["a"]]
     ['рынок', 'акций', 'нефти']
     """
-    tf: dict[Label, Counter[str]] = {}
-    df: dict[Label, Counter[str]] = {}
-    sizes: dict[Label, int] = {}
-    for label, texts in groups.items():
-        counts: Counter[str] = Counter()
-        docs: Counter[str] = Counter()
-        for text in texts:
-            toks = [w for w in whole_words(text)[:max_words] if _content(w)]
-            counts.update(toks)
-            docs.update(set(toks))
-        tf[label], df[label], sizes[label] = counts, docs, len(texts)
+    counted = {
+        label: [_term_counts(text, max_words) for text in texts] for label, texts in groups.items()
+    }
+    return _weighed_terms(counted, top=top)
+
+
+def _term_counts(text: str, max_words: int) -> Counter[str]:
+    """The content words (no stop word, three letters or more) among the first
+    ``max_words`` whole words of a text, with their occurrences, in the order first met."""
+    return Counter(w for w in whole_words(text)[:max_words] if _content(w))
+
+
+@dataclass(frozen=True)
+class _Sums:
+    """The term counts of a group of documents summed: occurrences, documents holding each
+    term, documents, words."""
+
+    terms: Counter[str]
+    docs: Counter[str]
+    size: int
+    n_words: int
+
+
+def _summed(documents: Sequence[Counter[str]]) -> _Sums:
+    if len(documents) == 1:  # its counts as they are (read, never changed)
+        counts = documents[0]
+    else:
+        counts = Counter()
+        for doc in documents:
+            counts.update(doc)
+    docs: Counter[str] = Counter(chain.from_iterable(documents))  # the documents' keys
+    return _Sums(counts, docs, len(documents), sum(counts.values()))
+
+
+@dataclass(frozen=True)
+class _Totals:
+    """The term counts of all groups summed, their sum and each term's script."""
+
+    counts: Counter[str]
+    grand: int
+    scripts: dict[str, str]
+
+
+def _totals(groups: Iterable[_Sums]) -> _Totals:
     total: Counter[str] = Counter()
-    for counts in tf.values():
-        total.update(counts)
-    if not total:
+    for g in groups:
+        total.update(g.terms)
+    return _Totals(total, sum(total.values()), {t: script(t) for t in total})
+
+
+@dataclass(frozen=True)
+class _Profile:
+    """What a group's terms are against the totals: those over-represented in it (a larger
+    share of its words than of all words, or met in no other group), and its main
+    script."""
+
+    over: frozenset[str]
+    main: str | None
+
+
+def _profile(g: _Sums, totals: _Totals) -> _Profile:
+    total, grand = totals.counts, totals.grand
+    over = frozenset(
+        t for t, n in g.terms.items() if n * grand > total[t] * g.n_words or n == total[t]
+    )
+    return _Profile(over, _main_script(g.terms, totals.scripts))
+
+
+def _weighed_terms(
+    groups: Mapping[Label, Sequence[Counter[str]]], *, top: int
+) -> dict[Label, list[tuple[str, float]]]:
+    """:func:`distinctive_terms` from the term counts of each group's documents
+    (:func:`_term_counts`)."""
+    sums = {label: _summed(docs) for label, docs in groups.items()}
+    totals = _totals(sums.values())
+    return _weighed({k: (g, _profile(g, totals)) for k, g in sums.items()}, totals, top=top)
+
+
+def _weighed(
+    groups: Mapping[Label, tuple[_Sums, _Profile]], totals: _Totals, *, top: int
+) -> dict[Label, list[tuple[str, float]]]:
+    """:func:`distinctive_terms` from each group's summed term counts and profile."""
+    if not totals.counts:
         return {label: [] for label in groups}
-    grand = sum(total.values())
-    avg = grand / max(1, len(tf))
-    over: dict[Label, set[str]] = {}  # the terms over-represented in each group
+    total = totals.counts
+    avg = totals.grand / max(1, len(groups))
     n_over: Counter[str] = Counter()  # the number of groups a term is over-represented in
-    for label, counts in tf.items():
-        n_words = sum(counts.values())
-        over[label] = {
-            t for t, n in counts.items() if n * grand > total[t] * n_words or n == total[t]
-        }
-        n_over.update(over[label])
-    most = len(tf) / 2 if len(tf) > 1 else math.inf
+    for _g, prof in groups.values():
+        n_over.update(prof.over)
+    most = len(groups) / 2 if len(groups) > 1 else math.inf
     out: dict[Label, list[tuple[str, float]]] = {}
-    for label, counts in tf.items():
-        n_words = sum(counts.values())
-        main = _main_script(counts)
-        need = min(2, sizes[label])
+    for label, (g, prof) in groups.items():
+        need = min(2, g.size)
         scored = [
-            (term, (n / n_words) * math.log(1.0 + avg / total[term]), df[label][term] >= need)
-            for term, n in counts.items()
-            if term in over[label] and n_over[term] <= most and script(term) == main
+            (t, (g.terms[t] / g.n_words) * math.log(1.0 + avg / total[t]), g.docs[t] >= need)
+            for t in prof.over
+            if n_over[t] <= most and totals.scripts[t] == prof.main
         ]
         scored.sort(key=lambda kv: (not kv[2], -kv[1], kv[0]))
         out[label] = [(t, round(w, 6)) for t, w, _ in scored[:top]]
@@ -484,6 +588,107 @@ def typical_titles(
     return [seen[k] for k in ranked[:top]]
 
 
+@dataclass(frozen=True, eq=False)
+class CountedDocument:
+    """A :class:`ThemeDocument` with its words counted once (:func:`count_document`).
+
+    The themes of the clusters holding it are sums of these counts, so the clusters of
+    several partitions of the same documents (the levels of one clustering) are themed
+    without reading the texts again (:func:`counted_themes`).
+
+    Attributes
+    ----------
+    document : ThemeDocument
+    terms : Counter
+        The content words (no stop word, three letters or more) of its first
+        ``max_words`` whole words, with their occurrences, in the order first met.
+    shingles : dict
+        Its candidate shingles (:func:`frequent_shingles`' rules, any script) with their
+        occurrences, in the order first met.
+    shingle_sizes : tuple of int
+    max_words : int
+        The :class:`ThemeOptions` it was counted with.
+
+    Two counted documents are equal only when they are the same object (a cluster's
+    documents name it in a :class:`ThemeCache`).
+    """
+
+    document: ThemeDocument
+    terms: Counter[str]
+    shingles: dict[str, int]
+    shingle_sizes: tuple[int, ...]
+    max_words: int
+
+
+def count_document(document: ThemeDocument, options: ThemeOptions | None = None) -> CountedDocument:
+    """Count the words and shingles of one document as its clusters' themes read them.
+
+    Time and memory O(w · max(shingle_sizes)) for its first w ≤ ``max_words`` words.
+
+    Examples
+    --------
+    >>> counted = count_document(ThemeDocument("Cup final: the team scored in the cup final."))
+    >>> counted.terms
+    Counter({'cup': 2, 'final': 2, 'team': 1, 'scored': 1})
+    >>> counted.shingles
+    {'cup final': 2, 'team scored': 1}
+    """
+    opts = options or ThemeOptions()
+    text = document.text or ""
+    return CountedDocument(
+        document,
+        _term_counts(text, opts.max_words),
+        _shingle_counts(text, opts.shingle_sizes, opts.max_words),
+        tuple(opts.shingle_sizes),
+        opts.max_words,
+    )
+
+
+class ThemeCache:
+    """What :func:`counted_themes` computed for the last partition it themed: the term
+    totals of its documents and, for each cluster (by its documents), the summed term
+    counts, the terms over-represented in it and its shingles per script. A later
+    partition of the same documents reuses the totals, and a cluster met again (a level
+    that neither split nor merged it) is neither summed nor ranked again: theming such a
+    partition costs O(terms over-represented in its clusters) plus what changed.
+
+    Only the last partition's clusters are kept (memory: one partition's sums, which
+    theming it holds anyway). Made once per set of counted documents and passed to each
+    call; the options are those of every call.
+    """
+
+    def __init__(self, options: ThemeOptions | None = None) -> None:
+        self.options = options or ThemeOptions()
+        self.documents: frozenset[CountedDocument] = frozenset()
+        self.totals: _Totals | None = None
+        self.groups: dict[tuple[CountedDocument, ...], tuple[_Sums, _Profile]] = {}
+        self.shingles: dict[
+            tuple[tuple[CountedDocument, ...], str | None], list[tuple[str, int]]
+        ] = {}
+
+
+def _grouped(
+    keys: Mapping[Label, tuple[CountedDocument, ...]], cache: ThemeCache
+) -> tuple[dict[Label, tuple[_Sums, _Profile]], _Totals]:
+    """Each cluster's summed term counts and profile, and the totals: the cache's when it
+    holds the same documents (each once), else summed again."""
+    documents = frozenset(d for key in keys.values() for d in key)
+    once = len(documents) == sum(map(len, keys.values()))
+    if once and cache.totals is not None and documents == cache.documents:
+        totals = cache.totals
+        groups = {}
+        for label, key in keys.items():
+            kept = cache.groups.get(key)
+            if kept is None:
+                sums = _summed([d.terms for d in key])
+                kept = (sums, _profile(sums, totals))
+            groups[label] = kept
+        return groups, totals
+    all_sums = {label: _summed([d.terms for d in key]) for label, key in keys.items()}
+    totals = _totals(all_sums.values())
+    return {k: (g, _profile(g, totals)) for k, g in all_sums.items()}, totals
+
+
 def cluster_themes(
     clusters: Mapping[Label, Sequence[ThemeDocument]],
     options: ThemeOptions | None = None,
@@ -504,21 +709,82 @@ def cluster_themes(
         label -> :class:`Theme`.
     """
     opts = options or ThemeOptions()
-    texts = {label: [d.text or "" for d in docs] for label, docs in clusters.items()}
-    terms = distinctive_terms(texts, top=max(opts.n_terms, 50), max_words=opts.max_words)
+    counted = {label: [count_document(d, opts) for d in docs] for label, docs in clusters.items()}
+    return counted_themes(counted, opts)
+
+
+def counted_themes(
+    clusters: Mapping[Label, Sequence[CountedDocument]],
+    options: ThemeOptions | None = None,
+    *,
+    cache: ThemeCache | None = None,
+) -> dict[Label, Theme]:
+    """:func:`cluster_themes` of documents counted once (:func:`count_document`).
+
+    The themes are those :func:`cluster_themes` gives the same documents; counting each
+    document once serves every partition of them (a clustering's levels): theming one
+    partition then costs O(E + S log S) for E counted words and shingles of its
+    documents and S distinct shingles of a cluster, no text read.
+
+    Parameters
+    ----------
+    clusters : mapping of label to sequence of CountedDocument
+        Every cluster of one partition.
+    options : ThemeOptions, optional
+        The options the documents were counted with (their ``shingle_sizes`` and
+        ``max_words``).
+    cache : ThemeCache, optional
+        The clusters of the partition themed before (read) and of this one (kept): pass
+        the same cache for each partition of the same documents.
+
+    Returns
+    -------
+    dict
+        label -> :class:`Theme`.
+
+    Raises
+    ------
+    ValueError
+        A document was counted with other ``shingle_sizes`` or ``max_words``, or the
+        cache was made with other options.
+
+    Examples
+    --------
+    >>> a, b, c = (count_document(ThemeDocument(t)) for t in
+    ...            ["Cup final: the team scored.", "The team lost the cup final.", "Rates rose."])
+    >>> counted_themes({"sport": [a, b], "money": [c]}, ThemeOptions(n_terms=3))["sport"].terms
+    ('cup', 'final', 'team')
+    >>> counted_themes({"all": [a, b, c]})["all"].shingles[:3]
+    ('cup final', 'lost the cup', 'team scored')
+    """
+    opts = options or ThemeOptions()
+    for docs in clusters.values():
+        for d in docs:
+            if (d.shingle_sizes, d.max_words) != (tuple(opts.shingle_sizes), opts.max_words):
+                raise ValueError(
+                    f"a document counted with shingle_sizes={d.shingle_sizes}, max_words="
+                    f"{d.max_words} is themed with shingle_sizes={opts.shingle_sizes}, "
+                    f"max_words={opts.max_words}: count it with the same ThemeOptions"
+                )
+    if cache is not None and cache.options != opts:
+        raise ValueError(f"a ThemeCache of {cache.options} is used with {opts}")
+    last = cache or ThemeCache(opts)
+    keys = {label: tuple(docs) for label, docs in clusters.items()}
+    groups, totals = _grouped(keys, last)
+    terms = _weighed(groups, totals, top=max(opts.n_terms, 50))
+    ranked: dict[tuple[tuple[CountedDocument, ...], str | None], list[tuple[str, int]]] = {}
     out: dict[Label, Theme] = {}
     for label, docs in clusters.items():
         weights = dict(terms.get(label, []))
         best = terms.get(label, [])[: opts.n_terms]
-        shingles = frequent_shingles(
-            texts[label],
-            sizes=opts.shingle_sizes,
-            top=opts.n_shingles,
-            max_words=opts.max_words,
-            in_script=script(best[0][0]) if best else None,  # the terms' script is the cluster's
+        in_script = script(best[0][0]) if best else None  # the terms' script is the cluster's
+        key = (keys[label], in_script)
+        shingles = ranked[key] = last.shingles.get(key) or _ranked_shingles(
+            (d.shingles for d in docs), top=opts.n_shingles, in_script=in_script
         )
-        doms = largest_domains(((d.domain or "", d.pages) for d in docs), top=opts.n_domains)
-        titles = typical_titles((t for d in docs for t in d.titles), weights, top=opts.n_titles)
+        members = [d.document for d in docs]
+        doms = largest_domains(((d.domain or "", d.pages) for d in members), top=opts.n_domains)
+        titles = typical_titles((t for d in members for t in d.titles), weights, top=opts.n_titles)
         out[label] = Theme(
             terms=tuple(t for t, _ in best),
             term_weights=tuple(w for _, w in best),
@@ -529,6 +795,11 @@ def cluster_themes(
             titles=tuple(titles),
             size=len(docs),
         )
+    if cache is not None:  # this partition, for the next
+        cache.documents = frozenset(d for key in keys.values() for d in key)
+        cache.totals = totals
+        cache.groups = {keys[label]: groups[label] for label in keys}
+        cache.shingles = ranked
     return out
 
 

@@ -8,9 +8,12 @@ from typing import Any
 import pytest
 
 from analyse.themes import (
+    ThemeCache,
     ThemeDocument,
     ThemeOptions,
     cluster_themes,
+    count_document,
+    counted_themes,
     distinctive_terms,
     frequent_shingles,
     largest_domains,
@@ -197,3 +200,71 @@ def test_degenerate_input() -> None:
         ThemeOptions(shingle_sizes=(0,))
     with pytest.raises(ValueError, match="n_terms"):
         ThemeOptions(n_terms=-1)
+
+
+def _grouped(labels: list[Any]) -> dict[Any, list[int]]:
+    """Document indices by label, in document order."""
+    groups: dict[Any, list[int]] = {}
+    for i, label in enumerate(labels):
+        groups.setdefault(label, []).append(i)
+    return groups
+
+
+def test_documents_counted_once_theme_every_partition_as_their_texts(
+    corpora: dict[str, Any],
+) -> None:
+    """The levels of a clustering are partitions of the same documents: counted once and
+    themed partition after partition through one cache, each partition's themes are those
+    its texts give afresh (English and Russian clusters side by side, singletons, merges,
+    a partition met again)."""
+    docs = [
+        ThemeDocument(body, (title,), f"{topic}.example")
+        for topic, items in corpora["bbc"].items()
+        for title, body in items[:8]
+    ] + [
+        ThemeDocument(text, (title,), f"rubric{rubric}.ru")
+        for rubric, items in sorted(corpora["lenta"].items())[:2]
+        for title, text in items[:6]
+    ]
+    topics = [d.domain for d in docs]
+    partitions = {
+        "singletons": list(range(len(docs))),
+        "pairs": [i // 2 for i in range(len(docs))],
+        "topics": topics,
+        "merged topics": [sorted(set(topics)).index(t) // 2 for t in topics],
+        "one cluster": [0] * len(docs),
+        "topics again": topics,
+    }
+    options = ThemeOptions(n_terms=8, n_shingles=6)
+    counted = [count_document(d, options) for d in docs]
+    cache = ThemeCache(options)
+    for name, labels in partitions.items():
+        groups = _grouped(labels)
+        fresh = cluster_themes({k: [docs[i] for i in ids] for k, ids in groups.items()}, options)
+        again = counted_themes(
+            {k: [counted[i] for i in ids] for k, ids in groups.items()}, options, cache=cache
+        )
+        assert again == fresh, name
+        assert all(t.terms for t in again.values()), name  # the comparison is of themes
+    # the Russian rubrics are named in Russian, beside the English topics
+    assert any(ch in fresh["rubric1.ru"].terms[0] for ch in "абвгдеийклмнопрстуя")
+    with pytest.raises(ValueError, match="count it with the same ThemeOptions"):
+        counted_themes({0: counted[:2]}, ThemeOptions(max_words=100))
+    with pytest.raises(ValueError, match="ThemeCache"):
+        counted_themes({0: counted[:2]}, ThemeOptions(), cache=ThemeCache(options))
+
+
+def test_shingles_of_the_terms_script_beyond_the_first_ranks() -> None:
+    """Shingles are ranked a window at a time (the best 8 · top + 16); when the window
+    holds only shingles in another script than the terms', the rest are ranked too."""
+    nato = "alpha bravo charlie delta echo foxtrot golf hotel india juliett kilo lima mike "
+    nato += "november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu"
+    words = nato.split()
+    english = [" ".join(words[i : i + 8]) for i in range(len(words) - 7)] * 2  # each twice
+    russian = "Учёные открыли новую звезду. Новую звезду назвали красиво."
+    # more Latin shingles met twice than the window holds, all above the Russian ones
+    assert len(frequent_shingles(english, top=100)) > 8 * 2 + 16
+    got = frequent_shingles([*english, russian], top=2, in_script="cyrillic")
+    assert got == frequent_shingles([russian], top=2)
+    assert got[0] == ("новую звезду", 1)
+    assert all(not s.isascii() for s, _ in got)
