@@ -40,6 +40,10 @@ two never differ. The modules that check a choice import it from here.
     trafilatura's extraction trade-off (``[extract] favor``).
 ``GRAPH_LEVELS``
     the nodes of a Common Crawl web graph: registered domains or hosts.
+``LEVEL_THEMES``
+    which stored levels of a clustering the analyse stage names besides its final
+    clusters (``[analyse] levels``): ``all``, ``leiden`` (the Leiden levels only, not the
+    paper's r-steps) or ``none``.
 
 Examples
 --------
@@ -153,3 +157,7 @@ CANONICAL_RULES: tuple[Canonical, ...] = get_args(Canonical)
 
 GraphLevel = Literal["domain", "host"]
 GRAPH_LEVELS: tuple[GraphLevel, ...] = get_args(GraphLevel)
+
+LevelThemes = Literal["all", "leiden", "none"]
+LEVEL_THEMES: tuple[LevelThemes, ...] = get_args(LevelThemes)
+"""Which stored levels' clusters the analyse stage names besides the final ones."""

@@ -16,6 +16,7 @@ from core.choices import (
     Favor,
     Grouping,
     LeidenSimilarity,
+    LevelThemes,
     Linkage,
     Quality,
     Scheme,
@@ -192,6 +193,10 @@ ANALYSE_TOP_DOMAINS = 5
 ANALYSE_TITLES = 5
 ANALYSE_PAGES_PER_DOMAIN = 20
 ANALYSE_MAX_WORDS = 5000
+# the stored levels whose clusters get a theme and category besides the final ones: every
+# level (the activity clustering's finer/coarser Leiden levels, the paper's r-steps);
+# "leiden" leaves a deep LSH dendrogram out, "none" names the final clusters only
+ANALYSE_LEVELS: LevelThemes = "all"
 
 # --- dashboard ------------------------------------------------------------
 DASHBOARD_HOST = "127.0.0.1"

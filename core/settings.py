@@ -40,6 +40,7 @@ from core.choices import (
     Favor,
     Grouping,
     LeidenSimilarity,
+    LevelThemes,
     Linkage,
     Quality,
     Scheme,
@@ -286,6 +287,8 @@ class AnalyseSettings(_Section):
     titles: int = Field(D.ANALYSE_TITLES, ge=0, le=100)
     pages_per_domain: int = Field(D.ANALYSE_PAGES_PER_DOMAIN, ge=1)
     max_words: int = Field(D.ANALYSE_MAX_WORDS, ge=10)
+    # the stored levels whose clusters are named besides the final ones (all/leiden/none)
+    levels: LevelThemes = D.ANALYSE_LEVELS
 
     @field_validator("shingle_sizes")
     @classmethod

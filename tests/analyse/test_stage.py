@@ -197,3 +197,127 @@ def test_stage_stores_what_the_dashboard_reads(filled_sqlite: Facts) -> None:
         assert stored.network_file(engine, 999, "outgoing") is None
     finally:
         engine.dispose()
+
+
+def _clusters_and_members(engine) -> tuple[list[Cluster], dict[int, list[tuple[int, str]]]]:
+    """Every stored cluster row, and each cluster's members ``(document id, domain)`` in
+    document order."""
+    with Session(engine) as s:
+        rows = list(s.scalars(select(Cluster).order_by(Cluster.id)))
+        s.expunge_all()
+        members: dict[int, list[tuple[int, str]]] = {}
+        for cid, doc, dom in s.execute(
+            select(ClusterMember.cluster_id, Document.id, Document.domain)
+            .join(Document, Document.id == ClusterMember.document_id)
+            .order_by(ClusterMember.cluster_id, Document.id)
+        ):
+            members.setdefault(cid, []).append((doc, dom))
+    return rows, members
+
+
+def _partition(rows: list[Cluster], members: dict[int, list[tuple[int, str]]]) -> frozenset:
+    return frozenset(tuple(d for d, _ in members[r.id]) for r in rows)
+
+
+def test_levels_get_themes_and_categories_like_the_final_clusters(pipeline_db) -> None:
+    """On what the pipeline stores (the activity clustering's finer, clusters and coarser
+    Leiden levels, the paper's r-steps): every level's clusters get a theme and the
+    category their members' domains and theme vote, as the final clusters do, and the
+    final clusters are as many as the clusterings have."""
+    from analyse.categories import categorize_cluster, load_taxonomy
+    from store.overrides import stored_assignment
+
+    engine = pipeline_db.engine
+    try:
+        rows, members = _clusters_and_members(engine)
+        with Session(engine) as s:
+            clusterings = {c.id: c for c in s.scalars(select(Clustering))}
+            votes = {dc.domain: stored_assignment(dc) for dc in s.scalars(select(DomainCategory))}
+    finally:
+        engine.dispose()
+    final = [r for r in rows if r.level == -1]
+    levels = [r for r in rows if r.level >= 0]
+    stats = pipeline_db.stats["analyse"]
+    assert stats["clusters"] == len(final) == sum(c.n_clusters for c in clusterings.values())
+    assert stats["level_clusters"] == len(levels) > len(final)
+    # every level row is named: theme terms and shingles, domains, a category
+    assert all(r.theme_terms and r.top_shingles and r.top_domains for r in levels)
+    assert all(r.category and r.category_voters is not None for r in levels)
+    roles = {
+        lvl.get("role")
+        for c in clusterings.values()
+        if c.algorithm == "activity"
+        for lvl in c.levels
+    }
+    assert roles == {"finer", "clusters", "coarser"}
+    assert {clusterings[r.clustering_id].algorithm for r in levels} == {"activity", "lsh-link"}
+    # the category is the vote of the members' domains and the theme, final or level
+    taxonomy = load_taxonomy()
+    for r in rows:
+        member_votes = [v for _d, dom in members[r.id] if (v := votes.get(dom)) is not None]
+        a = categorize_cluster(
+            member_votes, taxonomy=taxonomy, theme_terms=[*r.theme_terms, *r.top_shingles]
+        )
+        assert (a.category, a.score) == (r.category, r.category_score), r.id
+    # a level that partitions the documents as the final clusters do (the activity
+    # clustering's "clusters" level) shows them as they are; a finer one has its own
+    copied = finer_named = 0
+    for cid, c in clusterings.items():
+        by_level: dict[int, list[Cluster]] = {}
+        for r in rows:
+            if r.clustering_id == cid:
+                by_level.setdefault(r.level, []).append(r)
+        assert len(by_level.pop(-1)) == c.n_clusters
+        assert {k: len(v) for k, v in by_level.items()} == {
+            lvl["level"]: lvl["n_clusters"] for lvl in c.levels
+        }
+        named = {tuple(d for d, _ in members[r.id]): r for r in final if r.clustering_id == cid}
+        for level, at_level in by_level.items():
+            if _partition(at_level, members) == frozenset(named):
+                for r in at_level:
+                    same = named[tuple(d for d, _ in members[r.id])]
+                    assert (r.theme_terms, r.category) == (same.theme_terms, same.category)
+                    copied += 1
+            elif c.levels[level].get("role") == "finer":
+                assert {tuple(r.theme_terms) for r in at_level} != {
+                    tuple(r.theme_terms) for r in named.values()
+                }
+                finer_named += 1
+    assert copied and finer_named
+
+
+def test_levels_named_again_on_redo_and_when_unnamed(pipeline_db_copy) -> None:
+    """The default run names the clusterings whose final clusters have no theme (their
+    levels with them), redo names every one again alike, and ``[analyse] levels`` keeps
+    to the Leiden levels or to the final clusters."""
+    engine = pipeline_db_copy.engine
+    no_domains = analyse.AnalyseScope(domains=False)
+    try:
+        before, _members = _clusters_and_members(engine)
+        named = {r.id: (r.theme_terms, r.top_shingles, r.category) for r in before}
+        assert analyse.run(engine, Settings(), no_domains).clusterings == 0
+        # one clustering whose clusters lost their themes (final and levels) is named again
+        cid = next(r.clustering_id for r in before if r.level >= 0)
+        with session_scope(engine) as s:
+            for cl in s.scalars(select(Cluster).where(Cluster.clustering_id == cid)):
+                cl.theme_terms, cl.top_shingles, cl.category = [], [], None
+        again = analyse.run(engine, Settings(), no_domains)
+        assert again.clusterings == 1
+        assert again.level_clusters == sum(r.level >= 0 for r in before if r.clustering_id == cid)
+        after, _members = _clusters_and_members(engine)
+        assert {r.id: (r.theme_terms, r.top_shingles, r.category) for r in after} == named
+        redo = analyse.AnalyseScope(redo=True, domains=False)
+        everything = analyse.run(engine, Settings(), redo)
+        assert everything.clusters == sum(r.level == -1 for r in before)
+        assert everything.level_clusters == sum(r.level >= 0 for r in before)
+        with Session(engine) as s:
+            leiden = {c.id for c in s.scalars(select(Clustering)) if c.algorithm == "activity"}
+        only = analyse.run(engine, Settings().replace(analyse={"levels": "leiden"}), redo)
+        assert only.level_clusters == sum(r.level >= 0 for r in before if r.clustering_id in leiden)
+        assert only.level_clusters < everything.level_clusters
+        none = analyse.run(engine, Settings().replace(analyse={"levels": "none"}), redo)
+        assert (none.clusters, none.level_clusters) == (everything.clusters, 0)
+        with pytest.raises(ParameterError, match=r"analyse\.levels = 'some'"):
+            Settings().replace(analyse={"levels": "some"})
+    finally:
+        engine.dispose()

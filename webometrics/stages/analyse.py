@@ -7,11 +7,17 @@
    universities' own domains count as listed universities. Stored in
    :class:`~store.models.DomainCategory` with its score and evidence (the raw scores
    included, so cluster votes can be recomputed); an analyst's override is never touched.
-2. **Clusters**: for each clustering not analysed yet (or the ones asked for), the final
-   clusters (level -1) get their theme (:func:`analyse.themes.cluster_themes`: most
-   frequent shingles, class-based TF-IDF terms, largest domains, typical titles) and a
-   category voted by their member domains (overrides vote one-hot) and theme keywords
-   (:func:`analyse.categories.categorize_cluster`); a cluster's own override stays.
+2. **Clusters**: for each clustering not analysed yet (its final clusters have no theme;
+   or the ones asked for), the final clusters (level -1) and the clusters of its stored
+   levels (``[analyse] levels``: every level by default — the activity clustering's
+   finer and coarser Leiden levels, the paper's r-steps — the Leiden levels only, or
+   none) get their theme (:func:`analyse.themes.counted_themes`: most frequent shingles,
+   class-based TF-IDF terms against the level's other clusters, largest domains,
+   typical titles) and a category voted by their member domains (overrides vote
+   one-hot) and theme keywords (:func:`analyse.categories.categorize_cluster`); a
+   cluster's own override stays. Each member document is read and counted once for all
+   levels; a level that partitions the documents as the final clusters or an earlier
+   level did gets their themes and categories as they are.
 
 ``run(engine, settings, scope) -> AnalyseResult`` (:class:`AnalyseScope`: which
 clusterings, whether to categorise the domains) returns the statistics the pipeline
@@ -41,8 +47,16 @@ from analyse.categories import (
     categorize_domain,
     load_taxonomy,
 )
-from analyse.themes import ThemeDocument, ThemeOptions, cluster_themes, readable_terms
-from core.choices import DIRECTIONS
+from analyse.themes import (
+    CountedDocument,
+    ThemeCache,
+    ThemeDocument,
+    ThemeOptions,
+    count_document,
+    counted_themes,
+    readable_terms,
+)
+from core.choices import DIRECTIONS, LevelThemes
 from core.exceptions import ParameterError
 from core.settings import AnalyseSettings, Settings
 from store import aggregates, analytics, queries
@@ -269,20 +283,21 @@ def _clusterings_to_do(engine: Engine, ids: Sequence[int] | None, redo: bool) ->
 
 @dataclass(frozen=True)
 class ClusteringResult:
-    """What :func:`analyse_clustering` did: the clusters named and categorised, and how
-    many got each category."""
+    """What :func:`analyse_clustering` did: the final clusters named and categorised, how
+    many got each category, and the clusters of the stored levels named."""
 
     clusters: int
     categories: dict[str, int]
+    level_clusters: int = 0
 
 
 @dataclass
 class _Members:
-    """The member documents of each final cluster of a clustering, as themes read them,
-    their domains, and the votes of the domains' stored categories."""
+    """The member documents of a clustering's clusters: each document once, as themes read
+    it, the documents of each cluster, and the votes of the domains' stored categories."""
 
-    documents: dict[int, list[ThemeDocument]]
-    domains: dict[int, list[str]]
+    documents: dict[int, ThemeDocument]
+    clusters: dict[int, tuple[int, ...]]
     votes: dict[str, Assignment | str | None]
 
 
@@ -306,36 +321,67 @@ def _domain_votes(s: Session, domains: Sequence[str]) -> dict[str, Assignment | 
     return {d: stored_assignment(dc) for d, dc in cats.items()}
 
 
-def _members(engine: Engine, clustering_id: int, per_domain: int) -> _Members:
-    """Read the final clusters' members: a page document's title and text, a domain
-    document's pages (up to ``per_domain``)."""
+def _levels_named(engine: Engine, clustering_id: int, which: LevelThemes) -> tuple[int, ...] | None:
+    """The stored levels of a clustering whose clusters are named besides the final ones
+    (``[analyse] levels``): ``None`` every level, ``()`` none, else the Leiden levels (a
+    stored level with a resolution: the activity clustering's, the ``leiden`` linkage's)."""
+    if which == "all":
+        return None
+    if which == "none":
+        return ()
     with Session(engine) as s:
-        rows = s.execute(
-            select(Cluster.id, Document.unit, Document.domain, Document.page_id, Document.n_pages)
-            .join(ClusterMember, ClusterMember.cluster_id == Cluster.id)
-            .join(Document, Document.id == ClusterMember.document_id)
-            .where(Cluster.clustering_id == clustering_id, Cluster.level == -1)
-            .order_by(Cluster.id, Document.id)
-        ).all()
-        pages = _page_titles_texts(s, [r[3] for r in rows if r[1] == "page" and r[3] is not None])
-        votes = _domain_votes(s, sorted({r[2] for r in rows}))
-    unit_domains = sorted({r[2] for r in rows if r[1] == "domain"})
+        stored = s.scalar(select(Clustering.levels).where(Clustering.id == clustering_id))
+    return tuple(
+        int(lvl.get("level", k))
+        for k, lvl in enumerate(stored or [])
+        if isinstance(lvl, dict) and lvl.get("resolution") is not None
+    )
+
+
+def _of_levels(stmt: Any, levels: tuple[int, ...] | None) -> Any:
+    """``stmt`` kept to the final clusters and the given levels (``None``: every level)."""
+    return stmt if levels is None else stmt.where(Cluster.level.in_([-1, *levels]))
+
+
+def _members(
+    engine: Engine, clustering_id: int, per_domain: int, levels: tuple[int, ...] | None
+) -> _Members:
+    """Read the members of the final clusters and of the given levels' (``None``: every
+    stored level's): a page document's title and text, a domain document's pages (up to
+    ``per_domain``); each document once, however many levels hold it."""
+    stmt = (
+        select(Cluster.id, Document.id, Document.unit, Document.domain, Document.page_id)
+        .add_columns(Document.n_pages)
+        .join(ClusterMember, ClusterMember.cluster_id == Cluster.id)
+        .join(Document, Document.id == ClusterMember.document_id)
+        .where(Cluster.clustering_id == clustering_id)
+        .order_by(Cluster.id, Document.id)
+    )
+    with Session(engine) as s:
+        rows = s.execute(_of_levels(stmt, levels)).all()
+        docs = {r[1]: r[2:] for r in rows}  # document id -> unit, domain, page id, pages
+        pages = _page_titles_texts(
+            s, sorted({p for unit, _d, p, _n in docs.values() if unit == "page" and p})
+        )
+        votes = _domain_votes(s, sorted({d for _u, d, _p, _n in docs.values()}))
+    unit_domains = sorted({d for unit, d, _p, _n in docs.values() if unit == "domain"})
     domain_docs = {
         dp.domain: dp for dp in iter_domain_pages(engine, unit_domains, per_domain=per_domain)
     }
-    out = _Members(defaultdict(list), defaultdict(list), votes)
-    for cl_id, unit, domain, page_id, n_pages in rows:
+    documents: dict[int, ThemeDocument] = {}
+    for doc_id, (unit, domain, page_id, n_pages) in docs.items():
         if unit == "page":
             title, text = pages.get(page_id, (None, None)) if page_id else (None, None)
-            doc = ThemeDocument(text or "", (title,) if title else (), domain, 1)
+            documents[doc_id] = ThemeDocument(text or "", (title,) if title else (), domain, 1)
         else:
             dp = domain_docs.get(domain) or DomainPages(domain)
-            doc = ThemeDocument(
+            documents[doc_id] = ThemeDocument(
                 "\n\n".join(dp.texts), tuple(dp.titles), domain, int(n_pages or len(dp.texts) or 1)
             )
-        out.documents[cl_id].append(doc)
-        out.domains[cl_id].append(domain)
-    return out
+    clusters: dict[int, list[int]] = defaultdict(list)
+    for cl_id, doc_id, *_ in rows:
+        clusters[cl_id].append(doc_id)
+    return _Members(documents, {c: tuple(d) for c, d in clusters.items()}, votes)
 
 
 def _theme_terms(
@@ -356,15 +402,43 @@ def _theme_terms(
     return terms, weights
 
 
-def _name(
-    cl: Cluster, theme: Any, members: _Members, taxonomy: Taxonomy, options: ThemeOptions
-) -> str:
-    """Give a final cluster its theme and voted category; return the category."""
+@dataclass(frozen=True)
+class _Naming:
+    """What naming a cluster reads besides its theme: the theme sizes, the taxonomy, and
+    the member documents and domain votes of the clustering."""
+
+    options: ThemeOptions
+    taxonomy: Taxonomy
+    members: _Members
+
+
+#: The fields :func:`_name` sets: a cluster's theme and voted category.
+_NAMED_FIELDS = (
+    "theme_terms",
+    "top_shingles",
+    "top_domains",
+    "titles",
+    "category",
+    "category_score",
+    "category_support",
+    "category_voters",
+    "category_evidence",
+)
+
+
+def _name(cl: Cluster, theme: Any, naming: _Naming) -> str:
+    """Give a cluster (final or of a level) its theme and voted category; return the
+    category. The analyst's override of the cluster stays."""
     kept = cl.category_evidence or {}
-    texts = [d.text for d in members.documents[cl.id]]
-    terms, weights = _theme_terms(theme, kept.get("weighted_terms") or [], texts, options)
-    member_votes = [v for d in members.domains[cl.id] if (v := members.votes.get(d)) is not None]
-    a = categorize_cluster(member_votes, taxonomy=taxonomy, theme_terms=[*terms, *theme.shingles])
+    docs = [naming.members.documents[d] for d in naming.members.clusters[cl.id]]
+    terms, weights = _theme_terms(
+        theme, kept.get("weighted_terms") or [], [d.text for d in docs], naming.options
+    )
+    votes = naming.members.votes
+    member_votes = [v for d in docs if (v := votes.get(d.domain or "")) is not None]
+    a = categorize_cluster(
+        member_votes, taxonomy=naming.taxonomy, theme_terms=[*terms, *theme.shingles]
+    )
     cl.theme_terms = terms
     cl.top_shingles = list(theme.shingles)
     cl.top_domains = list(theme.domains)
@@ -384,6 +458,47 @@ def _name(
     return a.category
 
 
+@dataclass
+class _Partitions:
+    """What naming a clustering's levels in turn carries from one to the next: its
+    documents counted once, the theme cache of the last partition themed, and the
+    clusters named so far by partition (each by its documents)."""
+
+    counted: dict[int, CountedDocument]
+    cache: ThemeCache
+    named: dict[frozenset[tuple[int, ...]], dict[tuple[int, ...], Cluster]] = field(
+        default_factory=dict
+    )
+
+
+def _name_level(rows: Sequence[Cluster], naming: _Naming, seen: _Partitions) -> list[str]:
+    """Name the clusters of one level (those with stored members); return their
+    categories.
+
+    A level that partitions the documents as an earlier one did (the final clusters, or
+    the level before: a step of the paper's dendrogram that linked nothing, the activity
+    clustering's ``clusters`` level) has the same clusters: each gets the theme and
+    category of its namesake, the final cluster's own terms included. Another level is
+    themed from the counted documents, its clusters' terms against each other's (a
+    cluster the level before already had is not summed again: :class:`ThemeCache`).
+    """
+    clusters = {cl.id: naming.members.clusters[cl.id] for cl in rows}
+    partition = frozenset(clusters.values())
+    same = seen.named.get(partition)
+    if same is not None:
+        for cl in rows:
+            for name in _NAMED_FIELDS:
+                setattr(cl, name, getattr(same[clusters[cl.id]], name))
+        return [str(cl.category) for cl in rows]
+    themes = counted_themes(
+        {cid: [seen.counted[d] for d in docs] for cid, docs in clusters.items()},
+        naming.options,
+        cache=seen.cache,
+    )
+    seen.named[partition] = {clusters[cl.id]: cl for cl in rows}
+    return [_name(cl, themes[cl.id], naming) for cl in rows]
+
+
 def analyse_clustering(
     engine: Engine,
     clustering_id: int,
@@ -391,21 +506,37 @@ def analyse_clustering(
     options: ThemeOptions,
     *,
     per_domain: int = 20,
+    levels: LevelThemes = "all",
 ) -> ClusteringResult:
-    """Name and categorise the final clusters of one clustering; returns counts."""
-    members = _members(engine, clustering_id, per_domain)
-    themes = cluster_themes(members.documents, options)
+    """Name and categorise the clusters of one clustering: the final ones and those of
+    its stored levels (``levels``: every level, the Leiden levels only, or none;
+    :func:`_name_level`); returns counts.
+
+    Each member document is read and counted once (:func:`analyse.themes.count_document`)
+    however many levels hold it; a cluster without stored members is left alone.
+    """
+    named_levels = _levels_named(engine, clustering_id, levels)
+    members = _members(engine, clustering_id, per_domain, named_levels)
+    naming = _Naming(options, taxonomy, members)
+    seen = _Partitions(
+        {d: count_document(doc, options) for d, doc in members.documents.items()},
+        ThemeCache(options),
+    )
     categories: Counter[str] = Counter()
+    n_levels = 0
     with session_scope(engine) as s:
-        clusters = s.scalars(
-            select(Cluster).where(Cluster.clustering_id == clustering_id, Cluster.level == -1)
-        ).all()
-        for cl in clusters:
-            theme = themes.get(cl.id)
-            if theme is None:  # a cluster without stored members
-                continue
-            categories[_name(cl, theme, members, taxonomy, options)] += 1
-    return ClusteringResult(sum(categories.values()), dict(categories))
+        stmt = select(Cluster).where(Cluster.clustering_id == clustering_id)
+        by_level: dict[int, list[Cluster]] = defaultdict(list)
+        for cl in s.scalars(_of_levels(stmt, named_levels).order_by(Cluster.level, Cluster.label)):
+            if cl.id in members.clusters:
+                by_level[cl.level].append(cl)
+        for level in sorted(by_level):  # the final clusters (-1) first, then in order
+            done = _name_level(by_level[level], naming, seen)
+            if level == -1:
+                categories.update(done)
+            else:
+                n_levels += len(done)
+    return ClusteringResult(sum(categories.values()), dict(categories), n_levels)
 
 
 def store_category_labels(engine: Engine, taxonomy: Taxonomy) -> int:
@@ -497,7 +628,8 @@ class AnalyseScope:
         Analyse these clusterings; by default those whose final clusters have no theme
         yet (all of them with ``redo``).
     redo : bool
-        Analyse every clustering again.
+        Analyse every clustering again (a clustering analysed before its levels were
+        named gets their themes so, or by its id).
     domains : bool
         Categorise the domains first (on by default; the clusters vote with the stored
         categories).
@@ -516,9 +648,10 @@ _DOMAIN_FIELDS = frozenset({"domains", "domains_new", "domains_overridden", "dom
 @dataclass(frozen=True, kw_only=True)
 class AnalyseResult(StageResult):
     """The statistics of an analyse run: the taxonomy file, the domains categorised (None
-    when they were not), the clusterings and clusters named with their categories, the
-    aggregates (:func:`store_aggregates`) and networks (:func:`store_networks`) stored,
-    and the seconds."""
+    when they were not), the clusterings and final clusters named with their categories,
+    the clusters of their stored levels named (``level_clusters``), the aggregates
+    (:func:`store_aggregates`) and networks (:func:`store_networks`) stored, and the
+    seconds."""
 
     taxonomy: str
     domains: int | None = None
@@ -527,6 +660,7 @@ class AnalyseResult(StageResult):
     domain_categories: dict[str, int] | None = None
     clusterings: int
     clusters: int
+    level_clusters: int
     cluster_categories: dict[str, int]
     aggregate_runs: int
     aggregate_rows: int
@@ -564,16 +698,20 @@ def _domain_fields(result: DomainsResult | None) -> dict[str, Any]:
 
 def _analyse_clusterings(
     engine: Engine, todo: Sequence[int], taxonomy: Taxonomy, cfg: AnalyseSettings, progress: bool
-) -> tuple[int, dict[str, int]]:
-    """Name the clusterings ``todo``; the clusters named and the count per category."""
+) -> ClusteringResult:
+    """Name the clusterings ``todo``: the final clusters named, the count per category,
+    and the clusters of the stored levels named."""
     options = _theme_options(cfg)
     categories: Counter[str] = Counter()
-    n_clusters = 0
+    n_clusters = n_levels = 0
     for cid in tqdm(todo, desc="name clusters", unit="clustering", disable=not progress or None):
-        done = analyse_clustering(engine, cid, taxonomy, options, per_domain=cfg.pages_per_domain)
+        done = analyse_clustering(
+            engine, cid, taxonomy, options, per_domain=cfg.pages_per_domain, levels=cfg.levels
+        )
         n_clusters += done.clusters
+        n_levels += done.level_clusters
         categories.update(done.categories)
-    return n_clusters, dict(sorted(categories.items()))
+    return ClusteringResult(n_clusters, dict(sorted(categories.items())), n_levels)
 
 
 def run(
@@ -589,7 +727,7 @@ def run(
     ----------
     engine : Engine
     settings : Settings
-        ``[analyse]``: the taxonomy file, theme sizes, pages per domain.
+        ``[analyse]``: the taxonomy file, theme sizes, pages per domain, the levels named.
     scope : AnalyseScope, optional
         The clusterings to analyse and whether to categorise the domains first; default
         :class:`AnalyseScope()`.
@@ -600,8 +738,9 @@ def run(
     -------
     AnalyseResult
         ``domains``, ``domains_new``, ``domains_overridden``, ``clusterings``,
-        ``clusters``, ``domain_categories`` and ``cluster_categories`` (counts per
-        category), ``taxonomy``, the aggregates' ``aggregate_runs``, ``aggregate_rows``
+        ``clusters`` (final clusters), ``level_clusters`` (clusters of the stored levels),
+        ``domain_categories`` and ``cluster_categories`` (final clusters per category),
+        ``taxonomy``, the aggregates' ``aggregate_runs``, ``aggregate_rows``
         and ``aggregate_seconds`` (:func:`store_aggregates`), ``network_runs`` and
         ``network_seconds`` (:func:`store_networks`), ``seconds``.
 
@@ -627,23 +766,26 @@ def run(
             progress=progress,
         )
     todo = _clusterings_to_do(engine, scope.clustering_ids, scope.redo)
-    n_clusters, cluster_categories = _analyse_clusterings(engine, todo, taxonomy, cfg, progress)
+    named = _analyse_clusterings(engine, todo, taxonomy, cfg, progress)
     aggregated = store_aggregates(engine)
     nets = store_networks(engine, progress=progress)
     seconds = round(time.perf_counter() - started, 3)
     log.info(
-        "analyse: %s domains categorised, %d clusters of %d clusterings named in %.1f s",
+        "analyse: %s domains categorised, %d clusters of %d clusterings named (and %d of "
+        "their levels) in %.1f s",
         domains.domains if domains is not None else 0,
-        n_clusters,
+        named.clusters,
         len(todo),
+        named.level_clusters,
         seconds,
     )
     return AnalyseResult(
         taxonomy=taxonomy.source,
         **_domain_fields(domains),
         clusterings=len(todo),
-        clusters=n_clusters,
-        cluster_categories=cluster_categories,
+        clusters=named.clusters,
+        level_clusters=named.level_clusters,
+        cluster_categories=named.categories,
         aggregate_runs=aggregated["aggregate_runs"],
         aggregate_rows=aggregated["aggregate_rows"],
         aggregate_seconds=aggregated["aggregate_seconds"],
