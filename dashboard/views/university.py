@@ -336,11 +336,23 @@ if stored:
         help="final: the clusters above; a level: the clusters of that step of the dendrogram",
     )
     at_level = data.clusters(url, cid, int(level))
+    # a level's clusters are named as the final ones: theme terms against the level's other
+    # clusters, the category their members and theme vote
+    if int(level) >= 0 and not at_level.empty and at_level["category"].isna().all():
+        st.caption(
+            "This level's clusters have no theme or category yet: the clustering was analysed "
+            "before levels were named, or `[analyse] levels` left this one out; "
+            f"`webometrics analyse --clustering {cid}` names them (README 'Configuration')."
+        )
     widgets.table(
-        at_level[["label", "size", "category", "top_domains", "theme_terms"]].assign(
-            category=lambda t: t["category"].map(widgets.category_namer(url)),
-            top_domains=lambda t: t["top_domains"].map(", ".join),
-            theme_terms=lambda t: t["theme_terms"].map(", ".join),
+        pd.DataFrame(
+            {
+                "label": at_level["label"],
+                "size": at_level["size"],
+                "category": at_level["category"].map(category_name),
+                "theme": at_level["theme_terms"].map(", ".join),
+                "member domains": at_level["top_domains"].map(lambda d: ", ".join(d[:TOP_DOMAINS])),
+            }
         ),
         f"clustering {cid} level {level}",
         key="level-rows",

@@ -193,6 +193,15 @@ def test_university_shows_leiden_levels_of_the_default_method(pipeline_page) -> 
     assert not at.exception, at.exception
     rows = _frames(at)[-1]
     assert len(rows) == int(levels.loc[levels["level"] == 0, "n_clusters"].iloc[0])
+    _assert_named(rows)
+
+
+def _assert_named(rows: pd.DataFrame) -> None:
+    """Every cluster row of a level shows its theme terms and its category's label."""
+    assert list(rows.columns) == ["label", "size", "category", "theme", "member domains"]
+    assert rows["theme"].str.len().gt(0).all(), rows
+    assert rows["category"].str.len().gt(0).all(), rows
+    assert not rows["category"].str.contains("_").any(), rows  # labels, not keys
 
 
 def test_university_shows_r_levels_of_the_papers_method(pipeline_page) -> None:
@@ -205,6 +214,9 @@ def test_university_shows_r_levels_of_the_papers_method(pipeline_page) -> None:
     assert "rows per band" in captions and "resolution" not in captions
     picker = at.selectbox(key="level")
     assert any(n.startswith("level 0 · r=") for n in picker.options), picker.options
+    picker.set_value(0).run()
+    assert not at.exception, at.exception
+    _assert_named(_frames(at)[-1])
 
 
 def test_countries_leave_unknown_out_unless_asked(pipeline_page, pipeline_db) -> None:
