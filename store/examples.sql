@@ -54,6 +54,17 @@ JOIN v_cluster_member m ON m.cluster_id = c.cluster_id
 WHERE c.category = 'scientific_communities'
 ORDER BY c.university, c.cluster_id, m.domain;
 
+-- name: level-themes
+-- The clusters of every stored level of the latest clusterings (the activity clustering's
+-- finer and coarser Leiden levels, the paper's r-steps), two or more documents, largest
+-- first: analyse names them as it names the final clusters (theme terms, a voted category).
+SELECT lc.university, lc.direction, cl.level, cl.size,
+       COALESCE(cl.override_category, cl.category) AS category, cl.theme_terms
+FROM v_latest_clustering lc
+JOIN cluster cl ON cl.clustering_id = lc.clustering_id
+WHERE cl.level >= 0 AND cl.size >= 2
+ORDER BY lc.university, lc.direction, cl.level, cl.size DESC, cl.label;
+
 -- name: shared-domains
 -- External domains that several universities link to (co-outlinks), most shared first.
 SELECT domain, category, COUNT(DISTINCT university_id) AS universities, SUM(links) AS links
