@@ -84,3 +84,19 @@ def test_settings_are_immutable_and_replace_validates() -> None:
     assert s.replace(cluster={"threshold": 0.4}).cluster.threshold == 0.4
     with pytest.raises(Exception, match="less than 1"):
         s.replace(cluster={"threshold": 4})
+
+
+def test_the_example_file_shows_every_section_with_its_defaults() -> None:
+    """``examples/webometrics.toml`` (the README points to it) has a table for every
+    section of the settings, and every value it shows is the default."""
+    import tomllib
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "webometrics.toml"
+    tables = tomllib.loads(example.read_text(encoding="utf-8"))
+    assert set(tables) == set(Settings.model_fields)
+    loaded = load_settings(example, environ={})
+    for section, values in tables.items():
+        for key in values:
+            shown = getattr(getattr(loaded, section), key)
+            default = getattr(getattr(Settings(), section), key)
+            assert shown == default, f"[{section}] {key} = {shown!r}, the default is {default!r}"
