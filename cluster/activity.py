@@ -179,9 +179,10 @@ class ActivityClusterer(Estimator):
         the smoothed idf already weighs a term of every document 1 against up to
         ``ln n + 1`` for a rare one, and cutting at 0.5 or 0.2 lowered class F in the
         leave-one-corpus-out measurements).
-    candidates : {"auto", "wminhash", "simhash", "exact"}, default "auto"
+    candidates : {"auto", "exact", "nndescent", "wminhash", "simhash"}, default "auto"
         How candidate neighbours are found (:data:`core.choices.CANDIDATES`, see the
-        module docstring).
+        module docstring); ``exact`` and ``nndescent`` force what ``auto`` chooses
+        between (e.g. NN-descent to bound the time of a corpus just under the limit).
         ``auto``: ``exact`` (:func:`cluster.knn.exact_knn`) when :func:`exact_work` is at
         most :data:`EXACT_WORK`, else NN-descent (:func:`cluster.knn.nndescent_knn`,
         ``graph_stats_["candidates"] == "nndescent"``): at least 0.95 recall of the exact

@@ -141,7 +141,7 @@ Quality = Literal["rb", "modularity", "cpm"]
 QUALITIES: tuple[Quality, ...] = get_args(Quality)
 """The quality functions Leiden can optimise."""
 
-Candidates = Literal["auto", "wminhash", "simhash", "exact"]
+Candidates = Literal["auto", "exact", "nndescent", "wminhash", "simhash"]
 CANDIDATES: tuple[Candidates, ...] = get_args(Candidates)
 """How the activity clustering finds candidate neighbours."""
 

@@ -27,9 +27,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         description=(
             "Give every external domain a category of the taxonomy ([analyse] taxonomy, "
             "default analyse/taxonomy.toml) with its evidence, then name the final clusters of "
-            "the clusterings not analysed yet (most frequent shingles, distinctive terms, "
-            "largest domains, typical titles) and vote their category. Analysts' overrides "
-            "are kept."
+            "the clusterings not analysed yet, and the clusters of their stored levels "
+            "([analyse] levels: all, leiden or none), by most frequent shingles, distinctive "
+            "terms, largest domains and typical titles, and vote their category. Analysts' "
+            "overrides are kept."
         ),
     )
     p.add_argument(
