@@ -15,8 +15,8 @@ nearest neighbours in less time than brute force at every size from 1,000 to 1,0
    Recall 1. Time O(Σ_t df(t)² + n²) over the threads, memory O(threads · block · n +
    n · k). The faster way up to about 200,000 documents (``Σ df² + n² <= 2·10¹¹``,
    :data:`cluster.activity.EXACT_WORK`): on 2 threads 0.01 s for 1,000 Reuters stories,
-   0.2 s for 5,000, 2.2 s for 20,000 and 46 s for 100,000, against 0.01, 0.28, 6.4 and
-   about 240 s for scikit-learn's brute force (one thread, a slower selection of the
+   0.13 s for 5,000, 1.2 s for 20,000 and 38 s for 100,000, against 0.02, 0.29, 6.4 and
+   about 214 s for scikit-learn's brute force (one thread, a slower selection of the
    top k); the top-k sparse product in C++ of ``sparse_dot_topn`` was slower (3.3 s at
    20,000, 78 s at 100,000).
 2. **NN-descent** (:func:`nndescent_knn`; Dong, Charikar & Li 2011, PyNNDescent's
