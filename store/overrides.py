@@ -139,12 +139,13 @@ def stored_assignment(row: DomainCategory) -> Assignment | str | None:
 
 
 def _revote_clusters(s: Session, domain: str, taxonomy: Taxonomy) -> int:
-    """Recompute the category of the final clusters that hold ``domain``."""
+    """Recompute the category of the clusters that hold ``domain``: the final clusters and
+    those of the stored levels (the analyse stage names both; a cluster never named is
+    left to it)."""
     cluster_ids = s.scalars(
         select(ClusterMember.cluster_id)
         .join(Document, Document.id == ClusterMember.document_id)
-        .join(Cluster, Cluster.id == ClusterMember.cluster_id)
-        .where(Document.domain == domain, Cluster.level == -1)
+        .where(Document.domain == domain)
         .distinct()
     ).all()
     for cid in cluster_ids:

@@ -321,3 +321,44 @@ def test_levels_named_again_on_redo_and_when_unnamed(pipeline_db_copy) -> None:
             Settings().replace(analyse={"levels": "some"})
     finally:
         engine.dispose()
+
+
+def test_an_override_revotes_every_named_cluster_that_holds_the_domain(
+    pipeline_db_copy,
+) -> None:
+    """On what the pipeline stores: an analyst's override of a domain moves the category
+    of every named cluster that holds it at once, the level rows as the final ones (their
+    category is again the vote of the members' domains, the override one-hot, and the
+    theme), and no other cluster."""
+    from analyse.categories import categorize_cluster, load_taxonomy
+    from store.overrides import stored_assignment
+
+    engine = pipeline_db_copy.engine
+    try:
+        before, members = _clusters_and_members(engine)
+        # a domain of a level row whose clusters vote for something else than "media"
+        domain = next(
+            dom
+            for r in before
+            if r.level >= 0 and r.category not in (None, "media")
+            for _d, dom in members[r.id]
+        )
+        set_override(engine, domain, "media", note="test")
+        after, _members = _clusters_and_members(engine)
+        with Session(engine) as s:
+            votes = {dc.domain: stored_assignment(dc) for dc in s.scalars(select(DomainCategory))}
+    finally:
+        engine.dispose()
+    taxonomy = load_taxonomy()
+    holding = {r.id for r in after if any(dom == domain for _d, dom in members[r.id])}
+    assert any(r.level >= 0 for r in after if r.id in holding)
+    old = {r.id: r.category_evidence for r in before}
+    for r in after:
+        if r.id not in holding:
+            assert r.category_evidence == old[r.id], r.id
+            continue
+        member_votes = [v for _d, dom in members[r.id] if (v := votes.get(dom)) is not None]
+        a = categorize_cluster(
+            member_votes, taxonomy=taxonomy, theme_terms=[*r.theme_terms, *r.top_shingles]
+        )
+        assert (a.category, a.score) == (r.category, r.category_score), (r.id, r.level)
