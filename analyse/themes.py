@@ -362,7 +362,10 @@ def _ranked_shingles(
 
     The candidates are ranked a window at a time: the best ``8 · top + 16`` of them
     (a partial sort), and all of them only when the window holds too few kept ones.
+    ``top`` 0 (``[analyse] theme_shingles = 0``) asks for none.
     """
+    if top <= 0:
+        return []
     df: Counter[str] = Counter()
     tf: Counter[str] = Counter()  # its keys in the order first met
     for counts in documents:

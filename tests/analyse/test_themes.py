@@ -183,6 +183,9 @@ def test_shingles_never_start_or_end_with_stop_words() -> None:
     ]
     got = frequent_shingles(texts, top=5)
     assert got[0] == ("university of oxford", 2)
+    assert frequent_shingles(texts, top=0) == []  # [analyse] theme_shingles = 0: none
+    none = cluster_themes({0: [ThemeDocument(t) for t in texts]}, ThemeOptions(n_shingles=0))
+    assert none[0].shingles == () and none[0].terms
     for shingle, _n in got:
         first, last = shingle.split()[0], shingle.split()[-1]
         assert first not in {"the", "of", "and"} and last not in {"the", "of", "and"}
