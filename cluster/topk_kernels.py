@@ -31,10 +31,9 @@ def _offer(
     new: int,
     v: float,
 ) -> None:
-    """Offer ``new`` with similarity ``v`` (> 0) to heap ``h``."""
+    """Offer ``new`` with similarity ``v`` (> 0, and ``>= root[h]``: the callers test the
+    root first, since most offers stop there) to heap ``h``."""
     k = values.shape[1]
-    if v < root[h]:
-        return
     if size[h] == k:
         if v == root[h] and new > ids[h, 0]:
             return
@@ -95,7 +94,7 @@ def offer_block(
             v = S[c, r]
             if not v > 0:
                 continue
-            # the root test here, not only in _offer: most offers stop at it
+            # the root test before the call: most offers stop at it
             if other != own[r] and v >= root[first + r]:
                 _offer(values, ids, size, root, first + r, other, v)
             if other >= mirror_from and v >= root[other]:
