@@ -394,7 +394,7 @@ def _ranked_shingles(
     window = 8 * top + 16
     if len(df) > window:
         kept = kept_of(heapq.nsmallest(window, df, key=rank))
-        if len(kept) >= max(top, 1):
+        if len(kept) >= top:
             return [(g, df[g]) for g in kept]
     return [(g, df[g]) for g in kept_of(sorted(df, key=rank))]
 
