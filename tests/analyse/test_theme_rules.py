@@ -18,6 +18,7 @@ import random
 import re
 import unicodedata
 from collections import defaultdict
+from typing import Any
 
 import numpy as np
 import pytest
@@ -26,6 +27,7 @@ from stop_words import get_stop_words
 from analyse.themes import ThemeDocument, ThemeOptions, cluster_themes, readable_terms
 from cluster.activity import ActivityClusterer, weighted_terms
 from corpora.activity import load_activity_corpus
+from extract.tokens import stopwords_for
 
 SEED = 23
 PER_CLASS = 30
@@ -42,6 +44,30 @@ def _norm(text: str) -> str:
 
 # the maintained lists, read here independently of analyse.themes
 STOP = frozenset(_norm(w) for lang in ("en", "ru") for w in get_stop_words(lang))
+# with the Snowball lists that the stems are cut by
+LISTED = STOP | stopwords_for(None)
+# pymorphy3's tags of function words: pronouns, prepositions, conjunctions, particles,
+# interjections; "Apro": a pronominal adjective (свой, такой, который)
+FUNCTION_POS = frozenset({"NPRO", "PREP", "CONJ", "PRCL", "INTJ"})
+
+
+@functools.cache
+def morph() -> Any:  # pymorphy3's analyser
+    import pymorphy3
+
+    return pymorphy3.MorphAnalyzer()
+
+
+def is_listed_function_form(term: str) -> bool:
+    """``term`` is a case or gender of a listed Russian function word: its likeliest
+    reading (pymorphy3) is a pronoun, preposition, conjunction or particle one of whose
+    forms is on a stop list (``своем``, a form of ``свою``)."""
+    if not in_script(term, "CYRILLIC"):
+        return False
+    best = morph().parse(term)[0]
+    if not (best.tag.POS in FUNCTION_POS or "Apro" in best.tag):
+        return False
+    return any(_norm(form.word) in LISTED for form in best.lexeme)
 
 
 @functools.cache
@@ -91,6 +117,8 @@ def check_terms(name: str, themes: dict[str, list[str]]) -> None:
         assert len(set(terms)) == len(terms), (name, label, terms)
         stop = [t for t in terms if t in STOP]
         assert not stop, f"{name}/{label}: stop words {stop} in {terms}"
+        forms = [t for t in terms if is_listed_function_form(t)]
+        assert not forms, f"{name}/{label}: forms of listed pronouns {forms} in {terms}"
         missing = [t for t in terms if not is_whole_word(t, texts[label])]
         assert not missing, f"{name}/{label}: {missing} are no whole words of the members"
         foreign = [t for t in terms if not in_script(t, script)]
@@ -139,6 +167,18 @@ def test_activity_stems_are_shown_as_words_that_obey_the_rules(name: str) -> Non
         assert list(written) == [s for s, _ in stems[i] if s in written]  # the stems' order
         themes[label] = list(written.values())[:N_TERMS]
     check_terms(name, themes)
+
+
+def test_every_case_of_a_listed_pronoun_is_a_stop_word() -> None:
+    """The stop lists hold a few forms of each Russian pronoun; the themes' list holds
+    them all, and no content word with them."""
+    from analyse.themes import STOP_WORDS
+
+    for form in ("своем", "своими", "которыми", "таких", "самых", "нашей", "каждому", "ничем"):
+        assert form in STOP_WORDS, form
+        assert is_listed_function_form(form), form
+    for word in ("миром", "рублей", "университета", "семьи", "жизни", "theme", "university"):
+        assert word not in STOP_WORDS, word
 
 
 def test_function_word_stems_are_dropped() -> None:
