@@ -15,12 +15,14 @@ import argparse
 import contextlib
 import importlib
 import logging
+import os
 import pkgutil
 import signal
 import sys
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.exceptions import EXIT_CODES, WebometricsError
@@ -72,6 +74,35 @@ class Context:
             if not read_only and check_schema:
                 _mark_stale_runs(engine, self.settings.database.run_lease_seconds)
         return self._engines[read_only]
+
+    def output_folder(self, path: str | os.PathLike[str], option: str = "--out") -> Path:
+        """The folder a command writes into, made now (with its parents) and checked
+        writable, before any work: a path that cannot hold the output is bad input, told
+        at once and not after minutes of work.
+
+        Raises
+        ------
+        ConfigError
+            The folder cannot be made (a file of that name, no permission, a read-only
+            file system) or written into (exit code 2).
+        """
+        import tempfile
+
+        from core.exceptions import ConfigError
+
+        folder = Path(path)
+        if folder.exists() and not folder.is_dir():
+            raise ConfigError(f"{option} {folder}: a file of that name is there; give a folder")
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            with tempfile.TemporaryFile(dir=folder):
+                pass
+        except OSError as exc:
+            raise ConfigError(
+                f"{option} {folder}: cannot write there ({exc.strerror or exc}); give a "
+                "folder that can be created and written"
+            ) from exc
+        return folder
 
     def close(self) -> None:
         for engine in self._engines.values():
@@ -187,6 +218,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except WebometricsError as exc:
         print(f"webometrics: error: {exc}", file=sys.stderr)
         return exc.exit_code
+    except OSError as exc:  # a file or folder that cannot be read or written, a full disk
+        log.debug("the file system refused", exc_info=True)
+        where = f" {exc.filename}:" if exc.filename else ""
+        print(
+            f"webometrics: error:{where} {exc.strerror or exc}; check the path, its "
+            "permissions and the free space (what was stored is kept; -vv shows where)",
+            file=sys.stderr,
+        )
+        return 1
     except KeyboardInterrupt as exc:
         what = str(exc) if isinstance(exc, Terminated) else "interrupted"
         print(

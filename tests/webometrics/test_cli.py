@@ -104,3 +104,25 @@ def test_bad_universities_file_exit_2_nothing_written(tmp_path: Path) -> None:
 def test_no_command_prints_help_and_exits_2(tmp_path: Path) -> None:
     out = run(cwd=tmp_path)
     assert out.returncode == 2 and "usage:" in out.stdout
+
+
+def test_an_output_folder_that_cannot_hold_the_output_is_refused_first(tmp_path: Path) -> None:
+    """``--out`` at a file, or under one: exit 2 at once with what is wrong (the test web's
+    build used to run its steps for 15 s and then fail with a traceback); a file the
+    report cannot write: exit 1 naming it, no traceback."""
+    env = {"WEBOMETRICS_DB_URL": "sqlite:///x.db"}
+    assert run("db", "upgrade", cwd=tmp_path, env=env).returncode == 0
+    (tmp_path / "f.txt").write_text("in the way")
+    for args, expected in [
+        (("report", "--out", "f.txt"), "--out f.txt: a file of that name is there"),
+        (("report", "--out", "f.txt/sub"), "--out f.txt/sub: cannot write there"),
+        (("testbed", "build", "--out", "f.txt/sub"), "--out f.txt/sub: cannot write there"),
+    ]:
+        out = run(*args, cwd=tmp_path, env=env)
+        assert out.returncode == 2, (args, out.stderr)
+        assert expected in out.stderr and "Traceback" not in out.stderr, out.stderr
+    assert not (tmp_path / "sub").exists() and (tmp_path / "f.txt").read_text() == "in the way"
+    (tmp_path / "rep" / "README.md").mkdir(parents=True)  # a folder where a file goes
+    out = run("report", "--out", "rep", cwd=tmp_path, env=env)
+    assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr
+    assert "rep/README.md: Is a directory; check the path" in out.stderr, out.stderr

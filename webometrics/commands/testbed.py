@@ -59,7 +59,7 @@ def _build(ctx: Context) -> int:
     settings = ctx.settings.with_options(
         testbed={"seed": ctx.args.seed, "max_sites": ctx.args.max_sites}
     )
-    out = ctx.args.out or settings.testbed.directory
+    out = ctx.output_folder(ctx.args.out or settings.testbed.directory)
     stats = build(out, BuildOptions.from_settings(settings), ctx.args.data, progress=True)
     print(f"test web written to {out}")
     print(json.dumps(stats, indent=2))

@@ -48,7 +48,6 @@ renders a table as CSV and Markdown and the category shares as a figure.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from webometrics.commands.report.build import FIGURE_FILES, TABLE_FILES, build_report
@@ -95,11 +94,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _report(ctx: Context) -> int:
     from analyse.taxonomy import load_taxonomy
 
+    out = ctx.output_folder(ctx.args.out)
     engine = ctx.engine(read_only=True)
     taxonomy = load_taxonomy(ctx.settings.analyse.taxonomy)
     written = build_report(
         engine,
-        Path(ctx.args.out),
+        out,
         run_id=ctx.args.run,
         compare_to=ctx.args.compare_to,
         category_labels=taxonomy.labels(ctx.args.language, with_unknown=True),
