@@ -244,7 +244,9 @@ def categorize_cluster(
     ----------
     members : sequence of Assignment or str
         One entry per member domain: its :class:`Assignment` (votes with its normalised
-        scores) or a category key (an analyst's override: a one-hot vote).
+        scores) or a category key (an analyst's override: a one-hot vote). An assignment
+        made under another taxonomy (``[analyse] taxonomy`` edited since) votes only if
+        its category is still in ``taxonomy``, and only for the categories still there.
     taxonomy : Taxonomy
     theme_terms : sequence of str
         The cluster's terms and shingles: a category's keywords among them add at most
@@ -274,13 +276,16 @@ def categorize_cluster(
     for m in members:
         if (m if isinstance(m, str) else m.category) == UNKNOWN:
             unknown += 1
+        elif not isinstance(m, str) and m.category not in votes:
+            unknown += 1  # categorised under another taxonomy: no vote until analysed again
         elif isinstance(m, str):
             key = taxonomy.resolve(m)
             votes[key] += 1.0
             counts[key] += 1
         else:
             for key, share in m.distribution().items():
-                votes[key] = votes.get(key, 0.0) + share
+                if key in votes:  # a share of a category the taxonomy has no more: none
+                    votes[key] += share
             counts[m.category] += 1
     voters = sum(counts.values())
     theme_sat, theme_hits = _keyword_evidence(taxonomy, [" . ".join(theme_terms)], 10_000)

@@ -46,7 +46,7 @@ from sqlalchemy.orm import Session
 
 from analyse.categories import Assignment, Taxonomy, categorize_cluster, load_taxonomy
 from core.domains import is_valid_domain, registered_domain
-from core.exceptions import ParameterError
+from core.exceptions import ConfigError, ParameterError
 from store.models import (
     Cluster,
     ClusterMember,
@@ -61,6 +61,7 @@ __all__ = [
     "LOCK_KEY",
     "OverrideEvent",
     "OverrideRow",
+    "check_overrides",
     "clear_override",
     "list_overrides",
     "override_history",
@@ -326,6 +327,50 @@ def override_history(
             OverrideEvent(e.domain, e.at, e.action, e.category, e.note, e.analyst)
             for e in s.scalars(query)
         ]
+
+
+def check_overrides(engine: Engine, taxonomy: Taxonomy) -> None:
+    """Refuse a taxonomy that lacks a category an analyst's override names.
+
+    An edited taxonomy (``[analyse] taxonomy``) can drop or rename a category that
+    overrides of domains (or of clusters) still give: the analyse stage could then vote
+    with no such category, and every view that applies the override would show a key of
+    no category. Nothing is changed: the analyst moves or clears the overrides, or puts
+    the category back.
+
+    Raises
+    ------
+    ConfigError
+        Names each missing category with up to five of its domains and clusters, and
+        the commands that move or clear an override (exit code 2).
+    """
+    stale: dict[str, list[str]] = {}
+    with session_scope(engine) as s:
+        domains = s.execute(
+            select(DomainCategory.override_category, DomainCategory.domain).where(
+                DomainCategory.override_category.is_not(None)
+            )
+        ).all()
+        clusters = s.execute(
+            select(Cluster.override_category, Cluster.id).where(
+                Cluster.override_category.is_not(None)
+            )
+        ).all()
+    for key, what in [*domains, *((k, f"cluster {i}") for k, i in clusters)]:
+        if key not in taxonomy:
+            stale.setdefault(str(key), []).append(what)
+    if not stale:
+        return
+    parts = []
+    for key, whats in sorted(stale.items()):
+        more = f" and {len(whats) - 5} more" if len(whats) > 5 else ""
+        parts.append(f"{key!r} ({', '.join(sorted(whats)[:5])}{more})")
+    raise ConfigError(
+        f"analysts' overrides give categories that the taxonomy {taxonomy.source} has "
+        f"not: {'; '.join(parts)}. Put each category back in the taxonomy, or move the "
+        "overrides to a category it has (`webometrics category set DOMAIN KEY`) or clear "
+        "them (`webometrics category clear DOMAIN`); nothing was changed"
+    )
 
 
 def list_overrides(engine: Engine) -> list[OverrideRow]:

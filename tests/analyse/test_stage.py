@@ -4,6 +4,8 @@ re-analysis, re-crawling and re-clustering."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
@@ -362,3 +364,56 @@ def test_an_override_revotes_every_named_cluster_that_holds_the_domain(
             member_votes, taxonomy=taxonomy, theme_terms=[*r.theme_terms, *r.top_shingles]
         )
         assert (a.category, a.score) == (r.category, r.category_score), (r.id, r.level)
+
+
+def test_a_taxonomy_without_an_overridden_category_is_refused_before_any_write(
+    pipeline_db_copy, tmp_path
+) -> None:
+    """An edited taxonomy that drops a category an analyst's override still gives: the
+    analyse stage, and a pipeline run before its crawl, stop with what is wrong and what
+    to do (exit 2 from the command line), and change nothing; once the override is moved,
+    the stage runs."""
+    from analyse.taxonomy import load_taxonomy
+    from webometrics.stages.pipeline import PipelineOptions, run_pipeline
+
+    engine = make_engine(pipeline_db_copy.url)
+    try:
+        with session_scope(engine) as s:
+            domain = s.scalars(
+                select(DomainCategory.domain).where(DomainCategory.category == "media")
+            ).first()
+        assert domain is not None
+        set_override(engine, domain, "search_engines", note="before the taxonomy changed")
+        shipped = load_taxonomy(None).source
+        parts = Path(shipped).read_text(encoding="utf-8").split("[[category]]")
+        edited = tmp_path / "taxonomy.toml"
+        edited.write_text(
+            "[[category]]".join(p for p in parts if 'key = "search_engines"' not in p),
+            encoding="utf-8",
+        )
+        settings = Settings().replace(analyse={"taxonomy": str(edited)})
+
+        def snapshot() -> tuple:
+            with session_scope(engine) as s:
+                return (
+                    sorted(
+                        (c.id, c.category, tuple(c.theme_terms)) for c in s.scalars(select(Cluster))
+                    ),
+                    sorted(
+                        (d.domain, d.category, d.override_category)
+                        for d in s.scalars(select(DomainCategory))
+                    ),
+                )
+
+        before = snapshot()
+        expected = rf"has not: 'search_engines' \({domain}\)\. .*category set DOMAIN KEY"
+        with pytest.raises(ConfigError, match=expected):
+            analyse.run(engine, settings, analyse.AnalyseScope(redo=True), progress=False)
+        with pytest.raises(ConfigError, match=expected):
+            run_pipeline(engine, settings, PipelineOptions(stages=("crawl", "analyse")))
+        assert snapshot() == before
+        set_override(engine, domain, "media", taxonomy=str(edited))
+        stats = analyse.run(engine, settings, analyse.AnalyseScope(redo=True), progress=False)
+        assert stats.clusters > 0
+    finally:
+        engine.dispose()

@@ -71,7 +71,7 @@ from store.models import (
     UniversityDomain,
     utcnow,
 )
-from store.overrides import stored_assignment
+from store.overrides import check_overrides, stored_assignment
 from store.session import session_scope
 from webometrics.stages import StageResult
 
@@ -747,7 +747,8 @@ def run(
     Raises
     ------
     ConfigError
-        The taxonomy file is missing or invalid.
+        The taxonomy file is missing or invalid, or lacks a category that an analyst's
+        override gives (:func:`store.overrides.check_overrides`; nothing is written).
     ParameterError
         A clustering id does not exist.
     """
@@ -755,6 +756,7 @@ def run(
     scope = scope if scope is not None else AnalyseScope()
     cfg = settings.analyse
     taxonomy = load_taxonomy(cfg.taxonomy)
+    check_overrides(engine, taxonomy)  # before any write: a stale override stops here
     store_category_labels(engine, taxonomy)
     domains = None
     if scope.domains:

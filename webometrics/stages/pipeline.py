@@ -160,6 +160,9 @@ def run_pipeline(
 
     Raises
     ------
+    ConfigError
+        The taxonomy is invalid or lacks a category an analyst's override gives (before
+        any stage runs, when the run has the analyse stage).
     RunLockedError
         Another run is in progress.
     StageError
@@ -167,6 +170,11 @@ def run_pipeline(
     """
     for name in options.stages:
         _check_stage(name)
+    if "analyse" in options.stages:  # what the analyse stage would refuse, before the crawl
+        from analyse.taxonomy import load_taxonomy
+        from store.overrides import check_overrides
+
+        check_overrides(engine, load_taxonomy(settings.analyse.taxonomy))
     with RunLock(engine):
         with session_scope(engine) as s:
             row = PipelineRun(
