@@ -9,7 +9,7 @@ A theme is made of **whole words** (:func:`whole_words`: a run of letters as wri
 inner apostrophes kept, an English possessive ``'s`` dropped, a token with digits left
 out), **never a stop word** (:data:`STOP_WORDS`: the English and Russian lists of the
 maintained ``stop-words`` package, the Snowball lists of :mod:`extract.tokens`, a few
-words of page furniture, and every case and gender of the Russian pronouns among them),
+words of page furniture, and the Russian function words in every case and gender),
 at least three letters long, and **in the language of the cluster**: its script
 (Cyrillic, Latin ...) is the one most of the cluster's words are written in, and a term
 in another script is left out (a Russian cluster is named in Russian words even when a
@@ -80,6 +80,7 @@ from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
+from pathlib import Path
 from typing import TypeVar
 
 from stop_words import get_stop_words
@@ -110,7 +111,6 @@ __all__ = [
 _WORD = re.compile(r"[^\W\d_]{2,}")
 _BREAK = re.compile(r"[.,;:!?()\[\]{}<>\"«»“”„|/\\•·–—\n\r\t]+|\s-\s")
 _LETTERS = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*")
-_WORD_IN_CYRILLIC = re.compile(r"[\u0400-\u04ff]+")
 
 Label = TypeVar("Label", bound=Hashable)
 """The label of a group of texts (a cluster id, a category ...)."""
@@ -122,59 +122,43 @@ STOP_LANGUAGES = STOPWORD_LANGUAGES
 _PAGE_FURNITURE = """cookie cookies javascript browser copyright login logout password menu skip
     navigation privacy rss subscribe куки пароль войти вход регистрация меню навигация"""
 
-# the parts of speech of function words in pymorphy3's tags (OpenCorpora): pronouns,
-# prepositions, conjunctions, particles, interjections; "Apro" marks a pronominal
-# adjective (свой, такой, который, каждый)
-_FUNCTION_POS = frozenset({"NPRO", "PREP", "CONJ", "PRCL", "INTJ"})
 
+def russian_function_words() -> frozenset[str]:
+    """The Russian function words of ``analyse/ru_function_words.txt``, normalised.
 
-def russian_function_forms(stop: Iterable[str]) -> frozenset[str]:
-    """Every inflected form of the Russian function words in ``stop``, normalised.
-
-    A stop list holds a few forms of each pronoun, and Russian inflects them in six
-    cases, three genders and two numbers: ``свой`` and ``своей`` are listed, ``своем``
-    and ``своими`` are not, and came out as theme terms. Each word of ``stop`` is parsed
-    by pymorphy3 (its OpenCorpora dictionary); where a parse is a pronoun, a pronominal
-    adjective, a preposition, a conjunction, a particle or an interjection, every form
-    of that lexeme is added. Content words of the list (``мир``, ``дело``) are nouns and
-    are not expanded, so no content word is added (about 150 forms from the two lists,
-    0.1 s).
+    Every form whose likeliest reading in pymorphy3's OpenCorpora dictionary is a
+    pronoun, a pronominal adjective, a preposition, a conjunction, a particle or an
+    interjection (about 1,400; written by ``scripts/ru_function_words.py``): the stop
+    lists hold a few forms of each pronoun (``свой``, ``своей``) and Russian inflects
+    them in six cases, so ``своем``, ``самых`` and ``благодаря`` came out as theme terms.
 
     Examples
     --------
-    >>> forms = russian_function_forms(["свой", "который", "мир"])
-    >>> sorted({"своем", "своими", "которыми"} & forms)
-    ['которыми', 'своем', 'своими']
-    >>> "миром" in forms
-    False
+    >>> words = russian_function_words()
+    >>> sorted({"своем", "самых", "благодаря", "например", "мир", "другом"} & words)
+    ['благодаря', 'например', 'самых', 'своем']
     """
-    import pymorphy3
-
-    morph = pymorphy3.MorphAnalyzer()
-    out: set[str] = set()
-    for word in stop:
-        for parse in morph.parse(word):
-            if parse.tag.POS in _FUNCTION_POS or "Apro" in parse.tag:
-                out.update(normalize(form.word) for form in parse.lexeme)
-    return frozenset(out)
-
-
-_LISTED = frozenset(
-    normalize(w)
-    for w in (
-        *(w for lang in STOP_LANGUAGES for w in get_stop_words(lang)),
-        *stopwords_for(None),
-        *_PAGE_FURNITURE.split(),
+    text = Path(__file__).with_name("ru_function_words.txt").read_text("utf-8")
+    return frozenset(
+        normalize(line) for line in text.splitlines() if line and not line.startswith("#")
     )
-)
 
-STOP_WORDS: frozenset[str] = _LISTED | russian_function_forms(
-    w for w in _LISTED if _WORD_IN_CYRILLIC.fullmatch(w)
+
+STOP_WORDS: frozenset[str] = (
+    frozenset(
+        normalize(w)
+        for w in (
+            *(w for lang in STOP_LANGUAGES for w in get_stop_words(lang)),
+            *stopwords_for(None),
+            *_PAGE_FURNITURE.split(),
+        )
+    )
+    | russian_function_words()
 )
 """Words never used as theme terms, normalised (:func:`extract.tokens.normalize`): the
 English and Russian lists of the ``stop-words`` package, the Snowball lists, a few
-words of page furniture, and every inflected form of the Russian pronouns,
-prepositions, conjunctions and particles among them (:func:`russian_function_forms`)."""
+words of page furniture, and the Russian function words in every case and gender
+(:func:`russian_function_words`)."""
 
 
 def words(text: str) -> list[str]:

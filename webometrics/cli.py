@@ -189,7 +189,6 @@ def _setup_logging(verbose: int, quiet: bool) -> None:
             "htmldate",
             "urllib3",
             "charset_normalizer",
-            "pymorphy3",  # its dictionary's path and revision at every load
         ):
             logging.getLogger(noisy).setLevel(logging.WARNING if verbose == 0 else logging.INFO)
 

@@ -18,6 +18,7 @@ import random
 import re
 import unicodedata
 from collections import defaultdict
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -56,6 +57,13 @@ def morph() -> Any:  # pymorphy3's analyser
     import pymorphy3
 
     return pymorphy3.MorphAnalyzer()
+
+
+def is_function_reading(word: str) -> bool:
+    """The likeliest reading of ``word`` (pymorphy3) is a pronoun, a pronominal
+    adjective, a preposition, a conjunction, a particle or an interjection."""
+    best = morph().parse(word)[0]
+    return best.tag.POS in FUNCTION_POS or "Apro" in best.tag
 
 
 def is_listed_function_form(term: str) -> bool:
@@ -177,8 +185,33 @@ def test_every_case_of_a_listed_pronoun_is_a_stop_word() -> None:
     for form in ("своем", "своими", "которыми", "таких", "самых", "нашей", "каждому", "ничем"):
         assert form in STOP_WORDS, form
         assert is_listed_function_form(form), form
-    for word in ("миром", "рублей", "университета", "семьи", "жизни", "theme", "university"):
+    for word in ("миром", "рублей", "университета", "семьи", "жизни", "другом", "university"):
         assert word not in STOP_WORDS, word
+
+
+def test_the_russian_function_words_match_the_installed_dictionary() -> None:
+    """``analyse/ru_function_words.txt`` (written by ``scripts/ru_function_words.py``)
+    holds only forms whose likeliest reading is a function word, and the function words
+    of the stop lists in every case; run the script again after a new dictionary."""
+    from analyse.themes import russian_function_words
+
+    path = Path(__file__).resolve().parents[2] / "analyse" / "ru_function_words.txt"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    written = [w for w in lines if w and not w.startswith("#")]
+    words = russian_function_words()  # as the themes compare them: normalised
+    assert len(written) > 1000 and words == {_norm(w) for w in written}
+    wrong = sorted(w for w in written if not is_function_reading(w))
+    assert not wrong, f"not a function word in pymorphy3's dictionary: {wrong[:20]}"
+    missing = sorted(
+        form
+        for word in LISTED
+        if in_script(word, "CYRILLIC")
+        for parse in morph().parse(word)[:1]
+        if is_function_reading(word)
+        for form in (f.word for f in parse.lexeme)
+        if is_function_reading(form) and _norm(form) not in words
+    )
+    assert not missing, f"forms of listed function words not in the file: {missing[:20]}"
 
 
 def test_function_word_stems_are_dropped() -> None:
