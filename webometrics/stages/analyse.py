@@ -747,8 +747,7 @@ def run(
     Raises
     ------
     ConfigError
-        The taxonomy file is missing or invalid, or lacks a category that an analyst's
-        override gives (:func:`store.overrides.check_overrides`; nothing is written).
+        The taxonomy is missing, invalid or lacks an override's category (nothing written).
     ParameterError
         A clustering id does not exist.
     """
