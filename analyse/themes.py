@@ -127,10 +127,11 @@ def russian_function_words() -> frozenset[str]:
     """The Russian function words of ``analyse/ru_function_words.txt``, normalised.
 
     Every form whose likeliest reading in pymorphy3's OpenCorpora dictionary is a
-    pronoun, a pronominal adjective, a preposition, a conjunction, a particle or an
-    interjection (about 1,400; written by ``scripts/ru_function_words.py``): the stop
-    lists hold a few forms of each pronoun (``свой``, ``своей``) and Russian inflects
-    them in six cases, so ``своем``, ``самых`` and ``благодаря`` came out as theme terms.
+    pronoun, a pronominal adjective, a preposition, a conjunction, a particle, an
+    interjection or a numeral (about 1,600; written by ``scripts/ru_function_words.py``):
+    the stop lists hold a few forms of each pronoun (``свой``, ``своей``) and Russian
+    inflects them in six cases, so ``своем``, ``самых`` and ``благодаря`` came out as
+    theme terms.
 
     Examples
     --------

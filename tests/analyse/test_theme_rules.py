@@ -48,8 +48,8 @@ STOP = frozenset(_norm(w) for lang in ("en", "ru") for w in get_stop_words(lang)
 # with the Snowball lists that the stems are cut by
 LISTED = STOP | stopwords_for(None)
 # pymorphy3's tags of function words: pronouns, prepositions, conjunctions, particles,
-# interjections; "Apro": a pronominal adjective (свой, такой, который)
-FUNCTION_POS = frozenset({"NPRO", "PREP", "CONJ", "PRCL", "INTJ"})
+# interjections, and numerals; "Apro": a pronominal adjective (свой, такой, который)
+FUNCTION_POS = frozenset({"NPRO", "PREP", "CONJ", "PRCL", "INTJ", "NUMR"})
 
 
 @functools.cache
@@ -61,7 +61,7 @@ def morph() -> Any:  # pymorphy3's analyser
 
 def is_function_reading(word: str) -> bool:
     """The likeliest reading of ``word`` (pymorphy3) is a pronoun, a pronominal
-    adjective, a preposition, a conjunction, a particle or an interjection."""
+    adjective, a preposition, a conjunction, a particle, an interjection or a numeral."""
     best = morph().parse(word)[0]
     return best.tag.POS in FUNCTION_POS or "Apro" in best.tag
 
@@ -182,7 +182,7 @@ def test_every_case_of_a_listed_pronoun_is_a_stop_word() -> None:
     them all, and no content word with them."""
     from analyse.themes import STOP_WORDS
 
-    for form in ("своем", "своими", "которыми", "таких", "самых", "нашей", "каждому", "ничем"):
+    for form in ("своем", "своими", "которыми", "таких", "самых", "нашей", "каждому", "шестью"):
         assert form in STOP_WORDS, form
         assert is_listed_function_form(form), form
     for word in ("миром", "рублей", "университета", "семьи", "жизни", "другом", "university"):
