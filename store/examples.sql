@@ -136,7 +136,8 @@ ORDER BY s.university, s.domain;
 
 -- name: rank-factors
 -- The paper's finding, per university and direction of the latest run: its rank, its groups
--- (clusters of two or more members and their size) and the share of universities plus
+-- (clusters of two or more members and their size, from its newest activity clustering
+-- of the run, else the newest of another method) and the share of universities plus
 -- scientific communities among its domains with evidence; rank 1 first.
 SELECT direction, university, rank, n_clusters, clustered_size, evidence_domains, unknown,
        ROUND(CAST(100 * share_academic AS NUMERIC), 1) AS academic_percent

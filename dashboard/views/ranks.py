@@ -21,7 +21,9 @@ st.caption(
     "Korelin, Blekanov and Sergeev (2015) asked how the number and sizes of a university's "
     "groups bear on its Webometrics rating and concluded: the larger the share of "
     "universities and scientific communities around a university, the better its rank. "
-    "Here per university: its clusters (two or more members) and the share of each "
+    "Here per university: the clusters (two or more members) of its newest activity "
+    "clustering of the run (the default method; another method's only where it has none: "
+    "`clustering_id`) and the share of each "
     "category among its domains with evidence (unknown and uncategorised domains left out), "
     "against the rank. **Rank 1 is the best: a negative ρ or τ means a higher factor goes "
     "with a better rank.**"
@@ -45,6 +47,7 @@ shown = factors[
         "country",
         "rank",
         "impact_rank",
+        "clustering_id",
         "n_clusters",
         "clustered_size",
         "domains",

@@ -45,8 +45,10 @@ class _RankedUniversity:
 class RankFactorRow(_RankedUniversity):
     """One university's factors in a run and direction (``v_rank_factors``).
 
-    The cluster columns are ``None`` when the university has no clustering of the run and
-    direction; the shares are over the domains with evidence (``None`` when none has).
+    The cluster columns are those of the university's newest ``activity`` clustering of
+    the run and direction (the default method; the newest of another method where it has
+    none, migration 0015), ``None`` when it has no clustering of them; the shares are over
+    the domains with evidence (``None`` when none has).
     """
 
     clustering_id: int | None

@@ -282,7 +282,8 @@ def test_rank_factors_on_what_the_pipeline_stores(pipeline_db) -> None:
     """On the pipeline-made database (the local test web crawled, clustered and analysed):
     every row of ``v_rank_factors`` is what ``v_environment`` and ``v_cluster`` say, counted
     in Python; unknown domains are counted apart and out of the shares; every university
-    clustered from a run has its clusters in that run's row."""
+    clustered from a run has the clusters of its newest activity clustering in that run's
+    row, though the paper's method clustered it after (its singletons gave 0 groups)."""
     engine = pipeline_db.engine
     try:
         with engine.connect() as conn:
@@ -294,17 +295,19 @@ def test_rank_factors_on_what_the_pipeline_stores(pipeline_db) -> None:
             ).all()
             clusters = conn.execute(
                 text(
-                    "SELECT run_id, university_id, direction, clustering_id, created_at, size "
-                    "FROM v_cluster WHERE run_id IS NOT NULL AND university_id IS NOT NULL"
+                    "SELECT run_id, university_id, direction, clustering_id, created_at, size, "
+                    "algorithm FROM v_cluster "
+                    "WHERE run_id IS NOT NULL AND university_id IS NOT NULL"
                 )
             ).all()
         cats: dict[tuple[int, int, str], Counter[str]] = {}
         for run, uni, direction, _domain, category in env:
             cats.setdefault((run, uni, direction), Counter())[category] += 1
-        latest: dict[tuple[int, int, str], tuple[str, int]] = {}
-        for run, uni, direction, cid, created, _size in clusters:
-            key = (run, uni, direction)
-            latest[key] = max(latest.get(key, (str(created), cid)), (str(created), cid))
+        latest: dict[tuple[int, int, str], tuple[bool, str, int]] = {}
+        for run, uni, direction, cid, created, _size, algorithm in clusters:
+            key, this = (run, uni, direction), (algorithm == "activity", str(created), cid)
+            latest[key] = max(latest.get(key, this), this)
+        assert {a for *_x, a in clusters} >= {"activity", "lsh-link"}  # both methods ran
         rows = [r for run in A.run_ids(engine) for r in A.rank_factors(engine, run_id=run)]
         assert {(r.run_id, r.university_id, r.direction) for r in rows} == set(cats)
         assert sum(r.unknown for r in rows) > 0  # the test web has dead links
@@ -320,8 +323,9 @@ def test_rank_factors_on_what_the_pipeline_stores(pipeline_db) -> None:
             academic = c["universities"] + c["scientific_communities"]
             assert r.share_academic == pytest.approx(academic / evidence), key
             assert key in latest, f"{key}: a university clustered from the run has no clusters"
-            sizes = [s for run, u, d, cid, _c, s in clusters if cid == latest[key][1]]
-            assert r.clustering_id == latest[key][1]
+            sizes = [s for _r, _u, _d, cid, _c, s, _a in clusters if cid == latest[key][2]]
+            assert r.clustering_id == latest[key][2] and latest[key][0], key
+            assert r.n_clusters, f"{key}: the activity clustering's groups are not read"
             assert (r.n_clusters, r.clustered_size, r.singletons) == (
                 sum(s >= 2 for s in sizes),
                 sum(s for s in sizes if s >= 2),
