@@ -108,3 +108,32 @@ def test_category_commands(filled_sqlite: Facts, capsys) -> None:
     assert google[1].endswith("  # x")
     assert main(["--db-url", url, "category", "history"]) == 0
     assert "vk.com\tset media\tby Ann B." in capsys.readouterr().out.splitlines()[0]
+
+
+def test_report_clusters_are_the_activity_clusterings_on_the_pipeline_database(
+    pipeline_db, tmp_path: Path
+) -> None:
+    """On what the pipeline stores (the activity clustering, then the paper's method for
+    comparison), the report's cluster table holds each university and direction's
+    activity clusters, not the paper's singletons that were stored after them, and the
+    rank factors read the same clusterings."""
+    from store import analytics as A
+
+    out = tmp_path / "report"
+    assert main(["--db-url", pipeline_db.url, "report", "--out", str(out)]) == 0
+    with (out / "clusters.csv").open(encoding="utf-8") as fh:
+        clusters = list(csv.DictReader(fh))
+    assert clusters and {c["algorithm"] for c in clusters} == {"activity"}
+    engine = pipeline_db.engine
+    try:
+        every = A.clusters(engine)
+        factors = A.rank_factors(engine)
+    finally:
+        engine.dispose()
+    assert {c.algorithm for c in every} >= {"activity", "lsh-link"}  # both methods stored
+    scopes = {(c["university"], c["direction"]): c["clustering_id"] for c in clusters}
+    # four universities x two directions, and the clustering over every university
+    assert len(scopes) == 9 and scopes[("", "both")]
+    for f in factors:
+        if f.direction in ("outgoing", "citing"):
+            assert scopes[(f.university, f.direction)] == str(f.clustering_id), f

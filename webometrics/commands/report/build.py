@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from core import defaults as D
 from webometrics.commands.report.ranks import write_rank_correlation
 from webometrics.commands.report.render import share_figure, table_rows, write_table
 
@@ -299,24 +300,28 @@ def _change_tables(engine: Any, out: Path, run: int | None, compare_to: int | No
 
 
 def _cluster_table(engine: Any, out: Path, run: int | None) -> list[Path]:
-    """The clusters of the newest clustering of the run per university, direction and unit."""
+    """The clusters of the newest activity clustering of the run per university, direction
+    and unit (the default method, as ``v_rank_factors`` reads: a comparison run of the
+    paper's method does not replace them); the newest of another method where none."""
     from store import analytics as A
 
     of_run = [c for c in A.clusters(engine) if c.run_id in (None, run)]
-    newest: dict[tuple[Any, ...], int] = {}
+    newest: dict[tuple[Any, ...], tuple[bool, int]] = {}
     for c in of_run:
         scope = (c.university_id, c.direction, c.unit)
-        newest[scope] = max(newest.get(scope, 0), c.clustering_id)
+        this = (c.algorithm == D.CLUSTER_METHOD, c.clustering_id)
+        newest[scope] = max(newest.get(scope, this), this)
     cl_rows = [
-        c for c in of_run if c.clustering_id == newest[(c.university_id, c.direction, c.unit)]
+        c for c in of_run if c.clustering_id == newest[(c.university_id, c.direction, c.unit)][1]
     ]
     return write_table(
         out,
         "clusters",
         CLUSTER_FIELDS,
         table_rows(cl_rows, CLUSTER_FIELDS),
-        f"Clusters of the newest clustering per university and direction, with their "
-        f"themes and the category vote's support (run {run})",
+        f"Clusters of the newest {D.CLUSTER_METHOD} clustering (else the newest of another "
+        f"method) per university and direction, with their themes and the category vote's "
+        f"support (run {run})",
     )
 
 
