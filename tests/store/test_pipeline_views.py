@@ -92,20 +92,25 @@ def test_every_cluster_knows_its_run_and_the_latest_view(engine) -> None:
     latest = _rows(engine, "SELECT * FROM v_latest_clustering")
     scopes = Counter((r["university_id"], r["direction"], r["unit"]) for r in latest)
     assert scopes and max(scopes.values()) == 1
-    # the default (activity) ran after --method paper and after --university all of
-    # another scope: each university and direction's latest is the newest of its scope
-    newest: dict[tuple, int] = {}
+    # each university and direction's latest is the newest activity clustering (the
+    # default method) of its scope, the newest of another method only where none
+    newest: dict[tuple, tuple[bool, int]] = {}
     for r in clusters:
         key = (r["university_id"], r["direction"], r["unit"])
-        newest[key] = max(newest.get(key, 0), r["clustering_id"])
+        this = (r["algorithm"] == "activity", r["clustering_id"])
+        newest[key] = max(newest.get(key, this), this)
     assert {
-        (r["university_id"], r["direction"], r["unit"]): r["clustering_id"] for r in latest
-    } == newest
+        (r["university_id"], r["direction"], r["unit"]): (r["algorithm"] == "activity",
+                                                          r["clustering_id"])
+        for r in latest
+    } == newest  # fmt: skip
+    assert {r["algorithm"] for r in clusters} >= {"activity", "lsh-link"}
+    newest_ids = {cid for _a, cid in newest.values()}
     in_latest = {
         r["clustering_id"]
         for r in _rows(engine, "SELECT DISTINCT clustering_id FROM v_latest_cluster")
     }
-    assert in_latest == set(newest.values())
+    assert in_latest == newest_ids
 
 
 def _rows_tuples(engine, sql: str):

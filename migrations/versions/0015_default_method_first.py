@@ -1,4 +1,5 @@
-"""rank factors read the activity clustering, the default, before any other method
+"""the latest clustering, and the rank factors, are the activity clustering's before any
+other method's
 
 Revision ID: 0015
 Revises: 0014
@@ -13,9 +14,13 @@ the local test web, where the paper's single link at its threshold keeps every s
 became undefined. The view now takes the newest clustering whose ``algorithm`` is
 ``activity`` (``webometrics run`` and ``webometrics cluster``'s default), and the newest
 of any method only where there is none; ``clustering_id`` says which, as before.
-``agg_v_rank_factors`` (revision 0010: the same SQL over the saved aggregates) follows.
+``agg_v_rank_factors`` (revision 0010: the same SQL over the saved aggregates) follows,
+and so does ``v_latest_clustering`` (revision 0008; with ``v_latest_cluster`` on it),
+which the example queries and analysts read as *the* clustering of a university and
+direction: the dashboard's University page and the report's cluster table open on the
+default method's newest clustering too.
 
-Downgrade puts revision 0009's and 0010's SQL back.
+Downgrade puts the SQL of revisions 0008, 0009 and 0010 back.
 """
 
 from __future__ import annotations
@@ -39,38 +44,45 @@ _COLUMNS = """SELECT DISTINCT clustering_id, run_id, university_id, direction, u
                        created_at"""
 
 
-def _preferring(body: str) -> str:
-    """Revision 0009's SQL of ``v_rank_factors`` choosing the preferred method first."""
-    out = body.replace(_COLUMNS, _COLUMNS.replace("created_at", "created_at, algorithm"))
-    out = out.replace(
+def _preferring(name: str, body: str) -> str:
+    """An earlier revision's SQL of the view choosing the preferred method first."""
+    if name.endswith("v_rank_factors"):  # its list of clusterings lacks the method
+        assert body.count(_COLUMNS) == 1, f"revision 0009's {name} changed"
+        body = body.replace(_COLUMNS, _COLUMNS.replace("created_at", "created_at, algorithm"))
+    assert body.count(_NEWEST) == 1, f"the SQL of {name} changed"
+    return body.replace(
         _NEWEST,
         f"ORDER BY CASE WHEN algorithm = '{PREFERRED}' THEN 0 ELSE 1 END, "
         "created_at DESC, clustering_id DESC",
     )
-    assert out.count("algorithm") == 2, "revision 0009's v_rank_factors changed"
-    return out
 
 
-def _old() -> dict[str, str]:
-    """``v_rank_factors`` of revision 0009 and ``agg_v_rank_factors`` of revision 0010."""
-    old = dict(revision_module("0009_rank_factors.py")._views())
+def _old(dialect: str) -> dict[str, str]:
+    """The views this revision replaces, in dependency order, as revisions 0008
+    (``v_latest_clustering``, ``v_latest_cluster``), 0009 (``v_rank_factors``) and 0010
+    (``agg_v_rank_factors``) made them."""
+    latest = dict(revision_module("0008_analyst_truth.py")._views(dialect))
+    ranks = dict(revision_module("0009_rank_factors.py")._views())
     agg = dict(revision_module("0010_dashboard_aggregates.py")._views())
     return {
-        "v_rank_factors": old["v_rank_factors"],
+        "v_latest_clustering": latest["v_latest_clustering"],
+        "v_latest_cluster": latest["v_latest_cluster"],
+        "v_rank_factors": ranks["v_rank_factors"],
         "agg_v_rank_factors": agg["agg_v_rank_factors"],
     }
 
 
 def _replace(views: dict[str, str]) -> None:
-    for name in views:
+    for name in reversed(list(views)):  # dependents first
         op.execute(f"DROP VIEW IF EXISTS {name}")
     for name, body in views.items():
         op.execute(f"CREATE VIEW {name} AS {body.strip()}")
 
 
 def upgrade() -> None:
-    _replace({name: _preferring(body) for name, body in _old().items()})
+    old = _old(op.get_bind().dialect.name)
+    _replace({n: b if n == "v_latest_cluster" else _preferring(n, b) for n, b in old.items()})
 
 
 def downgrade() -> None:
-    _replace(_old())
+    _replace(_old(op.get_bind().dialect.name))
