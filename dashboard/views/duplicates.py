@@ -47,6 +47,18 @@ groups = data.duplicate_groups(
     url, int(run_id), None if language == "all" else language, MAX_GROUPS
 )
 st.subheader("Groups")
+if groups.empty:
+    st.info(
+        (
+            f"No near-duplicate group in this run: none of its {int(run['n_documents'])} "
+            "documents is a near copy of another at its threshold"
+            if language == "all"
+            else f"No near-duplicate group of {language} documents in this run"
+        )
+        + " (mirrors and syndicated copies would be grouped here, and one of each kept "
+        "for clustering)."
+    )
+    st.stop()
 if len(groups) == MAX_GROUPS:
     st.caption(f"The {MAX_GROUPS} largest groups.")
 shown = groups.rename(

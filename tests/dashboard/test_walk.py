@@ -260,3 +260,14 @@ def test_countries_source_filter(pipeline_page) -> None:
     assert not at.exception, at.exception
     assert any("for these filters" in i.value for i in at.info)
     assert not any("webometrics analyse" in i.value for i in at.info)
+
+
+def test_a_run_without_near_duplicates_says_so(pipeline_page, pipeline_db) -> None:
+    """The pipeline's dedup run on the test web groups nothing: the page says so and why,
+    with no empty table."""
+    assert pipeline_db.stats["dedup"]["n_groups"] == 0
+    at = pipeline_page("views/duplicates.py")
+    assert not _frames(at)
+    (said,) = [i.value for i in at.info if "No near-duplicate group" in i.value]
+    assert said.startswith("No near-duplicate group in this run"), said
+    assert f"{pipeline_db.stats['dedup']['n_documents']} documents" in said
