@@ -43,12 +43,22 @@ for _, run in crawls[crawls["error"].notna()].iterrows():
     st.error(f"crawl run {run['id']} ({run['status']}): {run['error']}")
 
 st.subheader("Pipeline runs")
-pipes = data.pipeline_runs(url)
-pipes = pipes[pipes["status"].isin(status)]
-summary = pipes.assign(
-    stages=pipes["stages"].map(lambda st_: " → ".join(f"{s['name']}:{s['status']}" for s in st_))
-)
-widgets.table(summary, "pipeline runs", key="pipeline-runs")
+every_pipe = data.pipeline_runs(url)
+pipes = every_pipe[every_pipe["status"].isin(status)]
+if every_pipe.empty:
+    st.info(
+        "No whole-pipeline run: `webometrics run` (or `webometrics schedule`) records one, "
+        "with each stage's status; the stages run one by one are in the other tables."
+    )
+elif pipes.empty:
+    st.info(f"No pipeline run with the chosen status ({len(every_pipe)} with others).")
+else:
+    summary = pipes.assign(
+        stages=pipes["stages"].map(
+            lambda st_: " → ".join(f"{s['name']}:{s['status']}" for s in st_)
+        )
+    )
+    widgets.table(summary, "pipeline runs", key="pipeline-runs")
 for _, run in pipes.iterrows():
     with st.expander(f"pipeline run {run['id']} · {run['trigger']} · {run['status']}"):
         stages = pd.DataFrame(list(run["stages"]))

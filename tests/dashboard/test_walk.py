@@ -271,3 +271,13 @@ def test_a_run_without_near_duplicates_says_so(pipeline_page, pipeline_db) -> No
     (said,) = [i.value for i in at.info if "No near-duplicate group" in i.value]
     assert said.startswith("No near-duplicate group in this run"), said
     assert f"{pipeline_db.stats['dedup']['n_documents']} documents" in said
+
+
+def test_stages_run_one_by_one_leave_no_empty_pipeline_table(pipeline_page) -> None:
+    """The pipeline-made database ran its stages as separate commands: the Runs page says
+    that `webometrics run` records a pipeline run, and shows no empty table for it."""
+    at = pipeline_page("views/runs.py")
+    (said,) = [i.value for i in at.info if "whole-pipeline run" in i.value]
+    assert "`webometrics run`" in said
+    assert all("trigger" not in frame.columns for frame in _frames(at))
+    assert any("kind" in frame.columns for frame in _frames(at))  # the crawl runs are shown
