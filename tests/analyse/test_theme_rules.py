@@ -59,23 +59,20 @@ def morph() -> Any:  # pymorphy3's analyser
     return pymorphy3.MorphAnalyzer()
 
 
-def is_function_reading(word: str) -> bool:
-    """The likeliest reading of ``word`` (pymorphy3) is a pronoun, a pronominal
-    adjective, a preposition, a conjunction, a particle, an interjection or a numeral."""
+def function_reading(word: str) -> Any:
+    """The likeliest reading of ``word`` (pymorphy3's parse) when it is a pronoun, a
+    pronominal adjective, a preposition, a conjunction, a particle, an interjection or a
+    numeral; else ``None``."""
     best = morph().parse(word)[0]
-    return best.tag.POS in FUNCTION_POS or "Apro" in best.tag
+    return best if best.tag.POS in FUNCTION_POS or "Apro" in best.tag else None
 
 
 def is_listed_function_form(term: str) -> bool:
     """``term`` is a case or gender of a listed Russian function word: its likeliest
     reading (pymorphy3) is a pronoun, preposition, conjunction or particle one of whose
     forms is on a stop list (``своем``, a form of ``свою``)."""
-    if not in_script(term, "CYRILLIC"):
-        return False
-    best = morph().parse(term)[0]
-    if not (best.tag.POS in FUNCTION_POS or "Apro" in best.tag):
-        return False
-    return any(_norm(form.word) in LISTED for form in best.lexeme)
+    best = function_reading(term) if in_script(term, "CYRILLIC") else None
+    return best is not None and any(_norm(form.word) in LISTED for form in best.lexeme)
 
 
 @functools.cache
@@ -200,16 +197,14 @@ def test_the_russian_function_words_match_the_installed_dictionary() -> None:
     written = [w for w in lines if w and not w.startswith("#")]
     words = russian_function_words()  # as the themes compare them: normalised
     assert len(written) > 1000 and words == {_norm(w) for w in written}
-    wrong = sorted(w for w in written if not is_function_reading(w))
+    wrong = sorted(w for w in written if function_reading(w) is None)
     assert not wrong, f"not a function word in pymorphy3's dictionary: {wrong[:20]}"
     missing = sorted(
-        form
+        form.word
         for word in LISTED
-        if in_script(word, "CYRILLIC")
-        for parse in morph().parse(word)[:1]
-        if is_function_reading(word)
-        for form in (f.word for f in parse.lexeme)
-        if is_function_reading(form) and _norm(form) not in words
+        if in_script(word, "CYRILLIC") and (best := function_reading(word)) is not None
+        for form in best.lexeme
+        if function_reading(form.word) is not None and _norm(form.word) not in words
     )
     assert not missing, f"forms of listed function words not in the file: {missing[:20]}"
 
