@@ -50,10 +50,15 @@ SCALE_DOCS = 20_000
 
 
 def plain(n: int, i: np.ndarray, j: np.ndarray, w: np.ndarray, seed: int) -> np.ndarray:
-    """The default's clusters: Leiden, RB at resolution 1, five iterations."""
+    """The default's clusters: Leiden with ``[activity]``'s quality, iterations and the
+    clusters' resolution (the smallest: RB at 1, five iterations)."""
     from cluster.nested_leiden import igraph_leiden
+    from core import defaults as D
 
-    return igraph_leiden(n, i, j, w, quality="rb", resolution=1.0, seed=seed, n_iterations=5).labels
+    return igraph_leiden(
+        n, i, j, w, quality=D.ACTIVITY_QUALITY, resolution=min(D.ACTIVITY_RESOLUTION),
+        seed=seed, n_iterations=D.ACTIVITY_ITERATIONS,
+    ).labels  # fmt: skip
 
 
 def consensus(
