@@ -19,13 +19,14 @@ import os
 import pkgutil
 import signal
 import sys
+import tempfile
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.exceptions import EXIT_CODES, WebometricsError
+from core.exceptions import EXIT_CODES, ConfigError, WebometricsError
 from webometrics import __version__
 
 if TYPE_CHECKING:
@@ -86,10 +87,6 @@ class Context:
             The folder cannot be made (a file of that name, no permission, a read-only
             file system) or written into (exit code 2).
         """
-        import tempfile
-
-        from core.exceptions import ConfigError
-
         folder = Path(path)
         if folder.exists() and not folder.is_dir():
             raise ConfigError(f"{option} {folder}: a file of that name is there; give a folder")
