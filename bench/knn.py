@@ -53,7 +53,9 @@ and LSH at 300,000 and 1,000,000 documents); ``--sizes
 1000,5000``, ``--corpora bbc,lenta`` (``--corpora ''``: none), ``--methods
 brute,topk``, ``--quick`` (1k and 5k, the small corpora, into a temporary folder),
 ``--render``, ``--append`` (add to the saved results: a row measured again keeps the
-methods this run leaves out; the report lists the runs). Writes
+methods this run leaves out; the report lists the runs), ``--full-exact-to N`` (time
+``exact`` and ``topk`` on every row up to N documents instead of on the sample rows:
+300,000 takes about 11 minutes for ``exact``). Writes
 ``bench/results/knn.json`` (after every size, so a long run that is stopped keeps what
 it measured) and ``knn.md``.
 """
@@ -325,10 +327,11 @@ def recall(X: sp.csr_matrix, rows: np.ndarray, found: np.ndarray, ref: np.ndarra
 
 def measure(
     label: str, texts: list[str], languages: list[str | None], methods: list[str], note: str,
-    previous: dict[str, tuple[int, float]],
+    previous: dict[str, tuple[int, float]], sampled_exact: int = SAMPLED_EXACT,
 ) -> dict[str, Any]:  # fmt: skip
     """Every method on the tf-idf of the texts; ``previous`` holds each method's last
-    (size, seconds) for the skip estimate, updated."""
+    (size, seconds) for the skip estimate, updated; ``exact`` and ``topk`` are timed on
+    the sample rows above ``sampled_exact`` documents."""
     from cluster.activity import EXACT_WORK, auto_neighbours, exact_work
     from cluster.knn import exact_knn
 
@@ -373,8 +376,8 @@ def measure(
         elif m in previous:
             n0, s0 = previous[m]
             est = s0 * (n / n0) ** EXPONENT.get(m, 1.2)
-            sampled_exact = m in ("exact", "topk") and n > SAMPLED_EXACT
-            if est > LIMIT_SECONDS and not sampled_exact and m != row["auto_picks"]:
+            on_sample = m in ("exact", "topk") and n > sampled_exact
+            if est > LIMIT_SECONDS and not on_sample and m != row["auto_picks"]:
                 skip = f"estimated {est:,.0f} s from {n0:,} documents (> 20 min)"
         if skip:
             row["methods"][m] = {"skipped": skip}
@@ -392,7 +395,7 @@ def measure(
             nndescent_knn(X[:2000], 10, n_jobs=THREADS)
             previous["nndescent_compile"] = (0, time.perf_counter() - t)
             extra["first_call_seconds"] = round(time.perf_counter() - t, 2)
-        if m in ("exact", "topk") and n > SAMPLED_EXACT:
+        if m in ("exact", "topk") and n > sampled_exact:
             t = time.perf_counter()
             table, _ = RUNS[m](X, k, queries)
             secs = (time.perf_counter() - t) * n / len(queries)
@@ -467,7 +470,13 @@ def render(res: dict[str, Any]) -> str:
             f"Run {i + 1}: {run['date']}, load averages {run.get('load_start')} before, "
             f"{run.get('load_end', '(stopped)')} after"
             + (
-                f"; sizes {run['sizes']}, methods {', '.join(run['methods'])} (`--append`)"
+                f"; sizes {run['sizes']}, methods {', '.join(run['methods'])} (`--append`"
+                + (
+                    f", `--full-exact-to {run['full_exact_to']}`: exact and top-k timed on "
+                    f"every row to {run['full_exact_to']:,} documents)"
+                    if run.get("full_exact_to", SAMPLED_EXACT) != SAMPLED_EXACT
+                    else ")"
+                )
                 if "sizes" in run
                 else "; everything else"
             )
@@ -487,7 +496,8 @@ def render(res: dict[str, Any]) -> str:
         "of the exact k nearest neighbours (tie-aware: a "
         "neighbour counts when its cosine is at least the k-th best exact one). "
         "*(extrap.)*: timed on 1,000 random rows and multiplied by n / 1,000 (brute force "
-        "above 20,000 documents, the other two exact ones above 100,000); recall above 20,000 "
+        "above 20,000 documents, the other two exact ones above 100,000 or a run's "
+        "`--full-exact-to`); recall above 20,000 "
         "documents is measured on those 1,000 rows against their brute-force neighbours. "
         "A method is skipped where its time estimated from the previous size is over 20 "
         "minutes, or above 20,000 documents for the two methods on an SVD (their recall is "
@@ -535,6 +545,14 @@ def main() -> int:
         action="store_true",
         help="add the rows to the saved .json (same sizes: replaced)",
     )
+    ap.add_argument(
+        "--full-exact-to",
+        type=int,
+        default=SAMPLED_EXACT,
+        metavar="N",
+        help=f"time exact and topk on every row up to N documents (default {SAMPLED_EXACT:,}; "
+        "above, on the sample rows, extrapolated)",
+    )
     ap.add_argument("--out", default=str(RESULTS))
     args = ap.parse_args()
     out = Path(tempfile.mkdtemp()) if args.quick else Path(args.out)
@@ -564,7 +582,8 @@ def main() -> int:
         runs = saved.get("runs", [{k: saved[k] for k in ("date", "load_start", "load_end")
                                    if k in saved}])  # fmt: skip
         res["runs"] = [*runs, {"date": res["date"], "load_start": res["load_start"],
-                               "sizes": sizes, "methods": methods}]  # fmt: skip
+                               "sizes": sizes, "methods": methods,
+                               "full_exact_to": args.full_exact_to}]  # fmt: skip
         res["methods"] = [m for m in METHODS if m in {*saved["methods"], *methods}]
         res["sizes"], res["corpora"] = saved["sizes"], saved["corpora"]
         res["date"], res["load_start"] = saved["date"], saved["load_start"]
@@ -590,7 +609,8 @@ def main() -> int:
     previous = {key: v for key, v in state.items() if key == "nndescent_compile"}
     for n in sizes:
         texts, languages, note = size_data(n)
-        put(res["sizes"], measure(f"{n:,}", texts, languages, methods, note, previous))
+        row = measure(f"{n:,}", texts, languages, methods, note, previous, args.full_exact_to)
+        put(res["sizes"], row)
         del texts, languages
         save()
     if args.append:
