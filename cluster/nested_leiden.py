@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from cluster.graph_leiden import LeidenLevel
+from cluster.graph_leiden import LeidenLevel, edge_list
 from cluster.unionfind import canonical_labels
 
 
@@ -85,7 +85,7 @@ def _membership(
 
     import igraph as ig
 
-    g = ig.Graph(n=n, edges=np.column_stack([i, j]).astype(np.int64) if len(i) else [])
+    g = ig.Graph(n=n, edges=edge_list(i, j))
     weights = np.asarray(w, dtype=np.float64).tolist() if len(i) else None
     objective = "CPM" if quality == "cpm" else "modularity"
     ig.set_random_number_generator(random.Random(seed))
@@ -171,16 +171,17 @@ def refined_levels(
         ii, jj, ww = i[same], j[same], w[same]
         order = np.argsort(parent[ii], kind="stable") if len(ii) else np.zeros(0, np.int64)
         ii, jj, ww = ii[order], jj[order], ww[order]
-        bounds = (
-            np.searchsorted(parent[ii], np.arange(int(parent.max()) + 2))
-            if n
-            else np.zeros(0, np.int64)
-        )
+        k = int(parent.max()) + 1 if n else 0
+        bounds = np.searchsorted(parent[ii], np.arange(k + 1))
+        # each cluster's members in node order, and each node's place among them: one
+        # sort for all clusters (O(n log n)), not a scan of every node per cluster
+        by_cluster = np.argsort(parent, kind="stable")
+        starts = np.r_[0, np.cumsum(np.bincount(parent, minlength=k))] if n else np.zeros(1, int)
+        local = np.empty(n, dtype=np.int64)
+        local[by_cluster] = np.arange(n) - starts[parent[by_cluster]]
         next_label = 0
-        for c in range(int(parent.max()) + 1 if n else 0):
-            members = np.flatnonzero(parent == c)
-            local = np.full(n, -1, dtype=np.int64)
-            local[members] = np.arange(members.shape[0])
+        for c in range(k):
+            members = by_cluster[starts[c] : starts[c + 1]]
             a, b = bounds[c], bounds[c + 1]
             sub = igraph_leiden(
                 members.shape[0], local[ii[a:b]], local[jj[a:b]], ww[a:b],
