@@ -131,6 +131,9 @@ def build_database(path: Path, n: int) -> dict[str, Any]:
     if path.exists() and done.exists():
         made = json.loads(done.read_text(encoding="utf-8"))
         if made.get("documents") == n:
+            engine = make_engine(f"sqlite:///{path}")
+            schema.upgrade(engine)  # made by an older revision: its schema brought up to date
+            engine.dispose()
             return {**made, "reused": True}
     path.unlink(missing_ok=True)
     t0 = time.perf_counter()
