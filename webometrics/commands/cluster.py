@@ -39,8 +39,8 @@ EPILOG = (
 DESCRIPTION = (
     "By default (--method activity, [activity]) the stored term counts of "
     "each university's external domains become tf-idf vectors whose k nearest "
-    "neighbours by cosine (every pair compared while that is cheap, else candidates "
-    "from weighted MinHash + LSH decided by exact cosine) form a "
+    "neighbours by cosine (exact, every pair compared, up to about 200,000 documents; "
+    "NN-descent above: [activity] candidates) form a "
     "graph whose nested Leiden communities are the clusters: one clustering per "
     "university and direction (outgoing, citing), each with its own idf; --university "
     "NAME for one university, --university all for one clustering of every document. "
