@@ -142,7 +142,8 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Crawl the external web environment of universities (outgoing and citing), "
             "extract main text, remove fuzzy duplicates, cluster external sites by kind of "
-            "activity (modified LSH single-link), and report/serve the results."
+            "activity (a tf-idf k-NN graph with Leiden communities, or the paper's modified "
+            "LSH single link), and report/serve the results."
         ),
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
