@@ -1,9 +1,11 @@
 """The analysts' dashboard: ``streamlit run dashboard/app.py`` (``webometrics dashboard``).
 
-Six pages (:func:`streamlit.navigation`), each a script in ``views/`` that only renders:
-Overview (the paper's Tables 2 and 3), University (clusters, their domains and pages,
-dendrogram levels, category override), Countries (category shares, Figures 2 and 3),
-Network (university-domain graph, co-link overlaps, GEXF), Duplicates and Runs.
+Seven pages (:func:`streamlit.navigation`; their titles are :data:`dashboard.PAGE_TITLES`
+too, for the command line's help), each a script in ``views/`` that only renders: Overview
+(the paper's Tables 2 and 3), University (clusters, their domains and pages, dendrogram
+levels, category override), Countries (category shares, Figures 2 and 3), Rank vs groups
+(the groups against the Webometrics rank), Network (university-domain graph, co-link
+overlaps, GEXF), Duplicates and Runs.
 The database URL comes from ``WEBOMETRICS_DB_URL`` (set by ``webometrics dashboard``).
 """
 
@@ -18,7 +20,9 @@ st.set_page_config(page_title="webometrics", page_icon=":material/hub:", layout=
 
 # the page scripts live in views/, not pages/: Streamlit would take a pages/ folder beside
 # this script for its own automatic navigation (one entry per file), which a first visit
-# by a deep link such as /countries would get instead of these pages and this sidebar
+# by a deep link such as /countries would get instead of these pages and this sidebar.
+# Each st.Page is written out with its script as a literal: tools find the pages by
+# reading this file (tests/dashboard/test_walk.py, ../shared/tools/walk_dashboard.py)
 PAGES = [
     st.Page("views/overview.py", title="Overview", icon=":material/table:", default=True),
     st.Page("views/university.py", title="University", icon=":material/school:"),

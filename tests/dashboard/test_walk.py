@@ -136,6 +136,14 @@ def walk_page(fresh: Callable[[str], AppTest], path: str) -> Walk:
     return walk
 
 
+def test_every_page_is_found_and_named_as_the_command_line_says() -> None:
+    # the walk below and ../shared/tools/walk_dashboard.py find the pages by reading the
+    # st.Page literals of app.py: a page built otherwise would silently not be walked
+    titles = re.findall(r'st\.Page\(\s*"[^"]+",\s*title="([^"]+)"', APP.read_text("utf-8"))
+    assert len(PAGES) == len(dashboard.PAGE_TITLES), PAGES
+    assert tuple(titles) == dashboard.PAGE_TITLES
+
+
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("path", PAGES, ids=[Path(p).stem for p in PAGES])
 def test_walk_every_option_of_every_page(open_page: Callable[[str], AppTest], path: str) -> None:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
+from dashboard import PAGE_TITLES
+
 if TYPE_CHECKING:
     from webometrics.cli import Context
 
@@ -23,9 +25,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "dashboard",
         help="start the Streamlit dashboard (127.0.0.1:8501 by default)",
         description=(
-            "Start the analysts' dashboard (Overview, University, Countries, Network, "
-            "Duplicates, Runs) on the stored data. It reads through a read-only connection; "
-            "only the category override writes. Stop it with Ctrl-C."
+            f"Start the analysts' dashboard ({', '.join(PAGE_TITLES)}) on the stored data. "
+            "It reads through a read-only connection; only the category override writes. "
+            "Stop it with Ctrl-C."
         ),
     )
     p.add_argument("--host", help="address to listen on (default [dashboard] host, 127.0.0.1)")
