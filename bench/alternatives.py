@@ -184,10 +184,10 @@ def consensus(edges: Edges, seed: int, members: int, iters: int) -> np.ndarray:
     """Leiden on the graph reweighted by how often ``members`` seeded runs join each edge."""
     import igraph as ig
 
-    from cluster.graph_leiden import edge_list
+    from cluster.graph_leiden import edge_pairs
 
     n, i, j, w = edges
-    graph = ig.Graph(n=n, edges=edge_list(i, j))
+    graph = ig.Graph(n=n, edges=edge_pairs(i, j))
     weights = w.tolist()
     together = np.zeros(len(i))
     try:

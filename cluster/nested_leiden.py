@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from cluster.graph_leiden import LeidenLevel, edge_list
+from cluster.graph_leiden import LeidenLevel, edge_pairs
 from cluster.unionfind import canonical_labels
 
 
@@ -85,7 +85,7 @@ def _membership(
 
     import igraph as ig
 
-    g = ig.Graph(n=n, edges=edge_list(i, j))
+    g = ig.Graph(n=n, edges=edge_pairs(i, j))
     weights = np.asarray(w, dtype=np.float64).tolist() if len(i) else None
     objective = "CPM" if quality == "cpm" else "modularity"
     ig.set_random_number_generator(random.Random(seed))
