@@ -160,7 +160,7 @@ def matrices(texts: list[str], languages: list[str | None]) -> dict[str, sp.csr_
 # --- the Leiden steps ---------------------------------------------------------------------
 
 
-def plain(edges: Edges, seed: int, iterations: int | None = None) -> tuple[np.ndarray, float]:
+def plain(edges: Edges, seed: int) -> tuple[np.ndarray, float]:
     """The default's clusters (``[activity]``'s quality, iterations and the clusters'
     resolution) and their quality."""
     from cluster.nested_leiden import igraph_leiden
@@ -169,7 +169,7 @@ def plain(edges: Edges, seed: int, iterations: int | None = None) -> tuple[np.nd
     n, i, j, w = edges
     level = igraph_leiden(
         n, i, j, w, quality=D.ACTIVITY_QUALITY, resolution=min(D.ACTIVITY_RESOLUTION),
-        seed=seed, n_iterations=D.ACTIVITY_ITERATIONS if iterations is None else iterations,
+        seed=seed, n_iterations=D.ACTIVITY_ITERATIONS,
     )  # fmt: skip
     return level.labels, level.quality
 
