@@ -15,15 +15,28 @@ SQLite transaction in WAL mode, committed before Scrapy sees its result:
 So a killed crawl, restarted on the same file, loses no stored page and fetches again only
 the requests that were on the wire at the moment of the kill.
 
-Order. Requests come in three classes: ``internal`` (a university's own pages, with a
-depth), ``external`` (external targets, extra pages of an external domain, sitemaps,
-citing pages) and ``deferred`` (external targets inside another crawled university's
-domains). Internal requests are served breadth-first and *level-synchronously*: depth
+Order. Requests come in four classes: ``internal`` (a university's own pages, with a
+depth), ``external`` (external targets, sitemaps, citing pages), ``deferred`` (external
+targets inside another crawled university's domains) and ``extra`` (more pages of an
+external domain, with a hop: 1 when linked from a target, ``h + 1`` from an extra page of
+hop ``h``). Internal requests are served breadth-first and *level-synchronously*: depth
 ``d + 1`` starts only when no request of depth ``<= d`` is in progress, so every page gets
 its shortest depth and a depth-limited crawl sees every page of the manifest's depths.
 External requests fill the pipe meanwhile. Deferred requests wait until no internal
 request is queued or in progress, and are deduplicated when they leave the queue: if the
-owning university's crawl reached the page itself, it is not fetched again.
+owning university's crawl reached the page itself, it is not fetched again. Extra requests
+wait until no internal or external request is queued or in progress, and go level by
+level (hop ``h + 1`` when no extra of hop ``<= h`` is left).
+
+Budgets, the same in every run. A request that counts against a budget (a university's
+pages, a domain's extra pages) and arrives before its level (class and depth) has started
+is *held*, not counted. When the level starts, every request of it is known (the level
+before is through), and each budget admits its held requests in URL order up to what is
+left of it; the others are dropped (and may come again by another way, e.g. as a target).
+So which pages fill a budget depends on the pages, not on the order concurrent answers
+arrived in: two crawls of an unchanged web fetch the same pages, in one process as in a
+crawl farm. A request that arrives after its level started (a redirect hop, a page of a
+sitemap read while depth 0 runs) is counted when it arrives, as long as the budget lasts.
 
 Costs: each operation is O(log n) in the number of stored requests (B-tree indexes); the
 seen set is also held in memory (one dict entry per request).
@@ -39,9 +52,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-QUEUED, IN_FLIGHT, RECEIVED, DONE = 0, 1, 2, 3
+QUEUED, IN_FLIGHT, RECEIVED, DONE, HELD = 0, 1, 2, 3, 4
 LOOKAHEAD = 64  # queued rows looked at per class to find one whose host is not busy
-INTERNAL, EXTERNAL, DEFERRED = 0, 1, 2
+INTERNAL, EXTERNAL, DEFERRED, EXTRA = 0, 1, 2, 3
+LEVELLED = (INTERNAL, EXTRA)  # the classes served level by level, whose budgets are held
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS request (
@@ -54,20 +68,25 @@ CREATE TABLE IF NOT EXISTS request (
     url TEXT NOT NULL,
     host TEXT NOT NULL DEFAULT '',
     request BLOB NOT NULL,
-    response BLOB
+    response BLOB,
+    bkey TEXT,
+    blimit INTEGER
 );
 CREATE INDEX IF NOT EXISTS ix_request_queue ON request (state, cls, depth, priority, seq);
 CREATE TABLE IF NOT EXISTS budget (key TEXT PRIMARY KEY, used INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS opened (cls INTEGER NOT NULL, depth INTEGER NOT NULL,
+                                   PRIMARY KEY (cls, depth));
 CREATE TABLE IF NOT EXISTS robots (url TEXT PRIMARY KEY, response BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS redirect (url TEXT PRIMARY KEY, target TEXT NOT NULL);
 """
 
 
 _INSERT_REQUEST = (
-    "INSERT INTO request (fp, seq, cls, depth, priority, state, url, host, request) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (fp) DO UPDATE SET "
-    "seq=excluded.seq, cls=excluded.cls, depth=excluded.depth, "
-    "priority=excluded.priority, request=excluded.request"
+    "INSERT INTO request (fp, seq, cls, depth, priority, state, url, host, request, bkey, "
+    "blimit) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (fp) DO UPDATE SET "
+    "seq=excluded.seq, cls=excluded.cls, depth=excluded.depth, state=excluded.state, "
+    "priority=excluded.priority, request=excluded.request, bkey=excluded.bkey, "
+    "blimit=excluded.blimit"
 )
 
 
@@ -79,6 +98,10 @@ class Gate:
     ----------
     internal_min_depth : int or None
         The smallest depth of an internal request in progress (None: none in progress).
+    external_busy : bool
+        An external request is in progress (its answer may still link to extra pages).
+    extra_min_depth : int or None
+        The smallest hop of an extra request in progress (None: none in progress).
     busy : frozenset of str
         Hosts whose downloader slot already holds requests waiting for their turn (a
         politeness delay or the per-host concurrency): more would only wait there and hold
@@ -86,6 +109,8 @@ class Gate:
     """
 
     internal_min_depth: int | None = None
+    external_busy: bool = False
+    extra_min_depth: int | None = None
     busy: frozenset[str] = frozenset()
 
 
@@ -124,6 +149,7 @@ class Frontier:
         # fp -> (cls, state): the seen set, with what dedup and upgrades need
         self._known: dict[str, tuple[int, int]] = {}
         self._budget: dict[str, int] = {}
+        self._opened: set[tuple[int, int]] = set()
         self.resumed = False
         self._seq = 0
         self._queued = 0
@@ -133,6 +159,10 @@ class Frontier:
     # -- life cycle ---------------------------------------------------------------------
     def _load(self) -> None:
         db = self._db
+        columns = {row[1] for row in db.execute("PRAGMA table_info(request)")}
+        for column, kind in (("bkey", "TEXT"), ("blimit", "INTEGER")):
+            if column not in columns:  # a frontier file of a version without held requests
+                db.execute(f"ALTER TABLE request ADD COLUMN {column} {kind}")
         if db.execute("SELECT 1 FROM request LIMIT 1").fetchone():
             self.resumed = True
             db.execute("BEGIN")
@@ -143,11 +173,12 @@ class Frontier:
             db.execute("COMMIT")
         for fp, cls, state in db.execute("SELECT fp, cls, state FROM request"):
             self._known[fp] = (cls, state)
-            if state == QUEUED:
+            if state in (QUEUED, HELD):
                 self._queued += 1
                 self._internal_queued += cls == INTERNAL
         self._seq = db.execute("SELECT COALESCE(MAX(seq), 0) FROM request").fetchone()[0]
         self._budget = dict(db.execute("SELECT key, used FROM budget"))
+        self._opened = {(c, d) for c, d in db.execute("SELECT cls, depth FROM opened")}
 
     def close(self) -> None:
         """Close the file (every change is already committed)."""
@@ -166,14 +197,17 @@ class Frontier:
         budget: tuple[str, int] | None = None,
         dont_filter: bool = False,
     ) -> str:
-        """Store a request; return ``added``, ``requeued``, ``upgraded``, ``duplicate`` or
-        ``budget`` (its budget is spent; not stored).
+        """Store a request; return ``added``, ``held`` (it waits for its level to start,
+        then for its budget: see the module docstring), ``requeued``, ``upgraded``,
+        ``duplicate`` or ``budget`` (its budget is spent; not stored).
 
         ``blob`` is called only when the request is stored. ``dont_filter`` (a retry)
         queues a known request again with its new blob. A deferred request that is still
-        queued is upgraded in place by a non-deferred request for the same URL.
+        queued, or a held one, is upgraded in place by a request for the same URL that
+        may leave now (a held one also by one of another budget).
         """
         known = self._known.get(fp)
+        held = budget is not None and cls in LEVELLED and (cls, depth) not in self._opened
         if known is not None:
             old_cls, state = known
             if dont_filter:
@@ -181,22 +215,25 @@ class Frontier:
                     "UPDATE request SET state=?, request=?, response=NULL, seq=? WHERE fp=?",
                     (QUEUED, blob(), self._next_seq(), fp),
                 )
-                if state != QUEUED:
+                if state not in (QUEUED, HELD):
                     self._queued += 1
                     self._internal_queued += old_cls == INTERNAL
                 self._known[fp] = (old_cls, QUEUED)
                 return "requeued"
-            if not (old_cls == DEFERRED and state == QUEUED and cls != DEFERRED):
+            deferred = old_cls == DEFERRED and state == QUEUED and cls != DEFERRED
+            if not (deferred or (state == HELD and not held and cls != DEFERRED)):
                 return "duplicate"
         if budget is not None and self._budget.get(budget[0], 0) >= budget[1]:
             return "budget"
+        row = [fp, self._next_seq(), cls, depth, -priority, QUEUED, url, _host(url), blob()]
         db = self._db
+        if held:
+            assert budget is not None
+            db.execute(_INSERT_REQUEST, (*row[:5], HELD, *row[6:], budget[0], budget[1]))
+            return self._added(fp, cls, known, HELD)
         if budget is None:  # one statement: its own transaction
-            db.execute(
-                _INSERT_REQUEST,
-                (fp, self._next_seq(), cls, depth, -priority, QUEUED, url, _host(url), blob()),
-            )
-            return self._added(fp, cls, known)
+            db.execute(_INSERT_REQUEST, (*row, None, None))
+            return self._added(fp, cls, known, QUEUED)
         used = self._budget.get(budget[0], 0) + 1
         db.execute("BEGIN")
         try:
@@ -205,24 +242,23 @@ class Frontier:
                 "ON CONFLICT (key) DO UPDATE SET used=excluded.used",
                 (budget[0], used),
             )
-            db.execute(
-                _INSERT_REQUEST,
-                (fp, self._next_seq(), cls, depth, -priority, QUEUED, url, _host(url), blob()),
-            )
+            db.execute(_INSERT_REQUEST, (*row, None, None))
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise
         self._budget[budget[0]] = used
-        return self._added(fp, cls, known)
+        return self._added(fp, cls, known, QUEUED)
 
-    def _added(self, fp: str, cls: int, known: tuple[int, int] | None) -> str:
-        self._known[fp] = (cls, QUEUED)
+    def _added(self, fp: str, cls: int, known: tuple[int, int] | None, state: int) -> str:
+        self._known[fp] = (cls, state)
         self._internal_queued += cls == INTERNAL
         if known is None:
             self._queued += 1
-            return "added"
-        return "upgraded"  # a queued deferred row: already counted in _queued
+            return "held" if state == HELD else "added"
+        # a queued deferred row or a held one: already counted in _queued
+        self._internal_queued -= known[0] == INTERNAL
+        return "upgraded"
 
     def _next_seq(self) -> int:
         self._seq += 1
@@ -230,41 +266,101 @@ class Frontier:
 
     @property
     def internal_queued(self) -> int:
-        """Internal (university) requests queued."""
+        """Internal (university) requests queued or held."""
         return self._internal_queued
 
     @property
     def pending(self) -> int:
-        """Requests queued (including deferred ones that may still turn out seen)."""
+        """Requests queued or held (including deferred ones that may still turn out seen)."""
         return self._queued
+
+    def _open(self, cls: int, depth: int) -> None:
+        """Start a level: each budget admits its held requests of the level in URL order
+        while it lasts; the others are dropped (forgotten: they may come again)."""
+        if (cls, depth) in self._opened:
+            return
+        db = self._db
+        rows = db.execute(
+            "SELECT fp, bkey, blimit FROM request WHERE state=? AND cls=? AND depth=? "
+            "ORDER BY bkey, url, fp",
+            (HELD, cls, depth),
+        ).fetchall()
+        used = {key: self._budget.get(key, 0) for _, key, _ in rows}
+        admitted, dropped = [], []
+        for fp, key, limit in rows:
+            if used[key] < limit:
+                used[key] += 1
+                admitted.append(fp)
+            else:
+                dropped.append(fp)
+        db.execute("BEGIN")
+        try:
+            db.executemany("UPDATE request SET state=? WHERE fp=?", [(QUEUED, f) for f in admitted])
+            db.executemany("DELETE FROM request WHERE fp=?", [(f,) for f in dropped])
+            db.executemany(
+                "INSERT INTO budget (key, used) VALUES (?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET used=excluded.used",
+                list(used.items()),
+            )
+            db.execute("INSERT OR IGNORE INTO opened (cls, depth) VALUES (?, ?)", (cls, depth))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        self._budget.update(used)
+        self._opened.add((cls, depth))
+        for fp in admitted:
+            self._known[fp] = (cls, QUEUED)
+        for fp in dropped:
+            del self._known[fp]
+        self._queued -= len(dropped)
+        self._internal_queued -= len(dropped) * (cls == INTERNAL)
+
+    def _first_level(self, cls: int) -> int | None:
+        """The smallest depth of the queued or held requests of a class."""
+        depths = [
+            row[0]
+            for state in (QUEUED, HELD)  # one index seek each
+            for row in self._db.execute(
+                "SELECT depth FROM request WHERE state=? AND cls=? ORDER BY depth LIMIT 1",
+                (state, cls),
+            )
+        ]
+        return min(depths, default=None)
+
+    def _level(self, cls: int, depth: int, busy: frozenset[str]) -> tuple[str, bytes] | None:
+        """Start a level if it has not started, and take its next request."""
+        self._open(cls, depth)
+        fp = self._first("cls=? AND depth=? ORDER BY priority, seq", (cls, depth), busy)
+        return None if fp is None else self._take(fp)
 
     def pop(self, gate: Gate) -> tuple[str, bytes] | None:
         """The next request to send (fingerprint, blob) and mark it in flight, or None when
         nothing may leave now (see the module docstring for the order). Requests for the
         hosts in ``gate.busy`` are passed over (up to :data:`LOOKAHEAD` rows per class)."""
-        db = self._db
-        internal_waiting = False
-        if self._internal_queued:
-            (depth,) = db.execute(
-                "SELECT depth FROM request WHERE state=? AND cls=? ORDER BY depth LIMIT 1",
-                (QUEUED, INTERNAL),
-            ).fetchone()
-            internal_waiting = True
-            if gate.internal_min_depth is None or depth <= gate.internal_min_depth:
-                fp = self._first(
-                    "cls=? AND depth=? ORDER BY priority, seq", (INTERNAL, depth), gate.busy
-                )
-                if fp is not None:
-                    return self._take(fp)
+        internal = self._first_level(INTERNAL) if self._internal_queued else None
+        if internal is not None and (
+            gate.internal_min_depth is None or internal <= gate.internal_min_depth
+        ):
+            taken = self._level(INTERNAL, internal, gate.busy)
+            if taken is not None:
+                return taken
         fp = self._first("cls=? ORDER BY priority, seq", (EXTERNAL,), gate.busy)
         if fp is not None:
             return self._take(fp)
-        if internal_waiting or gate.internal_min_depth is not None:
+        if internal is not None or gate.internal_min_depth is not None:
             return None
         # a deferred row whose page the owner's crawl reached was upgraded in place (same
         # fingerprint), so what is left here was not reached: fetch it now
         fp = self._first("cls=? ORDER BY priority, seq", (DEFERRED,), gate.busy)
-        return None if fp is None else self._take(fp)
+        if fp is not None:
+            return self._take(fp)
+        if gate.external_busy or self._first_level(EXTERNAL) is not None:
+            return None
+        extra = self._first_level(EXTRA)
+        if extra is None or (gate.extra_min_depth is not None and extra > gate.extra_min_depth):
+            return None
+        return self._level(EXTRA, extra, gate.busy)
 
     def _first(self, where: str, args: tuple[Any, ...], busy: frozenset[str]) -> str | None:
         rows = self._db.execute(

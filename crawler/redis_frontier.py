@@ -11,9 +11,14 @@ Keys, under the run's prefix ``P`` (``<redis_key>:run:<run id>``):
     the seen set: request fingerprints, scrapy-redis's ``RFPDupeFilter`` set
     (:class:`crawler.redis_scheduler.FingerprintDupeFilter`); checked and filled inside
     the enqueue script so that the check, the budget and the queueing are one step;
-``P:q0``, ``P:q1``, ``P:q2``
-    the queues of the three request classes (internal, external, deferred), sorted sets
-    of ``fingerprint|host`` scored by (depth,) priority and arrival;
+``P:q0``, ``P:q1``, ``P:q2``, ``P:q3``
+    the queues of the four request classes (internal, external, deferred, extra), sorted
+    sets of ``fingerprint|host`` scored by (depth,) priority and arrival;
+``P:h0``, ``P:h3``, ``P:held``, ``P:opened``
+    the held requests of the levelled classes (internal, extra) whose level has not
+    started: sorted sets of ``budget\turl\tfingerprint`` scored by depth (so one level's
+    are in budget and URL order, byte by byte, as the SQLite frontier's), each held
+    request's queue entry, priority rank, budget size and set member; the started levels;
 ``P:req``
     the serialised requests; ``P:budget`` the used budgets;
 ``P:inflight``
@@ -32,9 +37,11 @@ Order: as in :mod:`crawler.frontier` -- internal requests breadth-first and
 level-synchronous *across all processes* (depth ``d + 1`` leaves only when no request of
 depth ``<= d`` is queued first or still being parsed anywhere), external requests fill
 the pipe, deferred ones wait for every internal request and are dropped when the owner's
-crawl reached them. A process that dies (no heartbeat for ``lease`` seconds) has its
-requests in flight queued again by the others; answers it received but did not store
-are replayed, not fetched again.
+crawl reached them, extra pages wait for every internal and external request and go hop
+by hop. Budgets are shared out in URL order when a level starts, the same as in one
+process, so a farm fetches the pages one process would. A process that dies (no
+heartbeat for ``lease`` seconds) has its requests in flight queued again by the others;
+answers it received but did not store are replayed, not fetched again.
 
 The crawl is finished when every queue is empty and nothing is in flight: each process
 then stops by itself.
@@ -56,7 +63,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from core.defaults import CRAWL_WORKER_LEASE
-from crawler.frontier import DEFERRED, EXTERNAL, INTERNAL, Gate
+from crawler.frontier import DEFERRED, EXTERNAL, EXTRA, INTERNAL, Gate
 
 #: queue entries looked at per class to find one whose host may be fetched now
 LOOKAHEAD = 64
@@ -79,19 +86,24 @@ end
 """
 
 # KEYS: 1 seen 2 req 3 q0 4 q1 5 q2 6 seq 7 budget 8 inflight 9 fi 10 hostn 11 resp
-# ARGV: fp member cls depth rank blob budget_key budget_limit dont_filter
+# 12 workers 13 q3 14 held 15 h0 16 h3 17 opened
+# ARGV: fp member cls depth rank blob budget_key budget_limit dont_filter url
 _ADD = (
     _RELEASE
     + """
 local fp, member, cls = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local depth, rank, blob = tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6]
 local bkey, blimit = ARGV[7], tonumber(ARGV[8])
-local queues = {KEYS[3], KEYS[4], KEYS[5]}
+local queues = {KEYS[3], KEYS[4], KEYS[5], KEYS[13]}
+local heldsets = {[0] = KEYS[15], [3] = KEYS[16]}
 local function score()
   local seq = redis.call('INCR', KEYS[6])
-  if cls == 0 then return depth * 1099511627776 + rank * 4294967296 + seq end
+  if cls == 0 or cls == 3 then return depth * 1099511627776 + rank * 4294967296 + seq end
   return rank * 4294967296 + seq
 end
+local hold = bkey ~= '' and heldsets[cls] ~= nil
+  and redis.call('SISMEMBER', KEYS[17], cls .. ':' .. depth) == 0
+local upgraded, held = 0, nil
 if ARGV[9] == '1' then
   release(fp)
   redis.call('HDEL', KEYS[11], fp)
@@ -100,7 +112,11 @@ if ARGV[9] == '1' then
   redis.call('ZADD', queues[cls + 1], score(), member)
   return 'requeued'
 end
-if redis.call('SISMEMBER', KEYS[1], fp) == 1 then return 'duplicate' end
+if redis.call('SISMEMBER', KEYS[1], fp) == 1 then
+  -- a held request is upgraded in place by one that may leave now (not a deferred one)
+  held = redis.call('HGET', KEYS[14], fp)
+  if not held or hold or cls == 2 then return 'duplicate' end
+end
 if cls == 2 then
   if redis.call('ZSCORE', KEYS[5], member) then return 'duplicate' end
   redis.call('HSET', KEYS[2], fp, blob)
@@ -110,21 +126,37 @@ end
 if bkey ~= '' then
   local used = tonumber(redis.call('HGET', KEYS[7], bkey) or '0')
   if used >= blimit then return 'budget' end
-  redis.call('HINCRBY', KEYS[7], bkey, 1)
+  if not hold then redis.call('HINCRBY', KEYS[7], bkey, 1) end
+end
+if held then
+  local hcls, zmember = string.match(held, '^(.-)\t.-\t.-\t.-\t(.*)$')
+  redis.call('ZREM', heldsets[tonumber(hcls)], zmember)
+  redis.call('HDEL', KEYS[14], fp)
+  upgraded = 1
 end
 redis.call('SADD', KEYS[1], fp)
-local upgraded = redis.call('ZREM', KEYS[5], member)
+upgraded = upgraded + redis.call('ZREM', KEYS[5], member)
 redis.call('HSET', KEYS[2], fp, blob)
+if hold then
+  local zmember = bkey .. '\t' .. ARGV[10] .. '\t' .. fp
+  redis.call('ZADD', heldsets[cls], depth, zmember)
+  redis.call('HSET', KEYS[14], fp,
+             cls .. '\t' .. member .. '\t' .. rank .. '\t' .. blimit .. '\t' .. zmember)
+  if upgraded > 0 then return 'upgraded' end
+  return 'held'
+end
 redis.call('ZADD', queues[cls + 1], score(), member)
-if upgraded == 1 then return 'upgraded' end
+if upgraded > 0 then return 'upgraded' end
 return 'added'
 """
 )
 
-# KEYS: 1 seen 2 req 3 q0 4 q1 5 q2 6 inflight 7 fi 8 hostn 9 hostt
+# KEYS: 1 seen 2 req 3 q0 4 q1 5 q2 6 inflight 7 fi 8 hostn 9 hostt 10 q3 11 held 12 h0
+# 13 h3 14 opened 15 budget 16 seq
 # ARGV: worker concurrency delay_ms lookahead busy-host...
 _POP = """
 local worker = ARGV[1]
+local LEVEL = 1099511627776
 local conc, delay, look = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local busy = {}
 for i = 5, #ARGV do busy[ARGV[i]] = true end
@@ -154,26 +186,64 @@ local function take(queue, member, score, cls, depth)
   if delay > 0 then redis.call('HSET', KEYS[9], host, now + delay) end
   return {fp, redis.call('HGET', KEYS[2], fp)}
 end
-local fimin = redis.call('ZRANGE', KEYS[7], 0, 0, 'WITHSCORES')
-local head = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
-if #head > 0 then
-  local depth = math.floor(tonumber(head[2]) / 1099511627776)
-  if #fimin == 0 or depth <= tonumber(fimin[2]) then
-    local lo = depth * 1099511627776
-    local rows = redis.call('ZRANGEBYSCORE', KEYS[3], lo, '(' .. (lo + 1099511627776),
-                            'WITHSCORES', 'LIMIT', 0, look)
-    for i = 1, #rows, 2 do
-      local _, host = split(rows[i])
-      if free(host) then return take(KEYS[3], rows[i], rows[i + 1], 0, depth) end
+-- start a level: each budget admits its held requests in URL order while it lasts
+local function open(cls, depth, queue, heldset)
+  if redis.call('SADD', KEYS[14], cls .. ':' .. depth) == 0 then return end
+  local rows = redis.call('ZRANGEBYSCORE', heldset, depth, depth)
+  local bkey, used = nil, 0
+  for _, zmember in ipairs(rows) do
+    local key, fp = string.match(zmember, '^(.-)\t.*\t(.-)$')
+    if key ~= bkey then
+      if bkey then redis.call('HSET', KEYS[15], bkey, used) end
+      bkey, used = key, tonumber(redis.call('HGET', KEYS[15], key) or '0')
     end
+    local e = redis.call('HGET', KEYS[11], fp)
+    local _, member, rank, limit = string.match(e, '^(.-)\t(.-)\t(.-)\t(.-)\t')
+    if used < tonumber(limit) then
+      used = used + 1
+      local seq = redis.call('INCR', KEYS[16])
+      redis.call('ZADD', queue, depth * LEVEL + tonumber(rank) * 4294967296 + seq, member)
+    else
+      redis.call('SREM', KEYS[1], fp)
+      redis.call('HDEL', KEYS[2], fp)
+    end
+    redis.call('HDEL', KEYS[11], fp)
   end
+  if bkey then redis.call('HSET', KEYS[15], bkey, used) end
+  redis.call('ZREMRANGEBYSCORE', heldset, depth, depth)
+end
+-- the smallest depth queued or held in a levelled class, or nil
+local function first_level(queue, heldset)
+  local q = redis.call('ZRANGE', queue, 0, 0, 'WITHSCORES')
+  local h = redis.call('ZRANGE', heldset, 0, 0, 'WITHSCORES')
+  local depth = nil
+  if #q > 0 then depth = math.floor(tonumber(q[2]) / LEVEL) end
+  if #h > 0 and (depth == nil or tonumber(h[2]) < depth) then depth = tonumber(h[2]) end
+  return depth
+end
+local function level(cls, depth, queue, heldset)
+  open(cls, depth, queue, heldset)
+  local lo = depth * LEVEL
+  local rows = redis.call('ZRANGEBYSCORE', queue, lo, '(' .. (lo + LEVEL),
+                          'WITHSCORES', 'LIMIT', 0, look)
+  for i = 1, #rows, 2 do
+    local _, host = split(rows[i])
+    if free(host) then return take(queue, rows[i], rows[i + 1], cls, depth) end
+  end
+  return nil
+end
+local fimin = redis.call('ZRANGE', KEYS[7], 0, 0, 'WITHSCORES')
+local internal = first_level(KEYS[3], KEYS[12])
+if internal ~= nil and (#fimin == 0 or internal <= tonumber(fimin[2])) then
+  local taken = level(0, internal, KEYS[3], KEYS[12])
+  if taken then return taken end
 end
 local rows = redis.call('ZRANGE', KEYS[4], 0, look - 1, 'WITHSCORES')
 for i = 1, #rows, 2 do
   local _, host = split(rows[i])
   if free(host) then return take(KEYS[4], rows[i], rows[i + 1], 1, 0) end
 end
-if #head > 0 or #fimin > 0 then return false end
+if internal ~= nil or #fimin > 0 then return false end
 rows = redis.call('ZRANGE', KEYS[5], 0, look - 1, 'WITHSCORES')
 for i = 1, #rows, 2 do
   local fp, host = split(rows[i])
@@ -184,7 +254,17 @@ for i = 1, #rows, 2 do
     return take(KEYS[5], rows[i], rows[i + 1], 1, 0)
   end
 end
-return false
+-- extra pages: when no external request is queued or in flight, hop by hop
+if redis.call('ZCARD', KEYS[4]) > 0 then return false end
+local extra = first_level(KEYS[10], KEYS[13])
+if extra == nil then return false end
+local entries = redis.call('HVALS', KEYS[6])
+for _, e in ipairs(entries) do
+  local c, s = string.match(e, '^.-\t(.-)\t(.-)\t')
+  if c == '1' then return false end
+  if c == '3' and math.floor(tonumber(s) / LEVEL) < extra then return false end
+end
+return level(3, extra, KEYS[10], KEYS[13]) or false
 """
 
 # KEYS: as _ADD; ARGV: fp response
@@ -230,7 +310,7 @@ for i = 1, #beats, 2 do
   end
 end
 if closing ~= '' then dead[closing] = true end
-local queues = {KEYS[3], KEYS[4], KEYS[5]}
+local queues = {KEYS[3], KEYS[4], KEYS[5], KEYS[13]}
 local entries = redis.call('HGETALL', KEYS[8])
 local n = 0
 for i = 1, #entries, 2 do
@@ -333,8 +413,12 @@ class RedisFrontier:
         self._keys = [
             self.seen_key, k("req"), k("q0"), k("q1"), k("q2"), k("seq"), k("budget"),
             k("inflight"), k("fi"), k("hostn"), k("resp"), k("workers"),
+            k("q3"), k("held"), k("h0"), k("h3"), k("opened"),
         ]  # fmt: skip
-        self._pop_keys = [*self._keys[:5], k("inflight"), k("fi"), k("hostn"), k("hostt")]
+        self._pop_keys = [
+            *self._keys[:5], k("inflight"), k("fi"), k("hostn"), k("hostt"),
+            k("q3"), k("held"), k("h0"), k("h3"), k("opened"), k("budget"), k("seq"),
+        ]  # fmt: skip
         self._add = server.register_script(_ADD)
         self._pop = server.register_script(_POP)
         self._received = server.register_script(_RECEIVED)
@@ -386,15 +470,15 @@ class RedisFrontier:
         budget: tuple[str, int] | None = None,
         dont_filter: bool = False,
     ) -> str:
-        """Store a request; return ``added``, ``requeued``, ``upgraded``, ``duplicate`` or
-        ``budget`` (as :meth:`crawler.frontier.Frontier.add`)."""
+        """Store a request; return ``added``, ``held``, ``requeued``, ``upgraded``,
+        ``duplicate`` or ``budget`` (as :meth:`crawler.frontier.Frontier.add`)."""
         data = blob() if callable(blob) else blob
         rank = min(max(128 - int(priority), 0), 255)
         args = [
             fp, f"{fp}|{_host(url)}", cls, min(int(depth), 4095), rank, data,
-            budget[0] if budget else "", budget[1] if budget else 0, int(dont_filter),
+            budget[0] if budget else "", budget[1] if budget else 0, int(dont_filter), url,
         ]  # fmt: skip
-        result = self._add(keys=self._keys[:11], args=args)
+        result = self._add(keys=self._keys, args=args)
         return result.decode() if isinstance(result, bytes) else str(result)
 
     def pop(self, gate: Gate) -> tuple[str, bytes] | None:
@@ -409,18 +493,22 @@ class RedisFrontier:
 
     def _counts(self) -> list[int]:
         pipe = self.server.pipeline(transaction=False)
-        for name in ("q0", "q1", "q2", "inflight"):
-            (pipe.hlen if name == "inflight" else pipe.zcard)(self.key(name))
+        for name in ("q0", "q1", "q2", "q3", "held", "inflight"):
+            (pipe.hlen if name in ("held", "inflight") else pipe.zcard)(self.key(name))
         return [int(n) for n in pipe.execute()]
 
     @property
     def pending(self) -> int:
-        """Requests queued, in every process's view (deferred ones included)."""
-        return sum(self._counts()[:3])
+        """Requests queued or held, in every process's view (deferred ones included)."""
+        return sum(self._counts()[:5])
 
     @property
     def internal_queued(self) -> int:
-        return int(self.server.zcard(self.key("q0")))
+        """Internal requests queued or held."""
+        pipe = self.server.pipeline(transaction=False)
+        pipe.zcard(self.key("q0"))
+        pipe.zcard(self.key("h0"))
+        return sum(int(n) for n in pipe.execute())
 
     def finished(self) -> bool:
         """True when no request is queued or in flight anywhere: the crawl is over."""
@@ -463,9 +551,9 @@ class RedisFrontier:
     def counts(self) -> dict[str, int]:
         """Requests queued and in flight, fingerprints seen, live processes (``workers``)
         and every process that took part (``joined``)."""
-        q0, q1, q2, inflight = self._counts()
+        *queued, inflight = self._counts()
         return {
-            "queued": q0 + q1 + q2,
+            "queued": sum(queued),
             "in_flight": inflight,
             "seen": int(self.server.scard(self.seen_key)),
             "workers": int(self.server.hlen(self.key("workers"))),
@@ -482,6 +570,7 @@ __all__ = [
     "DEFAULT_LEASE",
     "DEFERRED",
     "EXTERNAL",
+    "EXTRA",
     "INTERNAL",
     "LOOKAHEAD",
     "RedisFrontier",

@@ -164,7 +164,7 @@ class RedisScheduler(Scheduler, FrontierOwner):
         self.stats.inc_value(f"webometrics/scheduler/{result}")
         if result == "duplicate" and self.df.debug:
             self.df.log(request, self.spider)
-        return result in ("added", "requeued", "upgraded")
+        return result in ("added", "held", "requeued", "upgraded")
 
     def next_request(self) -> Request | None:
         self._busy, self._busy_at = busy_hosts(self.crawler, self._busy, self._busy_at)

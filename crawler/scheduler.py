@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy.utils.request import request_from_dict
 
-from crawler.frontier import DEFERRED, EXTERNAL, INTERNAL, Frontier, Gate, dumps, loads
+from crawler.frontier import DEFERRED, EXTERNAL, EXTRA, INTERNAL, Frontier, Gate, dumps, loads
 from crawler.wiring import FrontierOwner, wm_of
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ KIND_CLASS = {
     "internal": INTERNAL,
     "sitemap": INTERNAL,
     "external": EXTERNAL,
-    "extra": EXTERNAL,
+    "extra": EXTRA,
     "citing": EXTERNAL,
     "deferred": DEFERRED,
 }
@@ -117,6 +117,34 @@ def busy_hosts(crawler: Crawler, cached: frozenset[str], at: float) -> tuple[fro
     return busy, now
 
 
+def in_progress_gate(engine: Any, busy: frozenset[str]) -> Gate:
+    """The :class:`~crawler.frontier.Gate` of the requests the engine has in progress
+    (sent, or answered and not yet through their callback). Requests without crawl facts
+    (robots.txt files, which the middleware fetches for a request that waits for them)
+    are not counted."""
+    inprogress = getattr(getattr(engine, "_slot", None), "inprogress", ())
+    internal: list[int] = []
+    extra: list[int] = []
+    external = False
+    for request in inprogress:
+        wm = wm_of(request)
+        if not wm:
+            continue
+        cls = KIND_CLASS.get(wm.get("kind", "external"), EXTERNAL)
+        if cls == INTERNAL:
+            internal.append(int(wm.get("depth") or 0))
+        elif cls == EXTRA:
+            extra.append(int(wm.get("depth") or 0))
+        elif cls == EXTERNAL:
+            external = True
+    return Gate(
+        internal_min_depth=min(internal, default=None),
+        external_busy=external,
+        extra_min_depth=min(extra, default=None),
+        busy=busy,
+    )
+
+
 class FrontierScheduler(FrontierOwner):
     """A Scrapy scheduler (``SCHEDULER`` setting) on a crash-safe SQLite frontier.
 
@@ -154,22 +182,11 @@ class FrontierScheduler(FrontierOwner):
     def enqueue_request(self, request: Request) -> bool:
         result = add_request(self.frontier, self.crawler, request, self.spider)
         self.stats.inc_value(f"webometrics/scheduler/{result}")
-        return result in ("added", "requeued", "upgraded")
+        return result in ("added", "held", "requeued", "upgraded")
 
     def _gate(self) -> Gate:
-        engine = self.crawler.engine
         self._busy, self._busy_at = busy_hosts(self.crawler, self._busy, self._busy_at)
-        busy = self._busy
-        if not self.frontier.internal_queued:
-            return Gate(busy=busy)
-        inprogress = getattr(getattr(engine, "_slot", None), "inprogress", ())
-        facts = [wm_of(r) for r in inprogress]
-        depths = [
-            int(wm.get("depth") or 0)
-            for wm in facts
-            if KIND_CLASS.get(wm.get("kind", "")) == INTERNAL
-        ]
-        return Gate(internal_min_depth=min(depths) if depths else None, busy=busy)
+        return in_progress_gate(self.crawler.engine, self._busy)
 
     def next_request(self) -> Request | None:
         request = pop_request(self.frontier, self._gate(), self.spider)

@@ -51,7 +51,8 @@ class WmMeta(TypedDict, total=False):
     uni : int or None
         The university the request is made for (its id).
     depth : int
-        The link depth from the university's start pages (internal and sitemap requests).
+        The link depth from the university's start pages (internal and sitemap requests);
+        for an ``extra`` request its hop from a target of its domain (1: linked from one).
     budget : tuple of (str, int)
         The budget the request counts against and its size: ``("u<id>", [crawl]
         max_pages_per_university)`` or ``("d<domain>", [crawl] external_pages_per_domain)``.

@@ -61,9 +61,15 @@ class OutgoingSpider(BaseSpider):
         kind = "deferred" if self.universities.owner(url) is not None else "external"
         return self.make_request(url, {"kind": kind, "uni": uni.id})
 
-    def extra(self, url: str, uni_id: int, domain: str) -> scrapy.Request:
-        """One more page of an external domain (counts against the domain's budget)."""
-        wm: WmMeta = {"kind": "extra", "uni": uni_id, "budget": (f"d{domain}", self.extra_pages)}
+    def extra(self, url: str, uni_id: int, domain: str, hop: int) -> scrapy.Request:
+        """One more page of an external domain, ``hop`` links from a target of the domain
+        (counts against the domain's budget; see :mod:`crawler.frontier` for the order)."""
+        wm: WmMeta = {
+            "kind": "extra",
+            "uni": uni_id,
+            "depth": hop,
+            "budget": (f"d{domain}", self.extra_pages),
+        }
         return self.make_request(url, wm, priority=-1)
 
     def hop(self, wm: WmMeta) -> Callable[[str], WmMeta]:
@@ -132,6 +138,7 @@ class OutgoingSpider(BaseSpider):
         else:
             domain = registered_domain(response.url)
             grow = kind in ("external", "extra") and owner is None and self.extra_pages > 0
+            hop = int(wm.get("depth") or 0) + 1 if kind == "extra" else 1
             here = normalize_url(response.url)
             for link in links:
                 linked = self.universities.owner(link.target)
@@ -143,7 +150,7 @@ class OutgoingSpider(BaseSpider):
                     and registered_domain(link.target) == domain
                     and normalize_url(link.target) != here
                 ):
-                    yield self.extra(link.target, int(wm.get("uni") or 0), domain)
+                    yield self.extra(link.target, int(wm.get("uni") or 0), domain, hop)
         yield item
 
     def _sitemap(

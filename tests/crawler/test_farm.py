@@ -30,20 +30,22 @@ from .conftest import fast_settings, migrated_engine
 
 REPO = Path(__file__).resolve().parents[2]
 DEPTH = 2
+EXTRA_PAGES = 2
+UNIVERSITY_PAGES = 90  # fewer than some of the test web's universities have within DEPTH
 
 
 def _settings() -> Any:
-    # no retries: a retry is a second fetch; no budget that binds (extra pages of external
-    # domains, pages per university): which requests fill a budget depends on the order
-    # answers arrive in, in one process as in many
+    # no retries: a retry is a second fetch; budgets that bind (extra pages of external
+    # domains, pages per university): which requests fill a budget depends on the pages,
+    # not on the order answers arrive in, in one process as in many;
     # and a generous timeout: with no retries, one answer slowed past the timeout on a
     # loaded machine would cut its whole subtree from one of the two crawls compared
     return fast_settings(
         depth=DEPTH,
         retry_times=0,
         download_timeout=60.0,
-        external_pages_per_domain=0,
-        max_pages_per_university=100_000,
+        external_pages_per_domain=EXTRA_PAGES,
+        max_pages_per_university=UNIVERSITY_PAGES,
         concurrent_requests=16,
     )
 
@@ -159,6 +161,22 @@ def test_the_same_pages_are_stored(crawls: dict[str, Any]) -> None:
     assert len(one) > 500
     assert set(one) == set(many)
     assert {u: v for u, v in many.items() if one[u] != v} == {}
+
+
+def test_both_budgets_were_filled(crawls: dict[str, Any]) -> None:
+    """The crawls compared filled both budgets (a university's pages, a domain's extra
+    pages), so which pages filled them had to be chosen the same way."""
+    from core.domains import registered_domain
+
+    pages = crawls["one"]["pages"]
+    per_university = collections.Counter(  # pages of the university's own crawl
+        v[4] for v in pages.values() if v[0] == "university" and v[1] is not None
+    )
+    assert max(per_university.values()) == UNIVERSITY_PAGES
+    per_domain = collections.Counter(
+        registered_domain(url) for url, v in pages.items() if v[0] == "external"
+    )
+    assert max(per_domain.values()) >= 1 + EXTRA_PAGES
 
 
 def test_the_same_links_and_citations_are_stored(crawls: dict[str, Any]) -> None:

@@ -9,6 +9,7 @@ from crawler.frontier import (
     DEFERRED,
     DONE,
     EXTERNAL,
+    EXTRA,
     IN_FLIGHT,
     INTERNAL,
     QUEUED,
@@ -22,14 +23,121 @@ def _add(f: Frontier, fp: str, cls: int = INTERNAL, depth: int = 0, **kw) -> str
     return f.add(fp, f"http://x.edu/{fp}", cls, depth, lambda: fp.encode(), **kw)
 
 
+def _drain(f: Frontier, gate: Gate | None = None) -> list[str]:
+    out = []
+    while (taken := f.pop(gate or Gate())) is not None:
+        out.append(taken[0])
+    return out
+
+
 def test_seen_set_and_budget(tmp_path: Path) -> None:
     f = Frontier(tmp_path / "f.sqlite")
-    assert _add(f, "a", budget=("u1", 2)) == "added"
-    assert _add(f, "a", budget=("u1", 2)) == "duplicate"
-    assert _add(f, "b", budget=("u1", 2)) == "added"
-    assert _add(f, "c", budget=("u1", 2)) == "budget"
-    assert _add(f, "d", budget=("u2", 2)) == "added"
-    assert f.pending == 3
+    # before their level starts, budgeted requests are held, not counted
+    assert _add(f, "c", budget=("u1", 2)) == "held"
+    assert _add(f, "c", budget=("u1", 2)) == "duplicate"
+    assert _add(f, "a", budget=("u1", 2)) == "held"
+    assert _add(f, "b", budget=("u1", 2)) == "held"
+    assert _add(f, "d", budget=("u2", 2)) == "held"
+    assert f.pending == 4
+    # the level starts: each budget admits its requests in URL order, the rest is dropped
+    assert sorted(_drain(f)) == ["a", "b", "d"]
+    assert f.pending == 0 and f.counts()["in_flight"] == 3
+    # after its level started a request is counted when it comes, while the budget lasts
+    assert _add(f, "e", budget=("u2", 2)) == "added"
+    assert _add(f, "f", budget=("u2", 2)) == "budget"
+    assert _add(f, "g", depth=1, budget=("u1", 2)) == "budget"  # spent: not even held
+    # the dropped request was forgotten: it may come again, without a budget
+    assert _add(f, "c", cls=EXTERNAL) == "added"
+    f.close()
+
+
+def test_budgets_fill_in_url_order_whatever_order_requests_came_in(tmp_path: Path) -> None:
+    """Two crawls of one web whose answers arrive in different orders admit the same
+    pages: the budget is shared out when the level starts, by URL."""
+    admitted = []
+    for order in (["p3", "p1", "p4", "p2"], ["p2", "p4", "p1", "p3"]):
+        f = Frontier(tmp_path / f"{order[0]}.sqlite")
+        _add(f, "root", budget=("u1", 3))
+        assert _drain(f) == ["root"]
+        for fp in order:  # the links of the root page, in the order the answers came
+            assert _add(f, fp, depth=1, budget=("u1", 3)) == "held"
+        admitted.append(sorted(_drain(f)))
+        f.close()
+    assert admitted == [["p1", "p2"], ["p1", "p2"]]
+
+
+def test_extra_pages_wait_for_every_target_and_go_hop_by_hop(tmp_path: Path) -> None:
+    f = Frontier(tmp_path / "f.sqlite")
+    news, blog = ("dnews.org", 3), ("dblog.org", 2)
+    _add(f, "t1", cls=EXTERNAL)
+    _add(f, "t2", cls=EXTERNAL)
+    assert f.pop(Gate()) == ("t1", b"t1")
+    # t1 linked to two pages of its domain; t2 is still queued, then in progress
+    assert _add(f, "x3", cls=EXTRA, depth=1, budget=news) == "held"
+    assert _add(f, "x2", cls=EXTRA, depth=1, budget=news) == "held"
+    assert f.pop(Gate()) == ("t2", b"t2")
+    assert f.pop(Gate(external_busy=True)) is None
+    assert _add(f, "x4", cls=EXTRA, depth=1, budget=news) == "held"  # t2's links
+    assert _add(f, "x1", cls=EXTRA, depth=1, budget=news) == "held"
+    assert _add(f, "z1", cls=EXTRA, depth=1, budget=blog) == "held"
+    # internal work still queued holds the extra pages back too
+    _add(f, "i", depth=0)
+    assert f.pop(Gate()) == ("i", b"i")
+    assert f.pop(Gate(internal_min_depth=0)) is None
+    # every target is through: hop 1 starts; news's budget goes to x1-x3 (URL order)
+    hop1 = _drain(f, Gate(extra_min_depth=1))
+    assert sorted(hop1) == ["x1", "x2", "x3", "z1"]
+    assert _add(f, "x5", cls=EXTRA, depth=2, budget=news) == "budget"  # spent
+    assert _add(f, "z2", cls=EXTRA, depth=2, budget=blog) == "held"
+    assert f.pop(Gate(extra_min_depth=1)) is None  # hop 2 waits for hop 1
+    assert f.pop(Gate()) == ("z2", b"z2")
+    assert f.pending == 0
+    f.close()
+
+
+def test_a_held_request_is_upgraded_by_one_that_may_leave_now(tmp_path: Path) -> None:
+    f = Frontier(tmp_path / "f.sqlite")
+    _add(f, "t", cls=EXTERNAL)
+    f.pop(Gate())
+    assert _add(f, "x", cls=EXTRA, depth=1, budget=("dx.org", 1)) == "held"
+    assert _add(f, "a", cls=EXTRA, depth=1, budget=("dx.org", 1)) == "held"
+    assert _add(f, "x", cls=DEFERRED) == "duplicate"  # a deferred target waits on its own
+    # another university links to x: a target, fetched whatever the domain's budget
+    assert _add(f, "x", cls=EXTERNAL) == "upgraded"
+    assert f.pending == 2
+    assert _drain(f) == ["x", "a"]
+    f.close()
+
+
+def test_held_requests_and_started_levels_survive_a_restart(tmp_path: Path) -> None:
+    path = tmp_path / "f.sqlite"
+    f = Frontier(path)
+    _add(f, "r", budget=("u1", 3))
+    assert _drain(f) == ["r"]
+    _add(f, "b", depth=1, budget=("u1", 3))
+    _add(f, "a", depth=1, budget=("u1", 3))
+    g = Frontier(path)  # the process dies; a new one opens the file
+    assert g.pending == 3 and g.internal_queued == 3  # r was in flight: asked again
+    assert _add(g, "s", budget=("u1", 3)) == "added"  # depth 0 had started: counted now
+    assert _drain(g) == ["r", "s", "a"]  # one page of the budget was left for depth 1
+    g.close()
+    f.close()
+
+
+def test_a_frontier_file_of_an_older_version_is_resumed(tmp_path: Path) -> None:
+    path = tmp_path / "f.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript(
+        "CREATE TABLE request (fp TEXT PRIMARY KEY, seq INTEGER NOT NULL, cls INTEGER NOT "
+        "NULL, depth INTEGER NOT NULL, priority INTEGER NOT NULL, state INTEGER NOT NULL, "
+        "url TEXT NOT NULL, host TEXT NOT NULL DEFAULT '', request BLOB NOT NULL, "
+        "response BLOB);"
+        "INSERT INTO request VALUES ('a', 1, 0, 0, 0, 0, 'http://x.edu/a', 'x.edu', X'41', NULL);"
+    )
+    db.commit()
+    db.close()
+    f = Frontier(path)
+    assert f.resumed and f.pop(Gate()) == ("a", b"A")
     f.close()
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from crawler.frontier import DEFERRED, EXTERNAL, INTERNAL, Gate
+from crawler.frontier import DEFERRED, EXTERNAL, EXTRA, INTERNAL, Gate
 from crawler.redis_frontier import RedisFrontier, connect, run_prefix
 
 
@@ -46,19 +46,81 @@ def test_seen_set_budget_and_order(server: Any, prefix: str) -> None:
     assert f.add("a1", "http://u.edu/a", INTERNAL, 1, b"a1") == "duplicate"
     assert f.add("r0", "http://u.edu/", INTERNAL, 0, b"r0") == "added"
     assert f.add("x", "http://ext.org/", EXTERNAL, 0, b"x") == "added"
-    assert f.add("b1", "http://u.edu/b", INTERNAL, 1, b"b1", budget=("u1", 3)) == "added"
-    assert f.add("c1", "http://u.edu/c", INTERNAL, 1, b"c1", budget=("u1", 1)) == "budget"
-    assert f.pending == 4
+    # before depth 1 starts a budgeted request is held; the budget is shared out later
+    assert f.add("c1", "http://u.edu/c", INTERNAL, 1, b"c1", budget=("u1", 1)) == "held"
+    assert f.add("b1", "http://u.edu/b", INTERNAL, 1, b"b1", budget=("u1", 1)) == "held"
+    assert f.pending == 5 and f.internal_queued == 4
     # depth 0 first, then external while depth 0 is being parsed
     assert f.pop(Gate()) == ("r0", b"r0")
     assert f.pop(Gate()) == ("x", b"x")
     assert f.pop(Gate()) is None  # depth 1 waits for depth 0
     f.parsed("r0")
-    assert drain(f) == ["a1", "b1"]
+    assert sorted(drain(f)) == ["a1", "b1"]  # u1's one page: the first URL, b
+    assert f.add("d1", "http://u.edu/d", INTERNAL, 1, b"d1", budget=("u1", 1)) == "budget"
     assert not f.finished()  # in flight until stored
     f.done(["r0", "x", "a1", "b1"])
     assert f.finished()
-    assert f.counts()["seen"] == 4
+    assert f.counts()["seen"] == 4  # c1 was dropped and forgotten
+    assert f.add("c1", "http://u.edu/c", EXTERNAL, 0, b"c1") == "added"
+
+
+def test_budgets_fill_in_url_order_as_in_one_process(server: Any, prefix: str) -> None:
+    admitted = []
+    for n, order in enumerate((["p3", "p1", "p4", "p2"], ["p2", "p4", "p1", "p3"])):
+        f = frontier(server, f"{prefix}{n}")
+        f.add("root", "http://u.edu/", INTERNAL, 0, b"root", budget=("u1", 3))
+        assert drain(f) == ["root"]
+        for fp in order:  # the links of the root page, in the order the answers came
+            assert f.add(fp, f"http://u.edu/{fp}", INTERNAL, 1, fp.encode(), budget=("u1", 3))
+        f.parsed("root")
+        admitted.append(sorted(drain(f)))
+    assert admitted == [["p1", "p2"], ["p1", "p2"]]
+
+
+def test_extra_pages_wait_for_every_target_and_go_hop_by_hop(server: Any, prefix: str) -> None:
+    f = frontier(server, prefix)
+    news, blog = ("dnews.org", 3), ("dblog.org", 2)
+
+    def extra(fp: str, hop: int, budget: tuple[str, int]) -> str:
+        return f.add(fp, f"http://{budget[0][1:]}/{fp}", EXTRA, hop, fp.encode(), budget=budget)
+
+    f.add("t1", "http://news.org/", EXTERNAL, 0, b"t1")
+    f.add("t2", "http://news.org/t2", EXTERNAL, 0, b"t2")
+    assert f.pop(Gate()) == ("t1", b"t1")
+    assert extra("x3", 1, news) == "held"
+    assert extra("x2", 1, news) == "held"
+    assert f.pop(Gate()) == ("t2", b"t2")
+    assert f.pop(Gate()) is None  # t1 and t2 in flight: their links may still come
+    assert extra("x4", 1, news) == "held"
+    assert extra("x1", 1, news) == "held"
+    assert extra("z1", 1, blog) == "held"
+    f.done(["t1", "t2"])
+    f.add("i", "http://u.edu/", INTERNAL, 0, b"i")
+    assert f.pop(Gate()) == ("i", b"i")
+    assert f.pop(Gate()) is None  # an internal request is being parsed
+    f.parsed("i")
+    f.done(["i"])
+    hop1 = drain(f)
+    assert sorted(hop1) == ["x1", "x2", "x3", "z1"]
+    assert extra("x5", 2, news) == "budget"
+    assert extra("z2", 2, blog) == "held"
+    assert f.pop(Gate()) is None  # hop 2 waits for hop 1
+    f.done(hop1)
+    assert drain(f) == ["z2"]
+    f.done(["z2"])
+    assert f.finished()
+
+
+def test_a_held_request_is_upgraded_by_one_that_may_leave_now(server: Any, prefix: str) -> None:
+    f = frontier(server, prefix)
+    assert f.add("x", "http://x.org/x", EXTRA, 1, b"x", budget=("dx.org", 1)) == "held"
+    assert f.add("a", "http://x.org/a", EXTRA, 1, b"a", budget=("dx.org", 1)) == "held"
+    assert f.add("x", "http://x.org/x", DEFERRED, 0, b"x-deferred") == "duplicate"
+    assert f.add("x", "http://x.org/x", EXTERNAL, 0, b"x-target") == "upgraded"
+    assert f.pending == 2
+    assert f.pop(Gate()) == ("x", b"x-target")
+    f.done(["x"])
+    assert drain(f) == ["a"]
 
 
 def test_deferred_requests_wait_and_are_upgraded_or_dropped(server: Any, prefix: str) -> None:
