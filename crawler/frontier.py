@@ -31,8 +31,11 @@ level (hop ``h + 1`` when no extra of hop ``<= h`` is left).
 Budgets, the same in every run. A request that counts against a budget (a university's
 pages, a domain's extra pages) and arrives before its level (class and depth) has started
 is *held*, not counted. When the level starts, every request of it is known (the level
-before is through), and each budget admits its held requests in URL order up to what is
-left of it; the others are dropped (and may come again by another way, e.g. as a target).
+before is through), and each budget admits its held requests up to what is left of it,
+the most prominent first: the most linked from the pages of the level before, then the
+earliest in its page (the smallest link position), then by URL (the order of backlink
+counts, Cho, Garcia-Molina & Page 1998, "Efficient crawling through URL ordering"). The
+others are dropped (and may come again by another way, e.g. as a target).
 So which pages fill a budget depends on the pages, not on the order concurrent answers
 arrived in: two crawls of an unchanged web fetch the same pages, in one process as in a
 crawl farm. A request that arrives after its level started (a redirect hop, a page of a
@@ -70,7 +73,9 @@ CREATE TABLE IF NOT EXISTS request (
     request BLOB NOT NULL,
     response BLOB,
     bkey TEXT,
-    blimit INTEGER
+    blimit INTEGER,
+    inlinks INTEGER,
+    position INTEGER
 );
 CREATE INDEX IF NOT EXISTS ix_request_queue ON request (state, cls, depth, priority, seq);
 CREATE TABLE IF NOT EXISTS budget (key TEXT PRIMARY KEY, used INTEGER NOT NULL);
@@ -83,10 +88,11 @@ CREATE TABLE IF NOT EXISTS redirect (url TEXT PRIMARY KEY, target TEXT NOT NULL)
 
 _INSERT_REQUEST = (
     "INSERT INTO request (fp, seq, cls, depth, priority, state, url, host, request, bkey, "
-    "blimit) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (fp) DO UPDATE SET "
+    "blimit, inlinks, position) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (fp) DO UPDATE SET "
     "seq=excluded.seq, cls=excluded.cls, depth=excluded.depth, state=excluded.state, "
     "priority=excluded.priority, request=excluded.request, bkey=excluded.bkey, "
-    "blimit=excluded.blimit"
+    "blimit=excluded.blimit, inlinks=excluded.inlinks, position=excluded.position"
 )
 
 
@@ -135,7 +141,7 @@ class Frontier:
     >>> f.received("a", b"response"); f.cached_response("a")
     b'response'
     >>> f.done(["a"]); f.counts()
-    {'queued': 0, 'in_flight': 0, 'received': 0, 'done': 1}
+    {'queued': 0, 'in_flight': 0, 'received': 0, 'done': 1, 'held': 0}
     >>> f.close()
     """
 
@@ -160,7 +166,12 @@ class Frontier:
     def _load(self) -> None:
         db = self._db
         columns = {row[1] for row in db.execute("PRAGMA table_info(request)")}
-        for column, kind in (("bkey", "TEXT"), ("blimit", "INTEGER")):
+        for column, kind in (
+            ("bkey", "TEXT"),
+            ("blimit", "INTEGER"),
+            ("inlinks", "INTEGER"),
+            ("position", "INTEGER"),
+        ):
             if column not in columns:  # a frontier file of a version without held requests
                 db.execute(f"ALTER TABLE request ADD COLUMN {column} {kind}")
         if db.execute("SELECT 1 FROM request LIMIT 1").fetchone():
@@ -196,6 +207,7 @@ class Frontier:
         priority: int = 0,
         budget: tuple[str, int] | None = None,
         dont_filter: bool = False,
+        position: int = 0,
     ) -> str:
         """Store a request; return ``added``, ``held`` (it waits for its level to start,
         then for its budget: see the module docstring), ``requeued``, ``upgraded``,
@@ -204,7 +216,8 @@ class Frontier:
         ``blob`` is called only when the request is stored. ``dont_filter`` (a retry)
         queues a known request again with its new blob. A deferred request that is still
         queued, or a held one, is upgraded in place by a request for the same URL that
-        may leave now (a held one also by one of another budget).
+        may leave now. A held request asked for again (another link to it) counts one more
+        link and keeps the smaller ``position`` (the place of the link in its page).
         """
         known = self._known.get(fp)
         held = budget is not None and cls in LEVELLED and (cls, depth) not in self._opened
@@ -221,6 +234,12 @@ class Frontier:
                 self._known[fp] = (old_cls, QUEUED)
                 return "requeued"
             deferred = old_cls == DEFERRED and state == QUEUED and cls != DEFERRED
+            if state == HELD and held:
+                self._db.execute(
+                    "UPDATE request SET inlinks=inlinks + 1, position=MIN(position, ?) WHERE fp=?",
+                    (position, fp),
+                )
+                return "duplicate"
             if not (deferred or (state == HELD and not held and cls != DEFERRED)):
                 return "duplicate"
         if budget is not None and self._budget.get(budget[0], 0) >= budget[1]:
@@ -229,10 +248,12 @@ class Frontier:
         db = self._db
         if held:
             assert budget is not None
-            db.execute(_INSERT_REQUEST, (*row[:5], HELD, *row[6:], budget[0], budget[1]))
+            db.execute(
+                _INSERT_REQUEST, (*row[:5], HELD, *row[6:], budget[0], budget[1], 1, position)
+            )
             return self._added(fp, cls, known, HELD)
         if budget is None:  # one statement: its own transaction
-            db.execute(_INSERT_REQUEST, (*row, None, None))
+            db.execute(_INSERT_REQUEST, (*row, None, None, None, None))
             return self._added(fp, cls, known, QUEUED)
         used = self._budget.get(budget[0], 0) + 1
         db.execute("BEGIN")
@@ -242,7 +263,7 @@ class Frontier:
                 "ON CONFLICT (key) DO UPDATE SET used=excluded.used",
                 (budget[0], used),
             )
-            db.execute(_INSERT_REQUEST, (*row, None, None))
+            db.execute(_INSERT_REQUEST, (*row, None, None, None, None))
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -282,7 +303,7 @@ class Frontier:
         db = self._db
         rows = db.execute(
             "SELECT fp, bkey, blimit FROM request WHERE state=? AND cls=? AND depth=? "
-            "ORDER BY bkey, url, fp",
+            "ORDER BY bkey, inlinks DESC, position, url, fp",
             (HELD, cls, depth),
         ).fetchall()
         used = {key: self._budget.get(key, 0) for _, key, _ in rows}
@@ -438,7 +459,13 @@ class Frontier:
     # -- inspection ---------------------------------------------------------------------------
     def counts(self) -> dict[str, int]:
         """Requests by state."""
-        names = {QUEUED: "queued", IN_FLIGHT: "in_flight", RECEIVED: "received", DONE: "done"}
+        names = {
+            QUEUED: "queued",
+            IN_FLIGHT: "in_flight",
+            RECEIVED: "received",
+            DONE: "done",
+            HELD: "held",
+        }
         out = dict.fromkeys(names.values(), 0)
         for state, n in self._db.execute("SELECT state, COUNT(*) FROM request GROUP BY state"):
             out[names[state]] = n

@@ -16,9 +16,11 @@ Keys, under the run's prefix ``P`` (``<redis_key>:run:<run id>``):
     sets of ``fingerprint|host`` scored by (depth,) priority and arrival;
 ``P:h0``, ``P:h3``, ``P:held``, ``P:opened``
     the held requests of the levelled classes (internal, extra) whose level has not
-    started: sorted sets of ``budget\turl\tfingerprint`` scored by depth (so one level's
-    are in budget and URL order, byte by byte, as the SQLite frontier's), each held
-    request's queue entry, priority rank, budget size and set member; the started levels;
+    started: sorted sets of ``budget\tlinks\tposition\turl\tfingerprint`` scored by
+    depth, the numbers fixed-width, ``links`` counting down (so one level's are in the
+    order the SQLite frontier admits them: by budget, most linked, earliest link, URL,
+    byte by byte), each held request's queue entry, priority rank, budget size and set
+    member; the started levels;
 ``P:req``
     the serialised requests; ``P:budget`` the used budgets;
 ``P:inflight``
@@ -87,7 +89,7 @@ end
 
 # KEYS: 1 seen 2 req 3 q0 4 q1 5 q2 6 seq 7 budget 8 inflight 9 fi 10 hostn 11 resp
 # 12 workers 13 q3 14 held 15 h0 16 h3 17 opened
-# ARGV: fp member cls depth rank blob budget_key budget_limit dont_filter url
+# ARGV: fp member cls depth rank blob budget_key budget_limit dont_filter url position
 _ADD = (
     _RELEASE
     + """
@@ -113,8 +115,18 @@ if ARGV[9] == '1' then
   return 'requeued'
 end
 if redis.call('SISMEMBER', KEYS[1], fp) == 1 then
-  -- a held request is upgraded in place by one that may leave now (not a deferred one)
   held = redis.call('HGET', KEYS[14], fp)
+  if held and hold then  -- one more link to a held request: count it, keep the first place
+    local hcls, head, zmember = string.match(held, '^(.-)\t(.-\t.-\t.-)\t(.*)$')
+    local key, inv, pos, rest = string.match(zmember, '^(.-)\t(.-)\t(.-)\t(.*)$')
+    local moved = key .. '\t' .. string.format('%09d', tonumber(inv) - 1) .. '\t'
+      .. string.format('%09d', math.min(tonumber(pos), tonumber(ARGV[11]))) .. '\t' .. rest
+    redis.call('ZREM', heldsets[tonumber(hcls)], zmember)
+    redis.call('ZADD', heldsets[tonumber(hcls)], depth, moved)
+    redis.call('HSET', KEYS[14], fp, hcls .. '\t' .. head .. '\t' .. moved)
+    return 'duplicate'
+  end
+  -- a held request is upgraded in place by one that may leave now (not a deferred one)
   if not held or hold or cls == 2 then return 'duplicate' end
 end
 if cls == 2 then
@@ -138,7 +150,8 @@ redis.call('SADD', KEYS[1], fp)
 upgraded = upgraded + redis.call('ZREM', KEYS[5], member)
 redis.call('HSET', KEYS[2], fp, blob)
 if hold then
-  local zmember = bkey .. '\t' .. ARGV[10] .. '\t' .. fp
+  local zmember = bkey .. '\t' .. string.format('%09d', 999999998) .. '\t'
+    .. string.format('%09d', tonumber(ARGV[11])) .. '\t' .. ARGV[10] .. '\t' .. fp
   redis.call('ZADD', heldsets[cls], depth, zmember)
   redis.call('HSET', KEYS[14], fp,
              cls .. '\t' .. member .. '\t' .. rank .. '\t' .. blimit .. '\t' .. zmember)
@@ -469,6 +482,7 @@ class RedisFrontier:
         priority: int = 0,
         budget: tuple[str, int] | None = None,
         dont_filter: bool = False,
+        position: int = 0,
     ) -> str:
         """Store a request; return ``added``, ``held``, ``requeued``, ``upgraded``,
         ``duplicate`` or ``budget`` (as :meth:`crawler.frontier.Frontier.add`)."""
@@ -477,6 +491,7 @@ class RedisFrontier:
         args = [
             fp, f"{fp}|{_host(url)}", cls, min(int(depth), 4095), rank, data,
             budget[0] if budget else "", budget[1] if budget else 0, int(dont_filter), url,
+            min(max(int(position), 0), 999_999_999),
         ]  # fmt: skip
         result = self._add(keys=self._keys, args=args)
         return result.decode() if isinstance(result, bytes) else str(result)

@@ -87,6 +87,7 @@ def add_request(frontier: Any, crawler: Crawler, request: Request, spider: Any) 
         priority=request.priority,
         budget=tuple(budget) if budget else None,
         dont_filter=request.dont_filter,
+        position=int(wm.get("pos") or 0),
     )
 
 

@@ -58,6 +58,9 @@ class WmMeta(TypedDict, total=False):
         max_pages_per_university)`` or ``("d<domain>", [crawl] external_pages_per_domain)``.
     chain : list of str
         The URLs of the redirect chain that led to this request, in order.
+    pos : int
+        The place of the link in the page it was found on (0: the first link), which
+        orders the requests a budget admits (:mod:`crawler.frontier`).
     """
 
     kind: str
@@ -65,6 +68,7 @@ class WmMeta(TypedDict, total=False):
     depth: int
     budget: tuple[str, int]
     chain: list[str]
+    pos: int
 
 
 def wm_of(message: Request | Response) -> WmMeta:

@@ -46,13 +46,15 @@ class OutgoingSpider(BaseSpider):
                 yield self.internal(url, uni, 0)
 
     # -- requests ------------------------------------------------------------------------------
-    def internal(self, url: str, uni: UniversityInfo, depth: int) -> scrapy.Request:
-        """A page of the university at ``depth`` (counts against its page budget)."""
+    def internal(self, url: str, uni: UniversityInfo, depth: int, pos: int = 0) -> scrapy.Request:
+        """A page of the university at ``depth``, linked at place ``pos`` of its page
+        (counts against its page budget)."""
         wm: WmMeta = {
             "kind": "internal",
             "uni": uni.id,
             "depth": depth,
             "budget": (f"u{uni.id}", self.max_pages),
+            "pos": pos,
         }
         return self.make_request(url, wm)
 
@@ -61,14 +63,16 @@ class OutgoingSpider(BaseSpider):
         kind = "deferred" if self.universities.owner(url) is not None else "external"
         return self.make_request(url, {"kind": kind, "uni": uni.id})
 
-    def extra(self, url: str, uni_id: int, domain: str, hop: int) -> scrapy.Request:
-        """One more page of an external domain, ``hop`` links from a target of the domain
-        (counts against the domain's budget; see :mod:`crawler.frontier` for the order)."""
+    def extra(self, url: str, uni_id: int, domain: str, hop: int, pos: int) -> scrapy.Request:
+        """One more page of an external domain, ``hop`` links from a target of the domain,
+        linked at place ``pos`` of its page (counts against the domain's budget; see
+        :mod:`crawler.frontier` for the order)."""
         wm: WmMeta = {
             "kind": "extra",
             "uni": uni_id,
             "depth": hop,
             "budget": (f"d{domain}", self.extra_pages),
+            "pos": pos,
         }
         return self.make_request(url, wm, priority=-1)
 
@@ -128,10 +132,10 @@ class OutgoingSpider(BaseSpider):
         links = page_links(response)
         if kind == "internal" and uni is not None and owner is uni:
             depth = int(wm.get("depth") or 0)
-            for link in links:
+            for pos, link in enumerate(links):
                 if uni.owns(link.target):
                     if depth < self.max_depth:
-                        yield self.internal(link.target, uni, depth + 1)
+                        yield self.internal(link.target, uni, depth + 1, pos)
                 else:
                     item.links.append(link)
                     yield self.target(link.target, uni)
@@ -140,7 +144,7 @@ class OutgoingSpider(BaseSpider):
             grow = kind in ("external", "extra") and owner is None and self.extra_pages > 0
             hop = int(wm.get("depth") or 0) + 1 if kind == "extra" else 1
             here = normalize_url(response.url)
-            for link in links:
+            for pos, link in enumerate(links):
                 linked = self.universities.owner(link.target)
                 if linked is not None and linked is not owner:
                     item.links.append(link)
@@ -150,7 +154,7 @@ class OutgoingSpider(BaseSpider):
                     and registered_domain(link.target) == domain
                     and normalize_url(link.target) != here
                 ):
-                    yield self.extra(link.target, int(wm.get("uni") or 0), domain, hop)
+                    yield self.extra(link.target, int(wm.get("uni") or 0), domain, hop, pos)
         yield item
 
     def _sitemap(

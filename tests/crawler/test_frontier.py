@@ -38,32 +38,39 @@ def test_seen_set_and_budget(tmp_path: Path) -> None:
     assert _add(f, "a", budget=("u1", 2)) == "held"
     assert _add(f, "b", budget=("u1", 2)) == "held"
     assert _add(f, "d", budget=("u2", 2)) == "held"
-    assert f.pending == 4
-    # the level starts: each budget admits its requests in URL order, the rest is dropped
-    assert sorted(_drain(f)) == ["a", "b", "d"]
+    assert f.pending == 4 and f.counts()["held"] == 4
+    # the level starts: each budget admits the most linked (c: twice), then by URL; the
+    # rest is dropped
+    assert sorted(_drain(f)) == ["a", "c", "d"]
     assert f.pending == 0 and f.counts()["in_flight"] == 3
     # after its level started a request is counted when it comes, while the budget lasts
     assert _add(f, "e", budget=("u2", 2)) == "added"
     assert _add(f, "f", budget=("u2", 2)) == "budget"
     assert _add(f, "g", depth=1, budget=("u1", 2)) == "budget"  # spent: not even held
     # the dropped request was forgotten: it may come again, without a budget
-    assert _add(f, "c", cls=EXTERNAL) == "added"
+    assert _add(f, "b", cls=EXTERNAL) == "added"
     f.close()
 
 
-def test_budgets_fill_in_url_order_whatever_order_requests_came_in(tmp_path: Path) -> None:
+#: the links found at depth 0, as (fingerprint, place in its page), in two arrival orders
+LINKS = [("p3", 5), ("p1", 0), ("p4", 1), ("p2", 0), ("p3", 7)]
+ORDERS = (LINKS, LINKS[::-1])
+
+
+def test_budgets_fill_the_same_way_whatever_order_answers_came_in(tmp_path: Path) -> None:
     """Two crawls of one web whose answers arrive in different orders admit the same
-    pages: the budget is shared out when the level starts, by URL."""
+    pages: the budget is shared out when the level starts, the most linked first, then
+    the earliest in its page, then by URL."""
     admitted = []
-    for order in (["p3", "p1", "p4", "p2"], ["p2", "p4", "p1", "p3"]):
-        f = Frontier(tmp_path / f"{order[0]}.sqlite")
+    for n, links in enumerate(ORDERS):
+        f = Frontier(tmp_path / f"{n}.sqlite")
         _add(f, "root", budget=("u1", 3))
         assert _drain(f) == ["root"]
-        for fp in order:  # the links of the root page, in the order the answers came
-            assert _add(f, fp, depth=1, budget=("u1", 3)) == "held"
+        for fp, pos in links:
+            _add(f, fp, depth=1, budget=("u1", 3), position=pos)
         admitted.append(sorted(_drain(f)))
         f.close()
-    assert admitted == [["p1", "p2"], ["p1", "p2"]]
+    assert admitted == [["p1", "p3"], ["p1", "p3"]]  # p3: two links; p1: first place, URL
 
 
 def test_extra_pages_wait_for_every_target_and_go_hop_by_hop(tmp_path: Path) -> None:
