@@ -31,6 +31,9 @@ DB_URL = "sqlite:///webometrics.db"
 CRAWL_DEPTH = 3
 CRAWL_MAX_PAGES_PER_UNIVERSITY = 2000
 CRAWL_EXTERNAL_PAGES_PER_DOMAIN = 3
+# budgets shared out when their level starts (the same pages every run; extra pages after
+# every target) rather than to the requests found first (crawler.frontier)
+CRAWL_FIXED_BUDGETS = True
 CRAWL_USER_AGENT = "webometrics-crawler/0.1 (+{contact})"
 CRAWL_CONTACT_URL = "https://example.org/webometrics-crawler"
 CRAWL_CONCURRENT_REQUESTS = 16

@@ -92,6 +92,7 @@ class CrawlSettings(_Section):
     depth: int = Field(D.CRAWL_DEPTH, ge=0, le=50)
     max_pages_per_university: int = Field(D.CRAWL_MAX_PAGES_PER_UNIVERSITY, ge=1)
     external_pages_per_domain: int = Field(D.CRAWL_EXTERNAL_PAGES_PER_DOMAIN, ge=0)
+    fixed_budgets: bool = D.CRAWL_FIXED_BUDGETS
     user_agent: str = D.CRAWL_USER_AGENT
     contact_url: str = D.CRAWL_CONTACT_URL
     concurrent_requests: int = Field(D.CRAWL_CONCURRENT_REQUESTS, ge=1)

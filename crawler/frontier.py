@@ -40,6 +40,9 @@ So which pages fill a budget depends on the pages, not on the order concurrent a
 arrived in: two crawls of an unchanged web fetch the same pages, in one process as in a
 crawl farm. A request that arrives after its level started (a redirect hop, a page of a
 sitemap read while depth 0 runs) is counted when it arrives, as long as the budget lasts.
+The price: extra pages cannot fill the pipe while the universities are crawled (a crawl
+farm of distant sites is slower, ``bench/results/scale.md``); ``[crawl] fixed_budgets =
+false`` admits the requests found first and serves extra pages with the targets.
 
 Costs: each operation is O(log n) in the number of stored requests (B-tree indexes); the
 seen set is also held in memory (one dict entry per request).
@@ -127,6 +130,9 @@ class Frontier:
     ----------
     path : path-like
         The SQLite file; created when missing, resumed when present.
+    fixed_budgets : bool, default True
+        Hold budgeted requests until their level starts (the same pages every run: see
+        the module docstring); False: a budget admits the requests that come first.
 
     Examples
     --------
@@ -145,8 +151,9 @@ class Frontier:
     >>> f.close()
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, fixed_budgets: bool = True) -> None:
         self.path = Path(path)
+        self.fixed_budgets = fixed_budgets
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
@@ -220,7 +227,12 @@ class Frontier:
         link and keeps the smaller ``position`` (the place of the link in its page).
         """
         known = self._known.get(fp)
-        held = budget is not None and cls in LEVELLED and (cls, depth) not in self._opened
+        held = (
+            self.fixed_budgets
+            and budget is not None
+            and cls in LEVELLED
+            and (cls, depth) not in self._opened
+        )
         if known is not None:
             old_cls, state = known
             if dont_filter:

@@ -25,7 +25,9 @@ Keys, under the run's prefix ``P`` (``<redis_key>:run:<run id>``):
     the serialised requests; ``P:budget`` the used budgets;
 ``P:inflight``
     requests handed to a process and not yet stored: fingerprint -> worker, class,
-    score, host; ``P:fi`` the internal ones by depth (the level-synchronous order);
+    score, host; ``P:fi`` the internal ones by depth (the level-synchronous order) and
+    ``P:fx`` the external (score 0) and extra ones (score: the hop) until their callback
+    is through;
 ``P:hostn``, ``P:hostt``
     requests in flight per host and the earliest time the next may leave (per-host
     concurrency and delay enforced across all processes);
@@ -83,13 +85,15 @@ local function release(fp)
   if held == '1' then redis.call('HINCRBY', KEYS[10], host, -1) end
   redis.call('HDEL', KEYS[8], fp)
   redis.call('ZREM', KEYS[9], fp)
+  redis.call('ZREM', KEYS[18], fp)
   return true
 end
 """
 
 # KEYS: 1 seen 2 req 3 q0 4 q1 5 q2 6 seq 7 budget 8 inflight 9 fi 10 hostn 11 resp
-# 12 workers 13 q3 14 held 15 h0 16 h3 17 opened
+# 12 workers 13 q3 14 held 15 h0 16 h3 17 opened 18 fx
 # ARGV: fp member cls depth rank blob budget_key budget_limit dont_filter url position
+# fixed_budgets
 _ADD = (
     _RELEASE
     + """
@@ -103,7 +107,7 @@ local function score()
   if cls == 0 or cls == 3 then return depth * 1099511627776 + rank * 4294967296 + seq end
   return rank * 4294967296 + seq
 end
-local hold = bkey ~= '' and heldsets[cls] ~= nil
+local hold = ARGV[12] == '1' and bkey ~= '' and heldsets[cls] ~= nil
   and redis.call('SISMEMBER', KEYS[17], cls .. ':' .. depth) == 0
 local upgraded, held = 0, nil
 if ARGV[9] == '1' then
@@ -165,7 +169,7 @@ return 'added'
 )
 
 # KEYS: 1 seen 2 req 3 q0 4 q1 5 q2 6 inflight 7 fi 8 hostn 9 hostt 10 q3 11 held 12 h0
-# 13 h3 14 opened 15 budget 16 seq
+# 13 h3 14 opened 15 budget 16 seq 17 fx
 # ARGV: worker concurrency delay_ms lookahead busy-host...
 _POP = """
 local worker = ARGV[1]
@@ -194,7 +198,8 @@ local function take(queue, member, score, cls, depth)
   redis.call('ZREM', queue, member)
   local entry = worker .. '\\t' .. cls .. '\\t' .. score .. '\\t' .. host .. '\\t1'
   redis.call('HSET', KEYS[6], fp, entry)
-  if cls == 0 then redis.call('ZADD', KEYS[7], depth, fp) end
+  if cls == 0 then redis.call('ZADD', KEYS[7], depth, fp)
+  else redis.call('ZADD', KEYS[17], cls == 3 and depth or 0, fp) end
   redis.call('HINCRBY', KEYS[8], host, 1)
   if delay > 0 then redis.call('HSET', KEYS[9], host, now + delay) end
   return {fp, redis.call('HGET', KEYS[2], fp)}
@@ -271,12 +276,9 @@ end
 if redis.call('ZCARD', KEYS[4]) > 0 then return false end
 local extra = first_level(KEYS[10], KEYS[13])
 if extra == nil then return false end
-local entries = redis.call('HVALS', KEYS[6])
-for _, e in ipairs(entries) do
-  local c, s = string.match(e, '^.-\t(.-)\t(.-)\t')
-  if c == '1' then return false end
-  if c == '3' and math.floor(tonumber(s) / LEVEL) < extra then return false end
-end
+-- an external request (score 0) or an extra one of a smaller hop still being parsed
+local fxmin = redis.call('ZRANGE', KEYS[17], 0, 0, 'WITHSCORES')
+if #fxmin > 0 and tonumber(fxmin[2]) < extra then return false end
 return level(3, extra, KEYS[10], KEYS[13]) or false
 """
 
@@ -403,6 +405,8 @@ class RedisFrontier:
         Seconds between two requests to one host across all processes.
     lease : float
         Seconds without a heartbeat after which a process's requests are taken back.
+    fixed_budgets : bool, default True
+        As :class:`crawler.frontier.Frontier`'s (every process of a farm has the run's).
     """
 
     def __init__(
@@ -414,7 +418,9 @@ class RedisFrontier:
         host_concurrency: int = 0,
         host_delay: float = 0.0,
         lease: float = DEFAULT_LEASE,
+        fixed_budgets: bool = True,
     ) -> None:
+        self.fixed_budgets = fixed_budgets
         self.server = server
         self.prefix = prefix
         self.worker = worker or worker_name()
@@ -426,11 +432,11 @@ class RedisFrontier:
         self._keys = [
             self.seen_key, k("req"), k("q0"), k("q1"), k("q2"), k("seq"), k("budget"),
             k("inflight"), k("fi"), k("hostn"), k("resp"), k("workers"),
-            k("q3"), k("held"), k("h0"), k("h3"), k("opened"),
+            k("q3"), k("held"), k("h0"), k("h3"), k("opened"), k("fx"),
         ]  # fmt: skip
         self._pop_keys = [
             *self._keys[:5], k("inflight"), k("fi"), k("hostn"), k("hostt"),
-            k("q3"), k("held"), k("h0"), k("h3"), k("opened"), k("budget"), k("seq"),
+            k("q3"), k("held"), k("h0"), k("h3"), k("opened"), k("budget"), k("seq"), k("fx"),
         ]  # fmt: skip
         self._add = server.register_script(_ADD)
         self._pop = server.register_script(_POP)
@@ -491,7 +497,7 @@ class RedisFrontier:
         args = [
             fp, f"{fp}|{_host(url)}", cls, min(int(depth), 4095), rank, data,
             budget[0] if budget else "", budget[1] if budget else 0, int(dont_filter), url,
-            min(max(int(position), 0), 999_999_999),
+            min(max(int(position), 0), 999_999_999), int(self.fixed_budgets),
         ]  # fmt: skip
         result = self._add(keys=self._keys, args=args)
         return result.decode() if isinstance(result, bytes) else str(result)
@@ -530,14 +536,18 @@ class RedisFrontier:
         return not any(self._counts())
 
     def parsed(self, fp: str) -> None:
-        """The callback of an internal request is through (its links are queued): the
-        next depth need not wait for it any more."""
-        self.server.zrem(self.key("fi"), fp)
+        """The callback of a request is through (its links are queued): the next depth
+        (internal), the extra pages (external) or the next hop (extra) need not wait for
+        it any more, though its page is not stored yet."""
+        pipe = self.server.pipeline(transaction=False)
+        pipe.zrem(self.key("fi"), fp)
+        pipe.zrem(self.key("fx"), fp)
+        pipe.execute()
 
     # -- answers ----------------------------------------------------------------------------
     def received(self, fp: str, response: bytes) -> None:
         """Keep the answer of a request until its page is stored; free its host slot."""
-        self._received(keys=self._keys[:11], args=[fp, response])
+        self._received(keys=self._keys, args=[fp, response])
 
     def cached_response(self, fp: str) -> bytes | None:
         return self.server.hget(self.key("resp"), fp)  # type: ignore[no-any-return]
@@ -546,7 +556,7 @@ class RedisFrontier:
         """Requests whose pages are committed: out of flight, answers dropped."""
         fps = list(fps)
         for start in range(0, len(fps), 500):
-            self._done(keys=self._keys[:11], args=fps[start : start + 500])
+            self._done(keys=self._keys, args=fps[start : start + 500])
 
     def robots(self, url: str) -> bytes | None:
         return self.server.hget(self.key("robots"), url)  # type: ignore[no-any-return]

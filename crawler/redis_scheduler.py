@@ -28,6 +28,7 @@ from scrapy_redis.queue import Base
 from scrapy_redis.scheduler import Scheduler
 from twisted.internet import task
 
+from core.defaults import CRAWL_FIXED_BUDGETS
 from crawler.frontier import Gate
 from crawler.redis_frontier import DEFAULT_LEASE, RedisFrontier, connect
 from crawler.scheduler import add_request, busy_hosts, pop_request
@@ -112,6 +113,7 @@ class RedisScheduler(Scheduler, FrontierOwner):
             host_concurrency=s.getint("CONCURRENT_REQUESTS_PER_DOMAIN"),
             host_delay=s.getfloat("DOWNLOAD_DELAY"),
             lease=s.getfloat("WEBOMETRICS_REDIS_LEASE", DEFAULT_LEASE),
+            fixed_budgets=s.getbool("WEBOMETRICS_FIXED_BUDGETS", CRAWL_FIXED_BUDGETS),
         )
         return cls(crawler, frontier)
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy.utils.request import request_from_dict
 
+from core import defaults as D
 from crawler.frontier import DEFERRED, EXTERNAL, EXTRA, INTERNAL, Frontier, Gate, dumps, loads
 from crawler.wiring import FrontierOwner, wm_of
 
@@ -78,10 +79,13 @@ def add_request(frontier: Any, crawler: Crawler, request: Request, spider: Any) 
     ``meta["wm"]``; return the frontier's answer (``added``, ``duplicate``, ...)."""
     wm = wm_of(request)
     budget = wm.get("budget")
+    cls = KIND_CLASS.get(wm.get("kind", "external"), EXTERNAL)
+    if cls == EXTRA and not frontier.fixed_budgets:
+        cls = EXTERNAL  # first come, first served: with the targets
     return frontier.add(  # type: ignore[no-any-return]
         crawler.request_fingerprinter.fingerprint(request).hex(),  # type: ignore[union-attr]
         request.url,
-        KIND_CLASS.get(wm.get("kind", "external"), EXTERNAL),
+        cls,
         int(wm.get("depth") or 0),
         lambda: dumps(request_dict(request, spider)),
         priority=request.priority,
@@ -167,7 +171,8 @@ class FrontierScheduler(FrontierOwner):
         path = crawler.settings.get("WEBOMETRICS_FRONTIER")
         if not path:
             raise ValueError("WEBOMETRICS_FRONTIER (the frontier file) is not set")
-        return cls(crawler, Frontier(path))
+        fixed = crawler.settings.getbool("WEBOMETRICS_FIXED_BUDGETS", D.CRAWL_FIXED_BUDGETS)
+        return cls(crawler, Frontier(path, fixed_budgets=fixed))
 
     def open(self, spider: Spider) -> None:
         self.spider = spider

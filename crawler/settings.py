@@ -153,6 +153,7 @@ def scrapy_settings(
         "WEBOMETRICS_RUN_ID": run_id,
         "WEBOMETRICS_BATCH_SIZE": crawl.batch_size,
         "WEBOMETRICS_FLUSH_SECONDS": crawl.flush_seconds,
+        "WEBOMETRICS_FIXED_BUDGETS": crawl.fixed_budgets,
         "WEBOMETRICS_ALLOW_PRIVATE_HOSTS": crawl.allow_private_hosts,
         "WEBOMETRICS_PROXY": proxy,
         "WEBOMETRICS_PROXY_HOST": urlsplit(proxy).hostname if proxy else None,

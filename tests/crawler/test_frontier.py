@@ -228,3 +228,13 @@ def test_busy_hosts_are_passed_over(tmp_path: Path) -> None:
     assert f.pop(Gate(internal_min_depth=0, busy=slow)) is None
     assert f.pop(Gate()) == ("a1", b"a1")
     f.close()
+
+
+def test_first_come_budgets_when_fixed_budgets_is_off(tmp_path: Path) -> None:
+    """``[crawl] fixed_budgets = false``: a budget admits the requests that come first."""
+    f = Frontier(tmp_path / "f.sqlite", fixed_budgets=False)
+    assert _add(f, "c", budget=("u1", 2)) == "added"
+    assert _add(f, "a", budget=("u1", 2)) == "added"
+    assert _add(f, "b", budget=("u1", 2)) == "budget"
+    assert sorted(_drain(f)) == ["a", "c"]
+    f.close()

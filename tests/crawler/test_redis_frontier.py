@@ -98,7 +98,8 @@ def test_extra_pages_wait_for_every_target_and_go_hop_by_hop(server: Any, prefix
     assert extra("x4", 1, news) == "held"
     assert extra("x1", 1, news) == "held"
     assert extra("z1", 1, blog) == "held"
-    f.done(["t1", "t2"])
+    f.parsed("t1")
+    f.parsed("t2")  # their links are in; their pages need not be stored yet
     f.add("i", "http://u.edu/", INTERNAL, 0, b"i")
     assert f.pop(Gate()) == ("i", b"i")
     assert f.pop(Gate()) is None  # an internal request is being parsed
@@ -109,9 +110,11 @@ def test_extra_pages_wait_for_every_target_and_go_hop_by_hop(server: Any, prefix
     assert extra("x5", 2, news) == "budget"
     assert extra("z2", 2, blog) == "held"
     assert f.pop(Gate()) is None  # hop 2 waits for hop 1
-    f.done(hop1)
+    for fp in hop1:
+        f.parsed(fp)
     assert drain(f) == ["z2"]
-    f.done(["z2"])
+    assert not f.finished()  # stored only now
+    f.done(["t1", "t2", *hop1, "z2"])
     assert f.finished()
 
 
@@ -230,3 +233,11 @@ def test_unreachable_redis_is_a_clear_error() -> None:
         connect(f"redis://127.0.0.1:{free_port()}/0")
     with pytest.raises(ConfigError, match="not a Redis URL"):
         connect("http://127.0.0.1/")
+
+
+def test_first_come_budgets_when_fixed_budgets_is_off(server: Any, prefix: str) -> None:
+    f = frontier(server, prefix, fixed_budgets=False)
+    assert f.add("c", "http://u.edu/c", INTERNAL, 1, b"c", budget=("u1", 2)) == "added"
+    assert f.add("a", "http://u.edu/a", INTERNAL, 1, b"a", budget=("u1", 2)) == "added"
+    assert f.add("b", "http://u.edu/b", INTERNAL, 1, b"b", budget=("u1", 2)) == "budget"
+    assert sorted(drain(f)) == ["a", "c"]
