@@ -213,11 +213,11 @@ def _markdown(out: dict[str, Any]) -> str:
         "rows = page rows stored (every URL asked for: answers, errors, robots.txt and "
         "safety refusals); crawl s = from the first to the last request the test web "
         "served; rows/s (whole stage) includes starting the processes and the run's final "
-        "statistics; CPU s = the crawl processes' user + system time. Row counts differ by "
-        "a few between configurations where budgets bind (2,000 requests per university, "
-        "3 extra pages per external domain): which requests fill a budget depends on the "
-        "order answers arrive in (`tests/crawler/test_farm.py` checks, with budgets that do "
-        "not bind, that the farm stores exactly the pages and links of one process).",
+        "statistics; CPU s = the crawl processes' user + system time. Budgets are the "
+        "defaults (2,000 requests per university, 3 extra pages per external domain, "
+        "`[crawl] fixed_budgets`: shared out when their level starts), so every "
+        "configuration fetches the same pages whatever order answers arrive in "
+        "(`tests/crawler/test_farm.py` checks the pages and links with budgets that bind).",
         "",
     ]
     return "\n".join(lines)
