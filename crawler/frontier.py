@@ -82,6 +82,8 @@ CREATE TABLE IF NOT EXISTS request (
 );
 CREATE INDEX IF NOT EXISTS ix_request_queue ON request (state, cls, depth, priority, seq);
 CREATE TABLE IF NOT EXISTS budget (key TEXT PRIMARY KEY, used INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS inlink (fp TEXT NOT NULL, source TEXT NOT NULL,
+                                   PRIMARY KEY (fp, source));
 CREATE TABLE IF NOT EXISTS opened (cls INTEGER NOT NULL, depth INTEGER NOT NULL,
                                    PRIMARY KEY (cls, depth));
 CREATE TABLE IF NOT EXISTS robots (url TEXT PRIMARY KEY, response BLOB NOT NULL);
@@ -167,6 +169,7 @@ class Frontier:
         self._seq = 0
         self._queued = 0
         self._internal_queued = 0
+        self._held = 0
         self._load()
 
     # -- life cycle ---------------------------------------------------------------------
@@ -194,6 +197,7 @@ class Frontier:
             if state in (QUEUED, HELD):
                 self._queued += 1
                 self._internal_queued += cls == INTERNAL
+                self._held += state == HELD
         self._seq = db.execute("SELECT COALESCE(MAX(seq), 0) FROM request").fetchone()[0]
         self._budget = dict(db.execute("SELECT key, used FROM budget"))
         self._opened = {(c, d) for c, d in db.execute("SELECT cls, depth FROM opened")}
@@ -215,6 +219,7 @@ class Frontier:
         budget: tuple[str, int] | None = None,
         dont_filter: bool = False,
         position: int = 0,
+        source: str = "",
     ) -> str:
         """Store a request; return ``added``, ``held`` (it waits for its level to start,
         then for its budget: see the module docstring), ``requeued``, ``upgraded``,
@@ -224,7 +229,9 @@ class Frontier:
         queues a known request again with its new blob. A deferred request that is still
         queued, or a held one, is upgraded in place by a request for the same URL that
         may leave now. A held request asked for again (another link to it) counts one more
-        link and keeps the smaller ``position`` (the place of the link in its page).
+        link, once per ``source`` (the page it was found on, so a page parsed again after a
+        crash counts its links once), and keeps the smaller ``position`` (the place of the
+        link in its page).
         """
         known = self._known.get(fp)
         held = (
@@ -247,10 +254,7 @@ class Frontier:
                 return "requeued"
             deferred = old_cls == DEFERRED and state == QUEUED and cls != DEFERRED
             if state == HELD and held:
-                self._db.execute(
-                    "UPDATE request SET inlinks=inlinks + 1, position=MIN(position, ?) WHERE fp=?",
-                    (position, fp),
-                )
+                self._link(fp, source, position)
                 return "duplicate"
             if not (deferred or (state == HELD and not held and cls != DEFERRED)):
                 return "duplicate"
@@ -261,8 +265,9 @@ class Frontier:
         if held:
             assert budget is not None
             db.execute(
-                _INSERT_REQUEST, (*row[:5], HELD, *row[6:], budget[0], budget[1], 1, position)
+                _INSERT_REQUEST, (*row[:5], HELD, *row[6:], budget[0], budget[1], 0, position)
             )
+            self._link(fp, source, position)
             return self._added(fp, cls, known, HELD)
         if budget is None:  # one statement: its own transaction
             db.execute(_INSERT_REQUEST, (*row, None, None, None, None))
@@ -283,9 +288,27 @@ class Frontier:
         self._budget[budget[0]] = used
         return self._added(fp, cls, known, QUEUED)
 
+    def _link(self, fp: str, source: str, position: int) -> None:
+        """Count a link to a held request from ``source`` (once per source)."""
+        db = self._db
+        db.execute("BEGIN")
+        try:
+            new = db.execute(
+                "INSERT OR IGNORE INTO inlink (fp, source) VALUES (?, ?)", (fp, source)
+            ).rowcount
+            db.execute(
+                "UPDATE request SET inlinks=inlinks + ?, position=MIN(position, ?) WHERE fp=?",
+                (new, position, fp),
+            )
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
     def _added(self, fp: str, cls: int, known: tuple[int, int] | None, state: int) -> str:
         self._known[fp] = (cls, state)
         self._internal_queued += cls == INTERNAL
+        self._held += (state == HELD) - (known is not None and known[1] == HELD)
         if known is None:
             self._queued += 1
             return "held" if state == HELD else "added"
@@ -306,6 +329,11 @@ class Frontier:
     def pending(self) -> int:
         """Requests queued or held (including deferred ones that may still turn out seen)."""
         return self._queued
+
+    @property
+    def held(self) -> int:
+        """Requests held until their level starts (counted in :attr:`pending`)."""
+        return self._held
 
     def _open(self, cls: int, depth: int) -> None:
         """Start a level: each budget admits its held requests of the level in URL order
@@ -342,6 +370,7 @@ class Frontier:
             raise
         self._budget.update(used)
         self._opened.add((cls, depth))
+        self._held -= len(rows)
         for fp in admitted:
             self._known[fp] = (cls, QUEUED)
         for fp in dropped:

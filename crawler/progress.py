@@ -61,7 +61,10 @@ class ProgressReporter:
         for name, key in _KEYS.items():
             record[name] = stats.get_value(key, 0)
         frontier = frontier_of(self.crawler)
-        record["queued"] = frontier.pending if frontier is not None else 0
+        pending = frontier.pending if frontier is not None else 0
+        held = frontier.held if frontier is not None else 0
+        # queued: may leave now or soon; held: wait for their level (crawler.frontier)
+        record["queued"], record["held"] = pending - held, held
         return record
 
     def opened(self) -> None:

@@ -20,7 +20,7 @@ Keys, under the run's prefix ``P`` (``<redis_key>:run:<run id>``):
     depth, the numbers fixed-width, ``links`` counting down (so one level's are in the
     order the SQLite frontier admits them: by budget, most linked, earliest link, URL,
     byte by byte), each held request's queue entry, priority rank, budget size and set
-    member; the started levels;
+    member; the started levels; ``P:inlink`` the (request, linking page) pairs counted;
 ``P:req``
     the serialised requests; ``P:budget`` the used budgets;
 ``P:inflight``
@@ -91,9 +91,9 @@ end
 """
 
 # KEYS: 1 seen 2 req 3 q0 4 q1 5 q2 6 seq 7 budget 8 inflight 9 fi 10 hostn 11 resp
-# 12 workers 13 q3 14 held 15 h0 16 h3 17 opened 18 fx
+# 12 workers 13 q3 14 held 15 h0 16 h3 17 opened 18 fx 19 inlink
 # ARGV: fp member cls depth rank blob budget_key budget_limit dont_filter url position
-# fixed_budgets
+# fixed_budgets source
 _ADD = (
     _RELEASE
     + """
@@ -123,7 +123,8 @@ if redis.call('SISMEMBER', KEYS[1], fp) == 1 then
   if held and hold then  -- one more link to a held request: count it, keep the first place
     local hcls, head, zmember = string.match(held, '^(.-)\t(.-\t.-\t.-)\t(.*)$')
     local key, inv, pos, rest = string.match(zmember, '^(.-)\t(.-)\t(.-)\t(.*)$')
-    local moved = key .. '\t' .. string.format('%09d', tonumber(inv) - 1) .. '\t'
+    local new = redis.call('SADD', KEYS[19], fp .. '\t' .. ARGV[13])
+    local moved = key .. '\t' .. string.format('%09d', tonumber(inv) - new) .. '\t'
       .. string.format('%09d', math.min(tonumber(pos), tonumber(ARGV[11]))) .. '\t' .. rest
     redis.call('ZREM', heldsets[tonumber(hcls)], zmember)
     redis.call('ZADD', heldsets[tonumber(hcls)], depth, moved)
@@ -154,7 +155,8 @@ redis.call('SADD', KEYS[1], fp)
 upgraded = upgraded + redis.call('ZREM', KEYS[5], member)
 redis.call('HSET', KEYS[2], fp, blob)
 if hold then
-  local zmember = bkey .. '\t' .. string.format('%09d', 999999998) .. '\t'
+  local new = redis.call('SADD', KEYS[19], fp .. '\t' .. ARGV[13])
+  local zmember = bkey .. '\t' .. string.format('%09d', 999999999 - new) .. '\t'
     .. string.format('%09d', tonumber(ARGV[11])) .. '\t' .. ARGV[10] .. '\t' .. fp
   redis.call('ZADD', heldsets[cls], depth, zmember)
   redis.call('HSET', KEYS[14], fp,
@@ -432,7 +434,7 @@ class RedisFrontier:
         self._keys = [
             self.seen_key, k("req"), k("q0"), k("q1"), k("q2"), k("seq"), k("budget"),
             k("inflight"), k("fi"), k("hostn"), k("resp"), k("workers"),
-            k("q3"), k("held"), k("h0"), k("h3"), k("opened"), k("fx"),
+            k("q3"), k("held"), k("h0"), k("h3"), k("opened"), k("fx"), k("inlink"),
         ]  # fmt: skip
         self._pop_keys = [
             *self._keys[:5], k("inflight"), k("fi"), k("hostn"), k("hostt"),
@@ -489,6 +491,7 @@ class RedisFrontier:
         budget: tuple[str, int] | None = None,
         dont_filter: bool = False,
         position: int = 0,
+        source: str = "",
     ) -> str:
         """Store a request; return ``added``, ``held``, ``requeued``, ``upgraded``,
         ``duplicate`` or ``budget`` (as :meth:`crawler.frontier.Frontier.add`)."""
@@ -497,7 +500,7 @@ class RedisFrontier:
         args = [
             fp, f"{fp}|{_host(url)}", cls, min(int(depth), 4095), rank, data,
             budget[0] if budget else "", budget[1] if budget else 0, int(dont_filter), url,
-            min(max(int(position), 0), 999_999_999), int(self.fixed_budgets),
+            min(max(int(position), 0), 999_999_999), int(self.fixed_budgets), source,
         ]  # fmt: skip
         result = self._add(keys=self._keys, args=args)
         return result.decode() if isinstance(result, bytes) else str(result)
@@ -522,6 +525,11 @@ class RedisFrontier:
     def pending(self) -> int:
         """Requests queued or held, in every process's view (deferred ones included)."""
         return sum(self._counts()[:5])
+
+    @property
+    def held(self) -> int:
+        """Requests held until their level starts (counted in :attr:`pending`)."""
+        return int(self.server.hlen(self.key("held")))
 
     @property
     def internal_queued(self) -> int:

@@ -92,6 +92,7 @@ def add_request(frontier: Any, crawler: Crawler, request: Request, spider: Any) 
         budget=tuple(budget) if budget else None,
         dont_filter=request.dont_filter,
         position=int(wm.get("pos") or 0),
+        source=str(wm.get("src") or ""),
     )
 
 

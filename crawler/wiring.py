@@ -61,6 +61,8 @@ class WmMeta(TypedDict, total=False):
     pos : int
         The place of the link in the page it was found on (0: the first link), which
         orders the requests a budget admits (:mod:`crawler.frontier`).
+    src : str
+        The URL of the page the link was found on (its links are counted once per page).
     """
 
     kind: str
@@ -69,6 +71,7 @@ class WmMeta(TypedDict, total=False):
     budget: tuple[str, int]
     chain: list[str]
     pos: int
+    src: str
 
 
 def wm_of(message: Request | Response) -> WmMeta:
@@ -96,7 +99,12 @@ class Frontier(Protocol):
 
     @property
     def pending(self) -> int:
-        """Requests queued."""
+        """Requests queued (held ones included)."""
+        ...
+
+    @property
+    def held(self) -> int:
+        """Requests held until their level starts (:mod:`crawler.frontier`)."""
         ...
 
     def parsed(self, fp: str) -> None:

@@ -46,8 +46,10 @@ class OutgoingSpider(BaseSpider):
                 yield self.internal(url, uni, 0)
 
     # -- requests ------------------------------------------------------------------------------
-    def internal(self, url: str, uni: UniversityInfo, depth: int, pos: int = 0) -> scrapy.Request:
-        """A page of the university at ``depth``, linked at place ``pos`` of its page
+    def internal(
+        self, url: str, uni: UniversityInfo, depth: int, pos: int = 0, src: str = ""
+    ) -> scrapy.Request:
+        """A page of the university at ``depth``, linked at place ``pos`` of page ``src``
         (counts against its page budget)."""
         wm: WmMeta = {
             "kind": "internal",
@@ -55,6 +57,7 @@ class OutgoingSpider(BaseSpider):
             "depth": depth,
             "budget": (f"u{uni.id}", self.max_pages),
             "pos": pos,
+            "src": src,
         }
         return self.make_request(url, wm)
 
@@ -63,9 +66,11 @@ class OutgoingSpider(BaseSpider):
         kind = "deferred" if self.universities.owner(url) is not None else "external"
         return self.make_request(url, {"kind": kind, "uni": uni.id})
 
-    def extra(self, url: str, uni_id: int, domain: str, hop: int, pos: int) -> scrapy.Request:
+    def extra(
+        self, url: str, uni_id: int, domain: str, hop: int, pos: int, src: str
+    ) -> scrapy.Request:
         """One more page of an external domain, ``hop`` links from a target of the domain,
-        linked at place ``pos`` of its page (counts against the domain's budget; see
+        linked at place ``pos`` of page ``src`` (counts against the domain's budget; see
         :mod:`crawler.frontier` for the order)."""
         wm: WmMeta = {
             "kind": "extra",
@@ -73,6 +78,7 @@ class OutgoingSpider(BaseSpider):
             "depth": hop,
             "budget": (f"d{domain}", self.extra_pages),
             "pos": pos,
+            "src": src,
         }
         return self.make_request(url, wm, priority=-1)
 
@@ -135,7 +141,7 @@ class OutgoingSpider(BaseSpider):
             for pos, link in enumerate(links):
                 if uni.owns(link.target):
                     if depth < self.max_depth:
-                        yield self.internal(link.target, uni, depth + 1, pos)
+                        yield self.internal(link.target, uni, depth + 1, pos, response.url)
                 else:
                     item.links.append(link)
                     yield self.target(link.target, uni)
@@ -154,7 +160,8 @@ class OutgoingSpider(BaseSpider):
                     and registered_domain(link.target) == domain
                     and normalize_url(link.target) != here
                 ):
-                    yield self.extra(link.target, int(wm.get("uni") or 0), domain, hop, pos)
+                    uni_id = int(wm.get("uni") or 0)
+                    yield self.extra(link.target, uni_id, domain, hop, pos, response.url)
         yield item
 
     def _sitemap(

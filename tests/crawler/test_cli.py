@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -50,6 +51,12 @@ def test_crawl_command_with_progress(tmp_path: Path) -> None:
     assert "1 outgoing and 1 citing domains" in out.stdout  # the news page cites Alpha
     assert "crawl outgoing" in out.stderr and "crawl citing" in out.stderr  # progress bars
     assert (tmp_path / "job" / "outgoing.log").is_file()
+    records = [
+        json.loads(line)
+        for line in (tmp_path / "job" / "outgoing.progress.jsonl").read_text().splitlines()
+    ]  # the last one: the crawl's end, with nothing queued or held
+    assert records[-1]["event"] == "closed"
+    assert records[-1]["queued"] == 0 and records[-1]["held"] == 0
 
 
 def test_crawl_errors_say_what_to_do(tmp_path: Path) -> None:

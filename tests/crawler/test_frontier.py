@@ -33,16 +33,16 @@ def _drain(f: Frontier, gate: Gate | None = None) -> list[str]:
 def test_seen_set_and_budget(tmp_path: Path) -> None:
     f = Frontier(tmp_path / "f.sqlite")
     # before their level starts, budgeted requests are held, not counted
-    assert _add(f, "c", budget=("u1", 2)) == "held"
-    assert _add(f, "c", budget=("u1", 2)) == "duplicate"
+    assert _add(f, "c", budget=("u1", 2), source="r") == "held"
+    assert _add(f, "c", budget=("u1", 2), source="s") == "duplicate"  # a second link
     assert _add(f, "a", budget=("u1", 2)) == "held"
     assert _add(f, "b", budget=("u1", 2)) == "held"
     assert _add(f, "d", budget=("u2", 2)) == "held"
-    assert f.pending == 4 and f.counts()["held"] == 4
+    assert f.pending == 4 and f.held == 4 and f.counts()["held"] == 4
     # the level starts: each budget admits the most linked (c: twice), then by URL; the
     # rest is dropped
     assert sorted(_drain(f)) == ["a", "c", "d"]
-    assert f.pending == 0 and f.counts()["in_flight"] == 3
+    assert f.pending == 0 and f.held == 0 and f.counts()["in_flight"] == 3
     # after its level started a request is counted when it comes, while the budget lasts
     assert _add(f, "e", budget=("u2", 2)) == "added"
     assert _add(f, "f", budget=("u2", 2)) == "budget"
@@ -52,8 +52,10 @@ def test_seen_set_and_budget(tmp_path: Path) -> None:
     f.close()
 
 
-#: the links found at depth 0, as (fingerprint, place in its page), in two arrival orders
-LINKS = [("p3", 5), ("p1", 0), ("p4", 1), ("p2", 0), ("p3", 7)]
+#: the links found at depth 0, as (fingerprint, place in its page, page), in two arrival
+#: orders; p4 is linked twice from one page (one link, as when a page is parsed again)
+LINKS = [("p3", 5, "r1"), ("p1", 0, "r1"), ("p4", 1, "r1"), ("p2", 0, "r2"), ("p3", 7, "r2")]
+LINKS += [("p4", 1, "r1")]
 ORDERS = (LINKS, LINKS[::-1])
 
 
@@ -66,11 +68,11 @@ def test_budgets_fill_the_same_way_whatever_order_answers_came_in(tmp_path: Path
         f = Frontier(tmp_path / f"{n}.sqlite")
         _add(f, "root", budget=("u1", 3))
         assert _drain(f) == ["root"]
-        for fp, pos in links:
-            _add(f, fp, depth=1, budget=("u1", 3), position=pos)
+        for fp, pos, source in links:
+            _add(f, fp, depth=1, budget=("u1", 3), position=pos, source=source)
         admitted.append(sorted(_drain(f)))
         f.close()
-    assert admitted == [["p1", "p3"], ["p1", "p3"]]  # p3: two links; p1: first place, URL
+    assert admitted == [["p1", "p3"], ["p1", "p3"]]  # p3: two pages link it; p1: place, URL
 
 
 def test_extra_pages_wait_for_every_target_and_go_hop_by_hop(tmp_path: Path) -> None:

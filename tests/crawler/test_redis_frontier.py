@@ -51,7 +51,7 @@ def test_seen_set_budget_and_order(server: Any, prefix: str) -> None:
     # before depth 1 starts a budgeted request is held; the budget is shared out later
     assert f.add("c1", "http://u.edu/c", INTERNAL, 1, b"c1", budget=("u1", 1)) == "held"
     assert f.add("b1", "http://u.edu/b", INTERNAL, 1, b"b1", budget=("u1", 1)) == "held"
-    assert f.pending == 5 and f.internal_queued == 4
+    assert f.pending == 5 and f.internal_queued == 4 and f.held == 2
     # depth 0 first, then external while depth 0 is being parsed
     assert f.pop(Gate()) == ("r0", b"r0")
     assert f.pop(Gate()) == ("x", b"x")
@@ -72,10 +72,11 @@ def test_budgets_fill_as_in_one_process(server: Any, prefix: str) -> None:
         f = frontier(server, f"{prefix}{n}")
         f.add("root", "http://u.edu/", INTERNAL, 0, b"root", budget=("u1", 3))
         assert drain(f) == ["root"]
-        for fp, pos in links:
+        for fp, pos, source in links:
             f.add(
-                fp, f"http://u.edu/{fp}", INTERNAL, 1, fp.encode(), budget=("u1", 3), position=pos
-            )
+                fp, f"http://u.edu/{fp}", INTERNAL, 1, fp.encode(),
+                budget=("u1", 3), position=pos, source=source,
+            )  # fmt: skip
         f.parsed("root")
         admitted.append(sorted(drain(f)))
     assert admitted == [["p1", "p3"], ["p1", "p3"]]  # as test_frontier's

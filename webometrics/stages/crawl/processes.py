@@ -109,6 +109,7 @@ def _follow(
             bar.update(stored - bar.n)
         bar.set_postfix(
             queued=record.get("queued", 0),
+            held=record.get("held", 0),
             errors=sum(int(r.get("error_pages") or 0) for r in last),
             refresh=False,
         )
