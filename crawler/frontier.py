@@ -52,7 +52,8 @@ from __future__ import annotations
 
 import pickle
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -186,12 +187,12 @@ class Frontier:
                 db.execute(f"ALTER TABLE request ADD COLUMN {column} {kind}")
         if db.execute("SELECT 1 FROM request LIMIT 1").fetchone():
             self.resumed = True
-            db.execute("BEGIN")
-            # in flight: no answer came, ask again; received: replay the stored answer
-            db.execute(
-                "UPDATE request SET state=? WHERE state IN (?, ?)", (QUEUED, IN_FLIGHT, RECEIVED)
-            )
-            db.execute("COMMIT")
+            with self._transaction():
+                # in flight: no answer came, ask again; received: replay the stored answer
+                db.execute(
+                    "UPDATE request SET state=? WHERE state IN (?, ?)",
+                    (QUEUED, IN_FLIGHT, RECEIVED),
+                )
         for fp, cls, state in db.execute("SELECT fp, cls, state FROM request"):
             self._known[fp] = (cls, state)
             if state in (QUEUED, HELD):
@@ -264,46 +265,51 @@ class Frontier:
         db = self._db
         if held:
             assert budget is not None
-            db.execute(
-                _INSERT_REQUEST, (*row[:5], HELD, *row[6:], budget[0], budget[1], 0, position)
-            )
-            self._link(fp, source, position)
+            with self._transaction():
+                db.execute(
+                    _INSERT_REQUEST, (*row[:5], HELD, *row[6:], budget[0], budget[1], 0, position)
+                )
+                self._count_link(fp, source, position)
             return self._added(fp, cls, known, HELD)
         if budget is None:  # one statement: its own transaction
             db.execute(_INSERT_REQUEST, (*row, None, None, None, None))
             return self._added(fp, cls, known, QUEUED)
         used = self._budget.get(budget[0], 0) + 1
-        db.execute("BEGIN")
-        try:
+        with self._transaction():
             db.execute(
                 "INSERT INTO budget (key, used) VALUES (?, ?) "
                 "ON CONFLICT (key) DO UPDATE SET used=excluded.used",
                 (budget[0], used),
             )
             db.execute(_INSERT_REQUEST, (*row, None, None, None, None))
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
         self._budget[budget[0]] = used
         return self._added(fp, cls, known, QUEUED)
 
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """One SQLite transaction: committed when the block ends, rolled back if it fails."""
+        self._db.execute("BEGIN")
+        try:
+            yield
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
     def _link(self, fp: str, source: str, position: int) -> None:
         """Count a link to a held request from ``source`` (once per source)."""
-        db = self._db
-        db.execute("BEGIN")
-        try:
-            new = db.execute(
-                "INSERT OR IGNORE INTO inlink (fp, source) VALUES (?, ?)", (fp, source)
-            ).rowcount
-            db.execute(
-                "UPDATE request SET inlinks=inlinks + ?, position=MIN(position, ?) WHERE fp=?",
-                (new, position, fp),
-            )
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
+        with self._transaction():
+            self._count_link(fp, source, position)
+
+    def _count_link(self, fp: str, source: str, position: int) -> None:
+        """:meth:`_link` inside the caller's transaction."""
+        new = self._db.execute(
+            "INSERT OR IGNORE INTO inlink (fp, source) VALUES (?, ?)", (fp, source)
+        ).rowcount
+        self._db.execute(
+            "UPDATE request SET inlinks=inlinks + ?, position=MIN(position, ?) WHERE fp=?",
+            (new, position, fp),
+        )
 
     def _added(self, fp: str, cls: int, known: tuple[int, int] | None, state: int) -> str:
         self._known[fp] = (cls, state)
@@ -336,8 +342,9 @@ class Frontier:
         return self._held
 
     def _open(self, cls: int, depth: int) -> None:
-        """Start a level: each budget admits its held requests of the level in URL order
-        while it lasts; the others are dropped (forgotten: they may come again)."""
+        """Start a level: each budget admits its held requests of the level, the most
+        prominent first (see the module docstring), while it lasts; the others are dropped
+        (forgotten: they may come again)."""
         if (cls, depth) in self._opened:
             return
         db = self._db
@@ -354,8 +361,7 @@ class Frontier:
                 admitted.append(fp)
             else:
                 dropped.append(fp)
-        db.execute("BEGIN")
-        try:
+        with self._transaction():
             db.executemany("UPDATE request SET state=? WHERE fp=?", [(QUEUED, f) for f in admitted])
             db.executemany("DELETE FROM request WHERE fp=?", [(f,) for f in dropped])
             db.executemany(
@@ -364,10 +370,6 @@ class Frontier:
                 list(used.items()),
             )
             db.execute("INSERT OR IGNORE INTO opened (cls, depth) VALUES (?, ?)", (cls, depth))
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
         self._budget.update(used)
         self._opened.add((cls, depth))
         self._held -= len(rows)
@@ -467,10 +469,8 @@ class Frontier:
         rows = [(DONE, fp) for fp in fps if fp in self._known]
         if not rows:
             return
-        db = self._db
-        db.execute("BEGIN")
-        db.executemany("UPDATE request SET state=?, response=NULL WHERE fp=?", rows)
-        db.execute("COMMIT")
+        with self._transaction():
+            self._db.executemany("UPDATE request SET state=?, response=NULL WHERE fp=?", rows)
         for _, fp in rows:
             self._known[fp] = (self._known[fp][0], DONE)
 

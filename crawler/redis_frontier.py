@@ -42,7 +42,7 @@ level-synchronous *across all processes* (depth ``d + 1`` leaves only when no re
 depth ``<= d`` is queued first or still being parsed anywhere), external requests fill
 the pipe, deferred ones wait for every internal request and are dropped when the owner's
 crawl reached them, extra pages wait for every internal and external request and go hop
-by hop. Budgets are shared out in URL order when a level starts, the same as in one
+by hop. Budgets are shared out when a level starts, in the order of prominence of one
 process, so a farm fetches the pages one process would. A process that dies (no
 heartbeat for ``lease`` seconds) has its requests in flight queued again by the others;
 answers it received but did not store are replayed, not fetched again.
@@ -110,6 +110,12 @@ end
 local hold = ARGV[12] == '1' and bkey ~= '' and heldsets[cls] ~= nil
   and redis.call('SISMEMBER', KEYS[17], cls .. ':' .. depth) == 0
 local upgraded, held = 0, nil
+-- a held request's set member: budget, links counting down and position (fixed width:
+-- the set's byte order is the order of prominence), then URL and fingerprint
+local function held_member(key, inv, pos, rest)
+  return key .. '\t' .. string.format('%09d', inv) .. '\t' .. string.format('%09d', pos)
+    .. '\t' .. rest
+end
 if ARGV[9] == '1' then
   release(fp)
   redis.call('HDEL', KEYS[11], fp)
@@ -124,8 +130,8 @@ if redis.call('SISMEMBER', KEYS[1], fp) == 1 then
     local hcls, head, zmember = string.match(held, '^(.-)\t(.-\t.-\t.-)\t(.*)$')
     local key, inv, pos, rest = string.match(zmember, '^(.-)\t(.-)\t(.-)\t(.*)$')
     local new = redis.call('SADD', KEYS[19], fp .. '\t' .. ARGV[13])
-    local moved = key .. '\t' .. string.format('%09d', tonumber(inv) - new) .. '\t'
-      .. string.format('%09d', math.min(tonumber(pos), tonumber(ARGV[11]))) .. '\t' .. rest
+    local moved = held_member(key, tonumber(inv) - new,
+                              math.min(tonumber(pos), tonumber(ARGV[11])), rest)
     redis.call('ZREM', heldsets[tonumber(hcls)], zmember)
     redis.call('ZADD', heldsets[tonumber(hcls)], depth, moved)
     redis.call('HSET', KEYS[14], fp, hcls .. '\t' .. head .. '\t' .. moved)
@@ -156,8 +162,8 @@ upgraded = upgraded + redis.call('ZREM', KEYS[5], member)
 redis.call('HSET', KEYS[2], fp, blob)
 if hold then
   local new = redis.call('SADD', KEYS[19], fp .. '\t' .. ARGV[13])
-  local zmember = bkey .. '\t' .. string.format('%09d', 999999999 - new) .. '\t'
-    .. string.format('%09d', tonumber(ARGV[11])) .. '\t' .. ARGV[10] .. '\t' .. fp
+  local zmember = held_member(bkey, 999999999 - new, tonumber(ARGV[11]),
+                              ARGV[10] .. '\t' .. fp)
   redis.call('ZADD', heldsets[cls], depth, zmember)
   redis.call('HSET', KEYS[14], fp,
              cls .. '\t' .. member .. '\t' .. rank .. '\t' .. blimit .. '\t' .. zmember)
@@ -206,7 +212,8 @@ local function take(queue, member, score, cls, depth)
   if delay > 0 then redis.call('HSET', KEYS[9], host, now + delay) end
   return {fp, redis.call('HGET', KEYS[2], fp)}
 end
--- start a level: each budget admits its held requests in URL order while it lasts
+-- start a level: each budget admits its held requests in the order of their set members
+-- (most linked, earliest link, URL) while it lasts
 local function open(cls, depth, queue, heldset)
   if redis.call('SADD', KEYS[14], cls .. ':' .. depth) == 0 then return end
   local rows = redis.call('ZRANGEBYSCORE', heldset, depth, depth)

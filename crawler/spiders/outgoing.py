@@ -149,6 +149,7 @@ class OutgoingSpider(BaseSpider):
             domain = registered_domain(response.url)
             grow = kind in ("external", "extra") and owner is None and self.extra_pages > 0
             hop = int(wm.get("depth") or 0) + 1 if kind == "extra" else 1
+            uni_id = int(wm.get("uni") or 0)
             here = normalize_url(response.url)
             for pos, link in enumerate(links):
                 linked = self.universities.owner(link.target)
@@ -160,7 +161,6 @@ class OutgoingSpider(BaseSpider):
                     and registered_domain(link.target) == domain
                     and normalize_url(link.target) != here
                 ):
-                    uni_id = int(wm.get("uni") or 0)
                     yield self.extra(link.target, uni_id, domain, hop, pos, response.url)
         yield item
 
