@@ -20,13 +20,23 @@ The alternatives change one thing of the default ``ActivityClusterer()`` each:
   runs, the partition of largest quality kept: the usual advice for a stochastic
   optimiser); *consensus E x I* (Lancichinetti & Fortunato 2012; the ensemble of ECG,
   Poulin & Théberge 2019): ``E`` seeded runs of ``I`` iterations, each edge reweighted
-  ``w · (0.05 + 0.95 · share of runs joining its ends)``, then Leiden once more.
+  ``w · (0.05 + 0.95 · share of runs joining its ends)``, then Leiden once more;
+* **the reassignment after Leiden** (:mod:`cluster.reassign`, one pass in the default):
+  *no reassignment* (Leiden's clusters as found), *reassign P passes* (2 or 3), and
+  *reassign, every centroid* (one pass comparing each document with every cluster's
+  centroid, not only its neighbours' clusters: a dense documents × clusters product).
+
+Every alternative but those of the reassignment ends with the default's one pass. A last
+section chooses the number of passes (0 to 3) leave-one-corpus-out: for each corpus, the
+number with the best mean class F (seeds 1-5) on the eight others, and its class F on the
+corpus left out.
 
 Every graph is the default's k-NN graph (exact neighbours, ``k`` = round(2.5 ln n)) of its
-matrix; every final partition is Leiden with the default's quality, resolution and
+matrix; every Leiden partition is Leiden with the default's quality, resolution and
 iterations (RB at 1, five). A last table times, at the 20,000 Reuters stories of
 ``bench/activity.py``'s scaling table, what each alternative changes: the neighbour step
-(on its matrix) and the Leiden step (seed 1), against the 0.5 x textbook budget there.
+(on its matrix) and the Leiden step with the reassignment (seed 1), against the 0.5 x
+textbook budget there.
 
 Run: ``.venv/bin/python bench/alternatives.py [--corpora bbc,lenta]`` (about 2 minutes);
 writes ``bench/results/alternatives.md`` and ``.json``.
@@ -41,6 +51,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -64,8 +75,22 @@ SCALE_DOCS = 20_000
 WEB_CORPORA = ("websites", "testweb")
 """The corpora of web sites, the project's own kind of documents."""
 
+PASSES = (0, 1, 2, 3)
+"""Passes of reassignment the leave-one-corpus-out choice is made among."""
+
 Edges = tuple[int, np.ndarray, np.ndarray, np.ndarray]
 """A graph: ``(n, i, j, w)``, each undirected edge once."""
+
+
+@dataclass
+class Graph:
+    """A k-NN graph to cluster: its edges, the matrix it was built from, each document's
+    neighbours (for the reassignment) and the seconds of the neighbour search."""
+
+    edges: Edges
+    X: sp.csr_matrix
+    neighbours: np.ndarray
+    seconds: float
 
 
 # --- the matrices and graphs ------------------------------------------------------------
@@ -203,41 +228,80 @@ def consensus(edges: Edges, seed: int, members: int, iters: int) -> np.ndarray:
     return plain((n, i, j, w * (FLOOR + (1 - FLOOR) * together / members)), seed)[0]
 
 
-Step = Callable[[Edges, int], np.ndarray]
+Step = Callable[[Graph, int], np.ndarray]
+
+
+def reassigned(g: Graph, labels: np.ndarray, passes: int = 1) -> np.ndarray:
+    """``labels`` after the default's reassignment (``passes`` passes among the
+    neighbours' clusters, :func:`cluster.reassign.reassign`)."""
+    from cluster.reassign import reassign
+
+    return reassign(g.X, labels, g.neighbours, passes=passes)[0]
+
+
+def every_centroid(g: Graph, labels: np.ndarray) -> np.ndarray:
+    """One pass of the same rule against every cluster's centroid (dense product)."""
+    from cluster.reassign import centroid_sums
+
+    X = g.X.astype(np.float64)
+    sums, norms = centroid_sums(X, labels)
+    dots = np.asarray((X @ sums.T).todense())
+    rows = np.arange(X.shape[0])
+    own = dots[rows, labels]
+    xx = np.asarray(X.multiply(X).sum(axis=1)).ravel()
+    rest = norms[labels] - 2 * own + xx
+    sims = dots / np.sqrt(np.maximum(norms, 1e-300))
+    sims[dots <= 0] = -np.inf
+    ok = rest > 1e-12 * np.maximum(norms[labels], 1.0)
+    sims[rows, labels] = np.where(ok, (own - xx) / np.sqrt(np.where(ok, rest, 1.0)), -np.inf)
+    best = sims.argmax(axis=1)
+    keep = (xx == 0) | (sims[rows, best] <= sims[rows, labels])
+    return np.where(keep, labels, best)
 
 
 def alternatives() -> list[tuple[str, str, Step]]:
-    """Each alternative: its name, the graph it clusters and its Leiden step."""
+    """Each alternative: its name, the graph it clusters and its step (Leiden, then the
+    reassignment)."""
 
-    def default_step(e: Edges, s: int) -> np.ndarray:
-        return plain(e, s)[0]
+    def default_step(g: Graph, s: int) -> np.ndarray:
+        return reassigned(g, plain(g.edges, s)[0])
+
+    def passes_step(passes: int) -> Step:
+        return lambda g, s: reassigned(g, plain(g.edges, s)[0], passes)
 
     out: list[tuple[str, str, Step]] = [
         ("default", "default", default_step),
+        ("no reassignment", "default", passes_step(0)),
+        ("reassign 2 passes", "default", passes_step(2)),
+        ("reassign 3 passes", "default", passes_step(3)),
+        ("reassign, every centroid", "default",
+         lambda g, s: every_centroid(g, plain(g.edges, s)[0])),
         ("no stop list", "no stop list", default_step),
         ("min_df 1", "min_df 1", default_step),
         ("BM25", "BM25", default_step),
         ("SNN weights", "SNN weights", default_step),
-        (f"best of {BEST_OF} by modularity", "default", best_of),
-    ]
+        (f"best of {BEST_OF} by modularity", "default",
+         lambda g, s: reassigned(g, best_of(g.edges, s))),
+    ]  # fmt: skip
     for members, iters in CONSENSUS:
 
-        def step(g: Edges, s: int, members: int = members, iters: int = iters) -> np.ndarray:
-            return consensus(g, s, members, iters)
+        def step(g: Graph, s: int, members: int = members, iters: int = iters) -> np.ndarray:
+            return reassigned(g, consensus(g.edges, s, members, iters))
 
         out.append((f"consensus {members}x{iters}", "default", step))
     return out
 
 
-def graphs(texts: list[str], languages: list[str | None]) -> dict[str, tuple[Edges, float]]:
+def graphs(texts: list[str], languages: list[str | None]) -> dict[str, Graph]:
     """Every graph the alternatives cluster, with the seconds of its neighbour step."""
-    out: dict[str, tuple[Edges, float]] = {}
+    out: dict[str, Graph] = {}
     for name, X in matrices(texts, languages).items():
         edges, nb, seconds = knn_graph(X)
-        out[name] = (edges, seconds)
+        out[name] = Graph(edges, X, nb, seconds)
         if name == "default":
             t0 = time.perf_counter()
-            out["SNN weights"] = (snn_weights(edges, nb), seconds + time.perf_counter() - t0)
+            snn = snn_weights(edges, nb)
+            out["SNN weights"] = Graph(snn, X, nb, seconds + time.perf_counter() - t0)
     return out
 
 
@@ -252,11 +316,10 @@ def corpus_rows(name: str) -> list[dict[str, Any]]:
     built = graphs(corpus.texts, corpus.languages)
     rows = []
     for label, graph, step in alternatives():
-        edges = built[graph][0]
         scores, seconds = [], []
         for seed in SEEDS:
             t0 = time.perf_counter()
-            labels = step(edges, seed)
+            labels = step(built[graph], seed)
             seconds.append(time.perf_counter() - t0)
             scores.append(round(float(score_clustering(corpus.labels, labels)["f_class"]), 4))
         rows.append({"corpus": name, "method": label, "f_by_seed": scores,
@@ -272,12 +335,12 @@ def scale_rows() -> list[dict[str, Any]]:
     built = graphs(texts, ["en"] * len(texts))
     rows = []
     for label, graph, step in alternatives():
-        edges, neighbours = built[graph]
+        g = built[graph]
         t0 = time.perf_counter()
-        step(edges, 1)
-        rows.append({"method": label, "neighbours": round(neighbours, 3),
+        step(g, 1)
+        rows.append({"method": label, "neighbours": round(g.seconds, 3),
                      "leiden": round(time.perf_counter() - t0, 3),
-                     "edges": int(edges[1].shape[0])})  # fmt: skip
+                     "edges": int(g.edges[1].shape[0])})  # fmt: skip
     return rows
 
 
@@ -339,6 +402,30 @@ def summary(rows: list[dict[str, Any]], scale: list[dict[str, Any]]) -> list[dic
     return out
 
 
+def pass_label(passes: int) -> str:
+    """The alternative that reassigns ``passes`` times after Leiden."""
+    return {0: "no reassignment", 1: "default"}.get(passes, f"reassign {passes} passes")
+
+
+def choose_passes(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Leave-one-corpus-out: per corpus, the passes (of :data:`PASSES`) with the best mean
+    class F over seeds on the other corpora, its class F on the corpus, and the best
+    passes on the corpus itself (the oracle)."""
+    mean = {(r["corpus"], r["method"]): float(np.mean(r["f_by_seed"])) for r in rows}
+    corpora = list(dict.fromkeys(r["corpus"] for r in rows))
+    if not all((c, pass_label(p)) in mean for c in corpora for p in PASSES):
+        return []
+    out = []
+    for held in corpora:
+        others = [c for c in corpora if c != held]
+        chosen = max(PASSES, key=lambda p: np.mean([mean[c, pass_label(p)] for c in others]))
+        oracle = max(PASSES, key=lambda p: mean[held, pass_label(p)])
+        out.append({"corpus": held, "chosen": chosen, "f": round(mean[held, pass_label(chosen)], 4),
+                    "oracle": oracle, "oracle_f": round(mean[held, pass_label(oracle)], 4),
+                    "none_f": round(mean[held, pass_label(0)], 4)})  # fmt: skip
+    return out
+
+
 def markdown(report: dict[str, Any]) -> str:
     textbook = report["textbook"]
     out = [
@@ -347,7 +434,7 @@ def markdown(report: dict[str, Any]) -> str:
         f"{report['machine']}; {report['date']}; load averages (1, 5, 15 min) "
         f"{report['load_before']} before, {report['load_after']} after. Each alternative "
         "changes one thing of the default `ActivityClusterer()` (the module docstring says "
-        "what); *Leiden s*: the mean seconds of its Leiden step per seed.",
+        "what); *Leiden s*: the mean seconds of its Leiden step and reassignment per seed.",
         "",
         "## Issue 21's class F line",
         "",
@@ -387,8 +474,23 @@ def markdown(report: dict[str, Any]) -> str:
             f"| {r['corpus']} | {r['method']} | {np.mean(f):.4f} | {np.std(f):.4f} | "
             f"{f[0]:.4f} | {min(f):.3f}-{max(f):.3f} | {r['seconds']:.3f} | {ref_txt} |"
         )
+    if report.get("passes"):
+        out += [
+            "",
+            "## Passes of reassignment, chosen leave-one-corpus-out",
+            "",
+            f"Per corpus: the passes (of {', '.join(map(str, PASSES))}) with the best mean "
+            "class F over seeds on the other corpora, its class F here, Leiden's own "
+            "(0 passes), and the best passes on this corpus (needs its labels).",
+            "",
+            "| corpus | chosen passes | class F | 0 passes | oracle passes | oracle class F |",
+            "|---|---:|---:|---:|---:|---:|",
+        ]
+        out += [f"| {r['corpus']} | {r['chosen']} | {r['f']:.4f} | {r['none_f']:.4f} | "
+                f"{r['oracle']} | {r['oracle_f']:.4f} |" for r in report["passes"]]  # fmt: skip
     out += ["", f"## Seconds at {SCALE_DOCS:,} Reuters stories (seed 1)", ""]
-    out += ["| alternative | edges | neighbours s | Leiden s |", "|---|---:|---:|---:|"]
+    out += ["| alternative | edges | neighbours s | Leiden and reassignment s |",
+            "|---|---:|---:|---:|"]  # fmt: skip
     out += [f"| {r['method']} | {r['edges']:,} | {r['neighbours']:.2f} | {r['leiden']:.2f} |"
             for r in report["scale"]]  # fmt: skip
     return "\n".join(out) + "\n"
@@ -415,6 +517,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "rows": rows,
         "scale": scale,
         "summary": summary(rows, scale),
+        "passes": choose_passes(rows),
         "textbook": textbook_by_seed(),
         "load_after": load_averages(),
     }

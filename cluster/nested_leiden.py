@@ -3,7 +3,8 @@ nested levels by refinement (the last step of :class:`cluster.activity.ActivityC
 
 :func:`igraph_leiden` is one Leiden partition (igraph's C core, seeded); :func:`modularity`
 its weighted modularity at a resolution; :func:`refined_levels` the levels, finest first,
-each finer one splitting every cluster of the next coarser one on its own subgraph, and
+each finer one splitting every cluster of the next coarser one on its own subgraph
+(:func:`split_levels` the same below a partition given), and
 :func:`merged_levels` the coarser ones, each merging whole clusters of the one before, so
 the levels are nested by construction.
 """
@@ -161,9 +162,32 @@ def refined_levels(
     coarse = igraph_leiden(
         n, i, j, w, quality=quality, resolution=res[-1], seed=seed, n_iterations=n_iterations
     )
-    coarse.role = "clusters"
-    levels = [coarse]
-    for r in reversed(res[:-1]):
+    return split_levels(n, i, j, w, coarse, quality=quality, resolutions=res[:-1], seed=seed,
+                        n_iterations=n_iterations)  # fmt: skip
+
+
+def split_levels(
+    n: int,
+    i: np.ndarray,
+    j: np.ndarray,
+    w: np.ndarray,
+    base: LeidenLevel,
+    *,
+    quality: str,
+    resolutions: Sequence[float],
+    seed: int,
+    n_iterations: int = -1,
+) -> list[LeidenLevel]:
+    """The levels, finest first, ending with ``base`` (role ``"clusters"``): each finer
+    level splits every cluster of the next coarser one by Leiden on the cluster's own
+    subgraph at its (larger) resolution, so the levels are nested in ``base`` by
+    construction, whatever partition ``base`` is.
+
+    Complexity: O(E) per level for E edges, plus Leiden on each cluster's subgraph.
+    """
+    base.role = "clusters"
+    levels = [base]
+    for r in sorted(resolutions):
         t0 = time.perf_counter()
         parent = levels[0].labels
         labels = np.empty(n, dtype=np.int64)

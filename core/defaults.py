@@ -177,6 +177,9 @@ ACTIVITY_NUM_PERM = 64
 ACTIVITY_ROWS = 1
 ACTIVITY_MAX_BUCKET = 10
 ACTIVITY_REFINE = 1
+# passes of centroid reassignment after Leiden (cluster.reassign; 0: Leiden's clusters as
+# found), chosen leave-one-corpus-out from 0-3 (bench/results/alternatives.md)
+ACTIVITY_REASSIGN = 1
 ACTIVITY_SEED = 1
 
 # --- near duplicates ------------------------------------------------------

@@ -239,6 +239,7 @@ class ActivitySettings(_Section):
     rows: int = Field(D.ACTIVITY_ROWS, ge=1)
     max_bucket: int = Field(D.ACTIVITY_MAX_BUCKET, ge=2)
     refine: int = Field(D.ACTIVITY_REFINE, ge=0)
+    reassign: int = Field(D.ACTIVITY_REASSIGN, ge=0)
     seed: int = Field(D.ACTIVITY_SEED, ge=0, lt=D.SEED_LIMIT)
 
     _levels = field_validator("resolution", mode="before")(ClusterSettings._levels.__func__)  # type: ignore[attr-defined]
