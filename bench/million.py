@@ -22,7 +22,8 @@ Building is not part of the measured stage time; the table shows it apart.
 Measured per size, of the child process: wall and CPU seconds (user + system, from
 ``os.wait4``), peak RSS (its own ``ru_maxrss``), the step seconds the clustering stores
 (``parameters["graph"]["seconds"]``: ``load`` = reading the term counts from the
-database into the count matrix, ``weights``, ``neighbours``, ``leiden``, ``evidence`` =
+database into the count matrix, ``weights``, ``neighbours``, ``leiden``, ``reassign`` (the
+centroid reassignment after Leiden, :mod:`cluster.reassign`), ``evidence`` =
 each cluster's weighted terms), ``store`` (the rest of the stored ``Clustering.seconds``:
 writing the clusters and members), ``start`` (the rest of the wall time: interpreter,
 imports, schema check, exit), the neighbour method, the clusters of every level, the
@@ -76,8 +77,8 @@ SIZES = (20_000, 100_000, 300_000, 1_000_000)
 QUICK_SIZES = (5_000, 20_000)
 BATCH = 20_000
 """Texts made, counted and inserted at a time."""
-FIT_STEPS = ("load", "terms", "weights", "neighbours", "leiden", "evidence")
-STEPS = ("load", "weights", "neighbours", "leiden", "evidence", "store", "start")
+FIT_STEPS = ("load", "terms", "weights", "neighbours", "leiden", "reassign", "evidence")
+STEPS = ("load", "weights", "neighbours", "leiden", "reassign", "evidence", "store", "start")
 """The steps shown (``terms`` is about 0 on the stage: the counts arrive as a matrix)."""
 WORKDIR = Path(tempfile.gettempdir()) / "webometrics-million"
 
@@ -330,16 +331,16 @@ def render(res: dict[str, Any]) -> str:
         "copies (bench/million.py), default settings, in a fresh process per size.",
         "",
         "| documents | database (build) | wall s | CPU s | peak RSS MB | load s | weights s "
-        "| neighbours s (method, k) | Leiden s | evidence s | store s | start s | clusters "
-        "(levels) | terms | load avg before → after, others busy |",
-        "|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---|---:|---|",
+        "| neighbours s (method, k) | Leiden s | reassign s | evidence s | store s | start s "
+        "| clusters (levels) | terms | load avg before → after, others busy |",
+        "|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---|---:|---|",
     ]
     for r in rows:
         db = r["database"]
         build = f"{db['megabytes']:,.0f} MB ({db['seconds']:,.0f} s)"
         if r.get("exit") != 0:
             lines.append(f"| {r['documents']:,} | {build} | failed: exit {r['exit']} "
-                         + "| " * 12 + "|")  # fmt: skip
+                         + "| " * 13 + "|")  # fmt: skip
             continue
         s = r["seconds"]
         levels = " / ".join(f"{c:,}" for c in r["levels"])
@@ -347,7 +348,8 @@ def render(res: dict[str, Any]) -> str:
             f"| {r['documents']:,} | {build} | {r['wall']:,.1f} | {r['cpu']:,.1f} "
             f"| {r['rss_mb']:,.0f} | {s['load']:,.1f} | {s['weights']:,.1f} "
             f"| {s['neighbours']:,.1f} ({r['candidates']}, {r['n_neighbors']}) "
-            f"| {s['leiden']:,.1f} | {s['evidence']:,.1f} | {s['store']:,.1f} | {s['start']:,.1f} "
+            f"| {s['leiden']:,.1f} | {s.get('reassign', 0.0):,.1f} | {s['evidence']:,.1f} "
+            f"| {s['store']:,.1f} | {s['start']:,.1f} "
             f"| {r['n_clusters']:,} ({levels}) | {r['n_terms']:,} "
             f"| {r['load_before']} → {r['load_after']}, {r['others_busy']} |"
         )
