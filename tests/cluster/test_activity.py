@@ -244,6 +244,28 @@ def test_weighted_terms_name_the_kind_of_activity(websites):
     assert named >= 3
 
 
+def test_a_small_cluster_is_named_by_the_terms_its_members_share():
+    import scipy.sparse as sp
+
+    # cluster 0: two sites sharing "museum"; the first also says "airline" a lot, which
+    # alone would outweigh the shared term in a mean of two
+    vocabulary = ["museum", "airline", "goal", "match", "gallery"]
+    X = sp.csr_matrix(
+        np.array(
+            [[0.4, 0.9, 0.0, 0.0, 0.0], [0.6, 0.0, 0.0, 0.0, 0.3],
+             [0.0, 0.0, 0.7, 0.7, 0.0], [0.0, 0.0, 0.7, 0.7, 0.0], [0.0, 0.0, 0.0, 0.0, 1.0]],
+            dtype=np.float32,
+        )
+    )  # fmt: skip
+    terms = weighted_terms(X, vocabulary, np.array([0, 0, 1, 1, 2]), top=3)
+    assert [t for t, _ in terms[0]] == ["museum"]  # airline and gallery: one member each
+    assert [t for t, _ in terms[1]] == ["goal", "match"]
+    assert [t for t, _ in terms[2]] == ["gallery"]  # a lone site keeps its own terms
+    # nothing shared: the cluster is still named, by its members' own terms
+    alone = weighted_terms(X, vocabulary, np.array([0, 1, 1, 0, 2]), top=2)
+    assert alone[0] and alone[1]
+
+
 # -- bad input ---------------------------------------------------------------------------------
 def test_trivial_inputs_give_trivial_results():
     assert ActivityClusterer().fit([]).labels_.tolist() == []
