@@ -102,7 +102,7 @@ from cluster.nested_leiden import (
     refined_levels,
     split_levels,
 )
-from cluster.reassign import reassign
+from cluster.reassign import cluster_sums, reassign
 from cluster.unionfind import canonical_labels
 from cluster.weighting import DF_CONSTRAINTS, CountsBuilder, TermCountMatrix, TfidfWeighting
 from core import defaults as D
@@ -490,14 +490,15 @@ class ActivityClusterer(Estimator):
         t0 = time.perf_counter()
         quality, seed, iterations = self.quality, int(self.seed), int(self.n_iterations)
         res = self.resolutions()
-        chosen = igraph_leiden(n, i, j, w, quality=quality, resolution=min(res), seed=seed,
+        top = min(res)  # the clusters' resolution; the larger ones split the clusters
+        chosen = igraph_leiden(n, i, j, w, quality=quality, resolution=top, seed=seed,
                                n_iterations=iterations)  # fmt: skip
         seconds["leiden"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         chosen, moved = self._reassigned(X, graph.neighbours, chosen, (n, i, j, w))
         seconds["reassign"] = time.perf_counter() - t0
         t0 = time.perf_counter()
-        levels = split_levels(n, i, j, w, chosen, resolutions=[r for r in res if r != min(res)],
+        levels = split_levels(n, i, j, w, chosen, resolutions=[r for r in res if r != top],
                               quality=quality, seed=seed, n_iterations=iterations)  # fmt: skip
         levels += merged_levels(n, i, j, w, chosen, resolutions=self.coarser_resolutions(),
                                 quality=quality, seed=seed, n_iterations=iterations)  # fmt: skip
@@ -652,16 +653,11 @@ def weighted_terms(
     out: dict[int, list[tuple[str, float]]] = {}
     if n == 0 or X.shape[1] == 0:
         return {int(c): [] for c in np.unique(labels)}
-    member = sp.csr_matrix(
-        (np.ones(n, dtype=np.float32), (labels, np.arange(n))), shape=(labels.max() + 1, n)
-    )
-    sums = (member @ X).tocsr()  # sparse: clusters × terms never made dense
-    sums.sort_indices()
+    sums = cluster_sums(X, labels)  # sparse: clusters × terms never made dense
     held = X.copy()
     held.eliminate_zeros()  # then the members holding each term have the pattern of sums
-    held.data = np.ones(held.data.shape[0], dtype=np.float32)
-    holders = (member @ held).tocsr()
-    holders.sort_indices()
+    held.data = np.ones(held.data.shape[0], dtype=X.dtype)
+    holders = cluster_sums(held, labels)
     sizes = np.bincount(labels).astype(np.float64)
     total = np.zeros(X.shape[1], dtype=sums.dtype)
     np.add.at(total, sums.indices, sums.data)  # row by row, as a dense column sum adds

@@ -47,17 +47,24 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["centroid_sums", "reassign"]
+__all__ = ["centroid_sums", "cluster_sums", "reassign"]
+
+
+def cluster_sums(X: sp.csr_matrix, labels: np.ndarray) -> sp.csr_matrix:
+    """Each cluster's sum of the rows of ``X``, in ``X``'s dtype (sparse, sorted indices):
+    O(N) for N non-zeros of ``X``, never clusters × terms dense."""
+    n = X.shape[0]
+    k = int(labels.max()) + 1 if n else 0
+    member = sp.csr_matrix((np.ones(n, dtype=X.dtype), (labels, np.arange(n))), shape=(k, n))
+    sums = (member @ X).tocsr()
+    sums.sort_indices()
+    return sums
 
 
 def centroid_sums(X: sp.csr_matrix, labels: np.ndarray) -> tuple[sp.csr_matrix, np.ndarray]:
-    """Each cluster's sum of the rows of ``X`` (sparse, sorted indices, float64) and its
-    squared norm: O(N) for N non-zeros of ``X``, never clusters × terms dense."""
-    n = X.shape[0]
-    k = int(labels.max()) + 1 if n else 0
-    member = sp.csr_matrix((np.ones(n), (labels, np.arange(n))), shape=(k, n))
-    sums = (member @ X.astype(np.float64)).tocsr()
-    sums.sort_indices()
+    """Each cluster's sum of the rows of ``X`` (:func:`cluster_sums`, in float64) and its
+    squared norm."""
+    sums = cluster_sums(X.astype(np.float64, copy=False), labels)
     norms = np.asarray(sums.multiply(sums).sum(axis=1), dtype=np.float64).ravel()
     return sums, norms
 
