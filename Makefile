@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 DEMO_DB ?= demo/webometrics.db
 DEMO_URL := sqlite:///$(abspath $(DEMO_DB))
 
-.PHONY: demo test bench venv services lint clean
+.PHONY: demo test bench docs venv services lint clean
 
 venv: $(STAMP)
 
@@ -37,9 +37,16 @@ lint: venv
 demo: venv
 	@bash scripts/demo.sh "$(DEMO_URL)"
 
+# the documentation site (MkDocs) in site/, after regenerating docs/reference and
+# docs/measurements.md from the program and bench/results
+docs: venv
+	$(BIN)/python scripts/gen_docs.py
+	$(BIN)/mkdocs build --strict --quiet
+	@echo "documentation built in site/ (open site/index.html)"
+
 bench: venv
 	@for b in bench/*.py; do grep -q "__main__" $$b || continue; \
 	  echo "== $$b"; $(BIN)/python $$b || exit $$?; done
 
 clean:
-	rm -rf $(VENV) demo .pytest_cache build *.egg-info
+	rm -rf $(VENV) demo site .pytest_cache build *.egg-info

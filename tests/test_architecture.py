@@ -1,6 +1,6 @@
-"""The import boundaries of the README's Architecture table, checked on the code.
+"""The import boundaries of docs/architecture.md's table, checked on the code.
 
-The table in README.md ("| package | stage | may import |") is the contract. Every
+The table in docs/architecture.md ("| package | stage | may import |") is the contract. Every
 ``import`` and ``from ... import`` of every module (at the top or inside a function) is
 read with :mod:`ast`; a module may import only its own package and the packages its row
 lists. The allowed graph must have no cycle, and no stage may import the command line.
@@ -19,9 +19,9 @@ REPO = Path(__file__).resolve().parent.parent
 ROW = re.compile(r"^\| `(?P<package>\w+)` \| [^|]+ \| (?P<allowed>[^|]+) \|$")
 
 
-def contract(readme: str) -> dict[str, set[str]]:
-    """``{package: packages it may import}`` from the README's Architecture table."""
-    section = readme.split("## Architecture", 1)[1].split("\n## ", 1)[0]
+def contract(page: str) -> dict[str, set[str]]:
+    """``{package: packages it may import}`` from the table of docs/architecture.md."""
+    section = page.split("| package | stage | may import |", 1)[1].split("\n\n", 1)[0]
     table: dict[str, set[str]] = {}
     for line in section.splitlines():
         if m := ROW.match(line.strip()):
@@ -90,14 +90,14 @@ def cycle(table: dict[str, set[str]]) -> list[str] | None:
 
 @pytest.fixture(scope="module")
 def table() -> dict[str, set[str]]:
-    return contract((REPO / "README.md").read_text(encoding="utf-8"))
+    return contract((REPO / "docs" / "architecture.md").read_text(encoding="utf-8"))
 
 
 def test_the_table_names_every_package_once(table) -> None:
     packages = {
         p.name for p in REPO.iterdir() if (p / "__init__.py").exists() and p.name != "tests"
     }
-    assert set(table) == packages, "README's Architecture table and the packages differ"
+    assert set(table) == packages, "docs/architecture.md's table and the packages differ"
     assert table["core"] == set(), "the kernel imports nothing of the project"
     assert all(allowed <= set(table) for allowed in table.values())
     assert "webometrics" not in set().union(*(a for p, a in table.items() if p != "webometrics"))

@@ -77,26 +77,32 @@ def test_every_example_runs_and_returns_rows(filled: Facts) -> None:
         engine.dispose()
 
 
-def test_readme_shows_the_examples_verbatim() -> None:
-    """Every example the README shows (a block starting ``-- name: <name>``) is the one of
-    store/examples.sql, and the README shows at least five."""
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    if "-- name:" not in readme:
-        return  # the README has no SQL section yet; store/examples.sql is the source
-    examples = {ex.name: ex.sql for ex in A.sql_examples()}
+def _shown_examples(text: str) -> dict[str, str]:
+    """``{name: SQL}`` of the blocks starting ``-- name: <name>`` in a Markdown text."""
     shown = {}
-    for block in readme.split("-- name:")[1:]:
+    for block in text.split("-- name:")[1:]:
         name = block.split("\n", 1)[0].strip()
         body = [
             ln for ln in block.split("\n")[1:] if ln.strip() and not ln.strip().startswith("--")
         ]
         sql = "\n".join(body).split(";", 1)[0]
         shown[name] = sql.strip()
-    assert len(shown) >= 5, f"README shows {len(shown)} SQL examples; show at least five"
+    return shown
+
+
+@pytest.mark.parametrize("document", ["README.md", "docs/analysis.md"])
+def test_documents_show_the_examples_verbatim(document: str) -> None:
+    """Every example the README and the SQL guide show (a block starting ``-- name:
+    <name>``) is the one of store/examples.sql; the guide shows at least five, the README
+    at least one."""
+    shown = _shown_examples((REPO / document).read_text(encoding="utf-8"))
+    least = 5 if document.startswith("docs/") else 1
+    assert len(shown) >= least, f"{document} shows {len(shown)} SQL examples; show {least}+"
+    examples = {ex.name: ex.sql for ex in A.sql_examples()}
     for name, sql in shown.items():
-        assert name in examples, f"README example {name!r} is not in store/examples.sql"
+        assert name in examples, f"{document} example {name!r} is not in store/examples.sql"
         assert sql == examples[name].strip(), (
-            f"README example {name!r} differs from store/examples.sql"
+            f"{document} example {name!r} differs from store/examples.sql"
         )
 
 
