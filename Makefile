@@ -6,8 +6,9 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO_DB ?= demo/webometrics.db
 DEMO_URL := sqlite:///$(abspath $(DEMO_DB))
+FAST_TIER := not requires_postgres and not requires_redis and not requires_browser and not slow
 
-.PHONY: demo test bench docs venv services lint clean
+.PHONY: demo test test-fast bench docs venv services lint clean
 
 venv: $(STAMP)
 
@@ -27,6 +28,12 @@ services:
 test: venv services lint
 	$(BIN)/mypy
 	@set -o pipefail; $(BIN)/python -m pytest; rc=$$?; \
+	 if [ $$rc -eq 5 ]; then echo "no tests were collected" >&2; exit 1; fi; exit $$rc
+
+# the fast tier: every test that needs no PostgreSQL, Redis or browser and is not slow
+# (marks set from the fixtures a test uses: tests/conftest.py TIER_MARKS); the inner loop
+test-fast: venv lint
+	@set -o pipefail; $(BIN)/python -m pytest -m "$(FAST_TIER)"; rc=$$?; \
 	 if [ $$rc -eq 5 ]; then echo "no tests were collected" >&2; exit 1; fi; exit $$rc
 
 # ruff check, and ruff format as the one formatter (`# fmt: skip` keeps a hand-aligned line)

@@ -29,11 +29,49 @@ pytest_plugins = ["tests.stored_world", "tests.pipeline_world", "tests.cli"]
 REPO = Path(__file__).resolve().parent.parent
 
 
+#: the tiers of the suite: what a test needs, marked on collection from the fixtures it uses
+#: (a new test gets its marks without writing them), plus ``slow`` for the tests built on
+#: the pipeline-made world or marked by hand. ``make test-fast`` runs what has none of them.
+TIER_MARKS = {
+    "requires_postgres": "starts a PostgreSQL server (initdb + pg_ctl on loopback)",
+    "requires_redis": "starts a Redis server on loopback",
+    "requires_browser": "drives a headless Chromium",
+    "slow": "builds the pipeline-made world or runs a whole stage at size (seconds to minutes)",
+}
+_POSTGRES_FIXTURES = frozenset({"postgres_server", "postgres_url"})
+_SLOW_FIXTURES = frozenset({"pipeline_db", "pipeline_db_copy", "pipeline_page"})
+
+
+def _tier_marks(item: pytest.Item) -> set[str]:
+    """The tier marks ``item`` needs, read from its fixtures and its parameters (a
+    ``db_url`` or world parametrised as ``postgresql`` / ``pipeline``)."""
+    names = set(getattr(item, "fixturenames", ()))
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    values = {v for v in params.values() if isinstance(v, str)}
+    marks = set()
+    if names & _POSTGRES_FIXTURES or "postgresql" in values:
+        marks.add("requires_postgres")
+    if "redis_server" in names:
+        marks.add("requires_redis")
+    if names & _SLOW_FIXTURES or "pipeline" in values:
+        marks.add("slow")
+    return marks
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test with the tiers its fixtures need (see :data:`TIER_MARKS`)."""
+    for item in items:
+        for name in _tier_marks(item):
+            item.add_marker(getattr(pytest.mark, name))
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Ctrl-C works in the commands the tests start: a suite launched in the background
     (``make test &``, nohup) inherits SIGINT ignored, and every child process with it, so
     the tests that interrupt a crawl, an extraction or a server with SIGINT would wait in
     vain. Python's own handler again, which children reset to the default at exec."""
+    for name, what in TIER_MARKS.items():
+        config.addinivalue_line("markers", f"{name}: {what}")
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
 

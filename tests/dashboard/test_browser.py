@@ -25,6 +25,8 @@ import websocket
 
 from tests.stored_world import expected_table2
 
+pytestmark = pytest.mark.requires_browser
+
 CHROMIUM_FLAGS = (
     "--headless",
     "--no-sandbox",
