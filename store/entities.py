@@ -14,7 +14,8 @@ written in the same transaction. Writers take the override write lock
 :func:`apply_rules` re-keys what is stored, without a re-crawl: every row whose key
 changes under the current rules gets its new key; the environment rows of the keys that
 lose or gain rows are recomputed from the run's links and citations (or citing nodes),
-as the crawl's end computes them (:func:`environment_rows`); the documents of unit
+as the crawl's end computes them (:func:`environment_rows`; only in the runs that have
+environment rows); the documents of unit
 ``domain`` of those keys are deleted (with their signatures, duplicate-group and cluster
 memberships), so ``webometrics extract`` builds them again, and ``dedup``, ``cluster``
 and ``analyse`` must run again for the figures to follow. Run twice, the second run
@@ -79,6 +80,7 @@ __all__ = [
     "environment_rows",
     "list_rules",
     "plan_rekey",
+    "preview_rules",
     "rekey",
     "remove_rule",
     "rule_history",
@@ -578,12 +580,10 @@ def rekey(session: Session, rules: SiteRules, plan: RekeyPlan | None = None) -> 
         if gone:
             session.execute(delete(Document).where(Document.id.in_(gone)))
         plan.documents_deleted += len(gone)
-    runs = set(session.scalars(select(Environment.run_id).distinct()))
-    for table in ("link", "citation", "citing_node"):
-        model = _TABLES[table][0]
-        runs |= set(session.scalars(select(model.run_id).distinct()))
-    runs.discard(None)
-    for run_id in sorted(runs):
+    # the runs whose environment was computed (a run that never finished has none: it
+    # gets none now either)
+    runs = session.scalars(select(Environment.run_id).distinct().order_by(Environment.run_id))
+    for run_id in list(runs):
         for start in range(0, len(affected), 500):
             part = affected[start : start + 500]
             session.execute(
@@ -610,6 +610,19 @@ def rekey(session: Session, rules: SiteRules, plan: RekeyPlan | None = None) -> 
             still |= set(session.scalars(query))
         plan.orphan_overrides = sorted(overridden - still)
     return plan
+
+
+def preview_rules(
+    engine: Engine, *, splits: Iterable[str] = (), merges: Iterable[Sequence[str]] = ()
+) -> RekeyPlan:
+    """What :func:`apply_rules` would change with these rules added to the stored ones
+    (validated like :func:`add_split` and :func:`add_merge`; nothing is stored)."""
+    with session_scope(engine) as s:
+        current = rules_of(s)
+        rules = current.with_analyst(
+            splits=[*current.splits, *splits], merges=[*current.merges, *merges]
+        )
+        return plan_rekey(s, rules)
 
 
 def apply_rules(
