@@ -132,15 +132,18 @@ def test_merge_names_the_entity_by_its_first_site() -> None:
     assert rules.key("http://b.livejournal.com/") == "a.livejournal.com"
     assert rules.key("http://c.livejournal.com/") == "c.livejournal.com"
     # a merge applies to the site a split made
-    merged_split = rules.with_analyst(
-        splits=["vk.com/msu"], merges=[("msu.ru", "vk.com/msu")]
-    )
+    merged_split = rules.with_analyst(splits=["vk.com/msu"], merges=[("msu.ru", "vk.com/msu")])
     assert merged_split.key("https://vk.com/msu/photos") == "msu.ru"
     assert rules.fingerprint() != merged_split.fingerprint()
-    assert rules.fingerprint() == SiteRules.default().with_analyst(
-        merges=[("msu.ru", "msu.su"), ("a.livejournal.com", "b.livejournal.com")],
-        splits=["vk.com/msu"],
-    ).fingerprint()
+    assert (
+        rules.fingerprint()
+        == SiteRules.default()
+        .with_analyst(
+            merges=[("msu.ru", "msu.su"), ("a.livejournal.com", "b.livejournal.com")],
+            splits=["vk.com/msu"],
+        )
+        .fingerprint()
+    )
 
 
 @pytest.mark.parametrize(

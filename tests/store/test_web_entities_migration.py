@@ -58,9 +58,7 @@ def test_the_crawl_stores_sites_and_0016_rekeys_old_rows(pipeline_db_copy: Pipel
             for run in runs:  # the environment the crawl's end computed from old keys
                 rows = environment_rows(s, run)
                 s.execute(Environment.__table__.insert(), rows)  # type: ignore[attr-defined]
-            old_documents = set(
-                s.scalars(select(Document.key).where(Document.unit == "domain"))
-            )
+            old_documents = set(s.scalars(select(Document.key).where(Document.unit == "domain")))
         old = _keys(engine)
         assert old["page"] != new["page"] and old["environment"] != new["environment"]
         schema.upgrade(engine)
