@@ -9,6 +9,7 @@ PAGE_TITLES: tuple[str, ...] = (
     "Network",
     "Duplicates",
     "Runs",
+    "Sites",
 )
 """The titles of the dashboard's pages in navigation order, without importing Streamlit
 (for ``webometrics dashboard --help``); ``dashboard/app.py``'s ``st.Page`` titles, which a

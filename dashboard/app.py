@@ -31,6 +31,7 @@ PAGES = [
     st.Page("views/network.py", title="Network", icon=":material/hub:"),
     st.Page("views/duplicates.py", title="Duplicates", icon=":material/content_copy:"),
     st.Page("views/runs.py", title="Runs", icon=":material/history:"),
+    st.Page("views/sites.py", title="Sites", icon=":material/call_split:"),
 ]
 
 page = st.navigation(PAGES)

@@ -500,6 +500,50 @@ class DomainCategoryHistory(Base):
     at: Mapped[dt.datetime] = mapped_column(Timestamp, default=utcnow)
 
 
+class SiteRule(Base):
+    """An analyst's web-entity rule (0016; :mod:`core.entities`, :mod:`store.entities`).
+
+    ``kind`` ``split``: ``key`` (a host or a URL prefix, ``vk.com/spbu``) is a site of its
+    own. ``kind`` ``merge``: the sites ``key`` and ``members`` are one site named ``key``.
+    """
+
+    __tablename__ = "site_rule"
+    __table_args__ = (
+        UniqueConstraint("kind", "key"),
+        CheckConstraint("kind IN ('split', 'merge')", name="kind"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    kind: Mapped[str] = mapped_column(String(10))
+    key: Mapped[str] = mapped_column(String(253))
+    members: Mapped[list[Any]] = mapped_column(JSON, default=list)  # a merge's other keys
+    note: Mapped[str | None] = mapped_column(Text)
+    analyst: Mapped[str | None] = mapped_column(String(100))
+    created_at: Mapped[dt.datetime] = mapped_column(Timestamp, default=utcnow)
+
+
+class SiteRuleHistory(Base):
+    """One action on the web-entity rules (0016): a rule added or removed (its kind, key,
+    members, note, who, when), or the stored rows re-keyed by ``sites apply`` (``counts``:
+    what changed, and the rules' fingerprint); append-only."""
+
+    __tablename__ = "site_rule_history"
+    __table_args__ = (
+        CheckConstraint("action IN ('add', 'remove', 'apply')", name="action"),
+        Index("ix_site_rule_history_key_id", "key", "id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    action: Mapped[str] = mapped_column(String(10))
+    kind: Mapped[str | None] = mapped_column(String(10))
+    key: Mapped[str | None] = mapped_column(String(253))
+    members: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    note: Mapped[str | None] = mapped_column(Text)
+    analyst: Mapped[str | None] = mapped_column(String(100))
+    counts: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    at: Mapped[dt.datetime] = mapped_column(Timestamp, default=utcnow)
+
+
 class PipelineRun(Base):
     """A whole-pipeline run (crawl -> extract -> dedup -> cluster -> themes) with the
     status and timing of each stage."""

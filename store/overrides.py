@@ -45,8 +45,10 @@ from sqlalchemy import Connection, Engine, event, select
 from sqlalchemy.orm import Session
 
 from analyse.categories import Assignment, Taxonomy, categorize_cluster, load_taxonomy
-from core.domains import is_valid_domain, registered_domain
+from core.domains import is_valid_domain
+from core.entities import SiteRules
 from core.exceptions import ConfigError, ParameterError
+from store.entities import site_rules
 from store.models import (
     Cluster,
     ClusterMember,
@@ -104,8 +106,12 @@ def _row(dc: DomainCategory) -> OverrideRow:
     )
 
 
-def normalise_domain(domain: str) -> str:
-    """The registered domain of ``domain`` (a host or URL is accepted), lower case.
+def normalise_domain(domain: str, sites: SiteRules | None = None) -> str:
+    """The key of the site (web entity, :mod:`core.entities`) of ``domain`` (a host, URL
+    or site key is accepted) by ``sites`` (the shipped default rules when ``None``).
+
+    >>> normalise_domain("HTTP://User.LiveJournal.com/1.html"), normalise_domain("Lenta.ru")
+    ('user.livejournal.com', 'lenta.ru')
 
     Raises
     ------
@@ -113,12 +119,13 @@ def normalise_domain(domain: str) -> str:
         Not a valid domain name with a public suffix.
     """
     raw = (domain or "").strip().lower().rstrip(".")
-    reg = registered_domain(raw) if raw else ""
-    if not reg or not is_valid_domain(reg):
+    key = (sites or SiteRules.default()).key(raw) if raw else ""
+    if not key or not is_valid_domain(key.split("/", 1)[0]):
         raise ParameterError(
-            f"{domain!r} is not a registered domain such as 'lenta.ru' or 'ox.ac.uk'"
+            f"{domain!r} is not a registered domain or site such as 'lenta.ru', 'ox.ac.uk' "
+            "or 'user.livejournal.com'"
         )
-    return reg
+    return key
 
 
 def stored_assignment(row: DomainCategory) -> Assignment | str | None:
@@ -240,7 +247,7 @@ def set_override(
     ----------
     engine : Engine
     domain : str
-        A registered domain (a host or URL is reduced to it).
+        A site (a host or URL is reduced to its site's key, :func:`normalise_domain`).
     category : str
         A category key or alias of the taxonomy.
     note : str, optional
@@ -262,7 +269,7 @@ def set_override(
     """
     tax = _taxonomy(taxonomy)
     key = tax.resolve(category)
-    dom = normalise_domain(domain)
+    dom = normalise_domain(domain, site_rules(engine))
     who = _analyst(analyst)
     why = (note or "").strip() or None
     with session_scope(write_locked(engine)) as s:
@@ -292,7 +299,7 @@ def clear_override(
     """Remove the override of ``domain`` and add the action to its history; ``False``
     (and no history) when it had none (``analyst`` and ``taxonomy`` as for
     :func:`set_override`)."""
-    dom = normalise_domain(domain)
+    dom = normalise_domain(domain, site_rules(engine))
     who = _analyst(analyst)
     with session_scope(write_locked(engine)) as s:
         row = s.scalar(select(DomainCategory).where(DomainCategory.domain == dom))
@@ -321,7 +328,7 @@ def override_history(
     h = DomainCategoryHistory
     query = select(h).order_by(h.id.desc()).limit(limit)
     if domain is not None:
-        query = query.where(h.domain == normalise_domain(domain))
+        query = query.where(h.domain == normalise_domain(domain, site_rules(engine)))
     with session_scope(engine) as s:
         return [
             OverrideEvent(e.domain, e.at, e.action, e.category, e.note, e.analyst)

@@ -93,7 +93,9 @@ class NameMatcher:
     """
 
     def __init__(self, names: Iterable[str]) -> None:
-        self.names = frozenset(n for n in (idna_name(n) for n in names) if n)
+        # a site's key may hold a path (sites.google.com/site/x, core.entities): its host
+        # is what the index is searched by
+        self.names = frozenset(n for n in (idna_name(n.split("/", 1)[0]) for n in names) if n)
         self.registered_domains = frozenset(registered_domain(n) for n in self.names)
 
     def match(self, host: str) -> str | None:

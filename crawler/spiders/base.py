@@ -26,6 +26,7 @@ from w3lib.url import safe_url_string
 
 from core.choices import is_text_media_type
 from core.domains import host_of, in_domains, normalize_url
+from core.entities import SiteRules
 from core.settings import CrawlSettings
 from crawler.errors import classify_failure
 from crawler.items import PageErrorItem, PageItem
@@ -122,6 +123,8 @@ class BaseSpider(scrapy.Spider):
         ``[crawl] max_redirects``.
     follow_sitemaps : bool
         ``[crawl] sitemaps``.
+    sites : SiteRules
+        The web-entity rules (:mod:`core.entities`) of the job's ``site_rules``.
     """
 
     role = "external"
@@ -136,6 +139,9 @@ class BaseSpider(scrapy.Spider):
         self.extra_pages: int = crawl.external_pages_per_domain
         self.max_redirects: int = crawl.max_redirects
         self.follow_sitemaps: bool = crawl.sitemaps
+        # the sites (web entities) external pages are budgeted by: the platform rules and
+        # the analysts' rules the job carries (core.entities)
+        self.sites = SiteRules.default().with_analyst(**(job.get("site_rules") or {}))
 
     def parse_page(self, response: Response) -> Iterator[Any]:
         """The callback of every request (each spider defines it)."""

@@ -23,7 +23,7 @@ import scrapy
 from scrapy import signals
 from scrapy.http import Response
 
-from core.domains import normalize_url, registered_domain
+from core.domains import normalize_url
 from crawler.links import page_links, sitemap_urls
 from crawler.spiders.base import BaseSpider, UniversityInfo
 from crawler.wiring import WmMeta, wm_of
@@ -146,7 +146,7 @@ class OutgoingSpider(BaseSpider):
                     item.links.append(link)
                     yield self.target(link.target, uni)
         else:
-            domain = registered_domain(response.url)
+            domain = self.sites.key(response.url)
             grow = kind in ("external", "extra") and owner is None and self.extra_pages > 0
             hop = int(wm.get("depth") or 0) + 1 if kind == "extra" else 1
             uni_id = int(wm.get("uni") or 0)
@@ -158,7 +158,7 @@ class OutgoingSpider(BaseSpider):
                 elif (
                     grow
                     and linked is None
-                    and registered_domain(link.target) == domain
+                    and self.sites.key(link.target) == domain
                     and normalize_url(link.target) != here
                 ):
                     yield self.extra(link.target, uni_id, domain, hop, pos, response.url)

@@ -11,8 +11,10 @@ from typing import Any
 
 from sqlalchemy import Engine, select
 
-from core.domains import host_of, in_domains, normalize_url, registered_domain
+from core.domains import host_of, in_domains, normalize_url
+from core.entities import KEY_MAX_LENGTH
 from crawler.storage.pages import dialect_insert
+from store.entities import rules_of
 from store.models import Citation, Link, Page, UniversityDomain, utcnow
 from store.session import session_scope
 
@@ -69,6 +71,7 @@ def resolve_citations(
     if not by_url:
         return counts
     with session_scope(engine) as session:
+        sites = rules_of(session)  # the citing page's site: the stored rules decide
         domains: dict[int, set[str]] = defaultdict(set)
         for uid, dom in session.execute(
             select(UniversityDomain.university_id, UniversityDomain.domain)
@@ -117,7 +120,7 @@ def resolve_citations(
                     "run_id": run_id,
                     "university_id": cand.university_id,
                     "citing_url": url,
-                    "citing_domain": registered_domain(url)[:253],
+                    "citing_domain": sites.key(url)[:KEY_MAX_LENGTH],
                     "page_id": page[0] if page is not None else None,
                     "source": cand.source,
                     "status": status,

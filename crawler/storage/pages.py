@@ -18,9 +18,11 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from core.choices import HTML_MEDIA_TYPES
-from core.domains import host_of, is_public_host, normalize_url, registered_domain
+from core.domains import host_of, is_public_host, normalize_url
+from core.entities import KEY_MAX_LENGTH, SiteRules
 from core.exceptions import DatabaseError
 from crawler.items import PageErrorItem, PageItem
+from store.entities import site_rules
 from store.models import Link, Page, utcnow
 from store.session import session_scope
 
@@ -68,19 +70,25 @@ def extraction_state(item: PageItem) -> tuple[str, str | None]:
     return "pending", None
 
 
-def _url_columns(url: str) -> dict[str, str]:
-    """``url`` (normalised), ``host`` and ``registered_domain`` of a page row."""
+def _url_columns(url: str, sites: SiteRules) -> dict[str, str]:
+    """``url`` (normalised), ``host`` and ``registered_domain`` (the key of its site, the
+    web entity of :mod:`core.entities`) of a page row."""
     url = normalize_url(url)
     host = host_of(url)
-    return {"url": url, "host": host[:253], "registered_domain": registered_domain(host)[:253]}
+    return {
+        "url": url,
+        "host": host[:253],
+        "registered_domain": sites.key(url)[:KEY_MAX_LENGTH],
+    }
 
 
-def page_row(item: PageItem, run_id: int) -> dict[str, Any]:
-    """The ``page`` row of an item (without ``id``)."""
+def page_row(item: PageItem, run_id: int, sites: SiteRules | None = None) -> dict[str, Any]:
+    """The ``page`` row of an item (without ``id``); its site by ``sites`` (the shipped
+    default rules when ``None``)."""
     status, reason = extraction_state(item)
     body = item.body
     return {
-        **_url_columns(item.url),
+        **_url_columns(item.url, sites or SiteRules.default()),
         "university_id": item.university_id if item.role == "university" else None,
         "role": item.role,
         "depth": item.depth,
@@ -161,6 +169,7 @@ def store_batch(
     items: Sequence[PageItem | PageErrorItem],
     *,
     extractor: Extractor | None = None,
+    sites: SiteRules | None = None,
 ) -> BatchResult:
     """Store a batch of items in one transaction.
 
@@ -175,12 +184,17 @@ def store_batch(
         ``extractor(url, body, content_type, charset) -> columns`` run on every pending
         HTML page (inline extraction); its columns (``text``, ``title``, ...,
         ``extraction_status``) are stored with the page.
+    sites : SiteRules, optional
+        The rules that decide each page's and link target's site (web entity); read from
+        the database (:func:`store.entities.site_rules`) when ``None``.
 
     Returns
     -------
     BatchResult
     """
     result = BatchResult()
+    if sites is None:
+        sites = site_rules(engine)
     rows: dict[str, dict[str, Any]] = {}
     page_items: dict[str, PageItem] = {}
     errors: list[PageErrorItem] = []
@@ -189,7 +203,7 @@ def store_batch(
         if isinstance(item, PageErrorItem):
             errors.append(item)
             continue
-        row = page_row(item, run_id)
+        row = page_row(item, run_id, sites)
         if extractor is not None and row["extraction_status"] == "pending" and item.body:
             pending.append((row, item))
         rows[row["url"]] = row  # the last answer for a URL wins
@@ -216,7 +230,7 @@ def store_batch(
     for attempt in range(DEADLOCK_RETRIES + 1):
         try:
             with session_scope(engine) as session:
-                result.links = _write_batch(session, run_id, rows, page_items, errors)
+                result.links = _write_batch(session, run_id, rows, page_items, errors, sites)
             break
         except DatabaseError as exc:
             if attempt == DEADLOCK_RETRIES or not _is_deadlock(exc):
@@ -242,6 +256,7 @@ def _write_batch(
     rows: dict[str, dict[str, Any]],
     page_items: dict[str, PageItem],
     errors: list[PageErrorItem],
+    sites: SiteRules,
 ) -> int:
     """One batch's statements in the session's transaction; return the links written."""
     ids = _upsert_pages(session, list(rows.values()))
@@ -259,7 +274,7 @@ def _write_batch(
                 "source_page_id": source,
                 "target_url": target,
                 "target_host": host[:253],
-                "target_domain": registered_domain(host)[:253],
+                "target_domain": sites.key(target)[:KEY_MAX_LENGTH],
                 "anchor": link.anchor or None,
                 "nofollow": link.nofollow,
                 # a link to no host of the public web (http://intranet/, 10.0.0.1) reaches
@@ -272,7 +287,7 @@ def _write_batch(
         )
         session.execute(stmt, list(link_rows.values()))
     if errors:
-        _store_chain_errors(session, run_id, errors)
+        _store_chain_errors(session, run_id, errors, sites)
     return len(link_rows)
 
 
@@ -280,7 +295,9 @@ def _write_batch(
 _CHAIN_ERRORS = ("redirect_loop:%", "too_many_redirects:%")
 
 
-def _store_chain_errors(session: Session, run_id: int, errors: list[PageErrorItem]) -> None:
+def _store_chain_errors(
+    session: Session, run_id: int, errors: list[PageErrorItem], sites: SiteRules
+) -> None:
     """Set the error of a redirect chain on its earlier pages.
 
     In a crawl farm the earlier hops may have been fetched by other processes whose
@@ -290,7 +307,7 @@ def _store_chain_errors(session: Session, run_id: int, errors: list[PageErrorIte
     rows = {}
     for err in errors:
         row: dict[str, Any] = {
-            **_url_columns(err.url),
+            **_url_columns(err.url, sites),
             "fetch_error": err.fetch_error,
             "first_run_id": run_id,
             "last_run_id": run_id,

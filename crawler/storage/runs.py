@@ -6,94 +6,29 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import Engine, delete, func, select
 
-from core.domains import in_domains
 from crawler.storage.pages import dialect_insert
-from store.models import Citation, CrawlRun, Environment, Link, Page, UniversityDomain
+from store.entities import environment_rows
+from store.models import Citation, CrawlRun, Environment, Link, Page
 from store.session import session_scope
 
 
 def finalize_run(engine: Engine, run_id: int) -> dict[str, Any]:
     """Recompute the run's environment rows and return its statistics (from the store).
 
-    Outgoing rows: per university and external registered domain, ``link_count`` = links
-    of the university's pages to the domain, ``page_count`` = the domain's pages fetched
-    (HTTP 200) in the run. Citing rows: per university and citing domain, ``page_count``
-    = verified citing pages, ``link_count`` = their stored links into the university.
+    The rows are :func:`store.entities.environment_rows`: per university and external
+    site (web entity, :mod:`core.entities`) and direction, links and pages; the same
+    function recomputes them when ``webometrics sites apply`` re-keys stored rows.
     """
     with session_scope(engine) as session:
-        uni_domains: dict[int, set[str]] = defaultdict(set)
-        for uid, dom in session.execute(
-            select(UniversityDomain.university_id, UniversityDomain.domain)
-        ):
-            uni_domains[uid].add(dom)
-        fetched_pages = dict(
-            session.execute(
-                select(Page.registered_domain, func.count())
-                .where(Page.last_run_id == run_id, Page.http_status == 200)
-                .group_by(Page.registered_domain)
-            ).all()
-        )
-        outgoing: Counter[tuple[int, str]] = Counter()
-        for source_uni, dom, n in session.execute(
-            select(Page.university_id, Link.target_domain, func.count())
-            .join(Page, Page.id == Link.source_page_id)
-            .where(Link.run_id == run_id, Link.external, Page.role == "university")
-            .group_by(Page.university_id, Link.target_domain)
-        ):
-            if source_uni is not None and dom not in uni_domains.get(source_uni, ()):
-                outgoing[(source_uni, dom)] += n
-        citing_pages: dict[tuple[int, str], set[int]] = defaultdict(set)
-        for uid, dom, pid in session.execute(
-            select(Citation.university_id, Citation.citing_domain, Citation.page_id).where(
-                Citation.run_id == run_id, Citation.status == "verified"
-            )
-        ):
-            if pid is not None:
-                citing_pages[(uid, dom)].add(pid)
-        citing_links: Counter[tuple[int, str]] = Counter()
-        all_pids = sorted({p for s in citing_pages.values() for p in s})
-        page_links: dict[int, list[str]] = defaultdict(list)
-        for start in range(0, len(all_pids), 500):
-            for src, host in session.execute(
-                select(Link.source_page_id, Link.target_host).where(
-                    Link.source_page_id.in_(all_pids[start : start + 500])
-                )
-            ):
-                page_links[src].append(host)
-        for (uid, dom), pids in citing_pages.items():
-            doms = uni_domains.get(uid, set())
-            citing_links[(uid, dom)] = sum(
-                1 for pid in pids for host in page_links.get(pid, ()) if in_domains(host, doms)
-            )
         session.execute(delete(Environment).where(Environment.run_id == run_id))
-        env_rows = [
-            {
-                "run_id": run_id,
-                "university_id": uid,
-                "domain": dom,
-                "direction": "outgoing",
-                "link_count": n,
-                "page_count": fetched_pages.get(dom, 0),
-            }
-            for (uid, dom), n in sorted(outgoing.items())
-        ] + [
-            {
-                "run_id": run_id,
-                "university_id": uid,
-                "domain": dom,
-                "direction": "citing",
-                "link_count": citing_links[(uid, dom)],
-                "page_count": len(pids),
-            }
-            for (uid, dom), pids in sorted(citing_pages.items())
-        ]
+        env_rows = environment_rows(session, run_id)
         if env_rows:
             session.execute(dialect_insert(session, Environment), env_rows)
         # statistics
@@ -146,8 +81,8 @@ def finalize_run(engine: Engine, run_id: int) -> dict[str, Any]:
         "links": int(n_links),
         "citations": {str(k): int(v) for k, v in sorted(citations.items())},
         "environment": {
-            "outgoing_domains": len(outgoing),
-            "citing_domains": len(citing_pages),
+            "outgoing_domains": sum(r["direction"] == "outgoing" for r in env_rows),
+            "citing_domains": sum(r["direction"] == "citing" for r in env_rows),
         },
         "finalized_at": dt.datetime.now(dt.UTC).isoformat(),
     }

@@ -26,12 +26,13 @@ from sqlalchemy import Engine, func, insert, literal, select
 from sqlalchemy.orm import Session
 
 from core.choices import GRAPH_RUN_KIND
-from core.domains import registered_domain
+from core.entities import KEY_MAX_LENGTH, SiteRules
 from core.exceptions import ParameterError
 from core.settings import Settings
 from crawler.commoncrawl.dumps import release_of
 from crawler.commoncrawl.graph import GraphReader
 from crawler.commoncrawl.graph import GraphResult as ReadGraph
+from store.entities import rules_of
 from store.models import CitingNode, CrawlRun, Environment, UniversityDomain
 from store.session import session_scope
 from webometrics.stages import StageResult
@@ -137,11 +138,14 @@ def _release(options: GraphScope, files: Sequence[Path]) -> str:
     )
 
 
-def _node_rows(batch: Sequence[Any], run_id: int, source: str) -> list[dict[str, Any]]:
-    """The :class:`CitingNode` rows of a batch of citing nodes."""
+def _node_rows(
+    batch: Sequence[Any], run_id: int, source: str, sites: SiteRules
+) -> list[dict[str, Any]]:
+    """The :class:`CitingNode` rows of a batch of citing nodes; a node's ``domain`` is the
+    key of its site (web entity) by ``sites``."""
     rows = []
     for node in batch:
-        domain = node.name if node.level == "domain" else registered_domain(node.name)
+        domain = sites.key(node.name)[:KEY_MAX_LENGTH]
         rows.append(
             {
                 "run_id": run_id,
@@ -227,8 +231,9 @@ def store_graph(engine: Engine, result: ReadGraph, files: dict[str, Any]) -> Gra
         s.flush()
         run_id = run.id
         stored = 0
+        sites = rules_of(s)
         for batch in result.batches(BATCH):
-            rows = _node_rows(batch, run_id, source)
+            rows = _node_rows(batch, run_id, source, sites)
             s.execute(insert(CitingNode), rows)
             stored += len(rows)
             log.debug("%s of %s citing nodes stored", f"{stored:,}", f"{result.citing_nodes:,}")

@@ -243,7 +243,15 @@ def _run_phase(
         job.candidates, job.skipped = job_candidates(engine, job)
     if phase in job.state.get("phases_done", []):
         return
-    job_file = phase_job(settings, job, phase, job.candidates if phase == "citing" else None)
+    from store.entities import site_rules
+
+    job_file = phase_job(
+        settings,
+        job,
+        phase,
+        job.candidates if phase == "citing" else None,
+        site_rules=site_rules(engine).analyst_spec(),
+    )
     if farm is not None:
         publish(farm, settings, job.run_id, phase, job_file)
     processes = settings.crawl.processes

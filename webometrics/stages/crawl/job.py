@@ -351,9 +351,12 @@ def phase_job(
     job: CrawlJob,
     phase: str,
     candidates: list[Any] | None = None,
+    site_rules: dict[str, list[Any]] | None = None,
 ) -> Path:
     """Write the job file of one phase (``<phase>.json``, the database URL masked: the
-    crawler process takes the real one from :func:`child_environment`)."""
+    crawler process takes the real one from :func:`child_environment`); ``site_rules``
+    are the analysts' web-entity rules (:meth:`core.entities.SiteRules.analyst_spec`)
+    the spiders budget external sites by."""
     from store.session import redact
 
     jobdir = job.path
@@ -369,6 +372,7 @@ def phase_job(
         },
         "proxy": settings.crawl.proxy,
         "universities": job.universities,
+        "site_rules": site_rules or {},
         "frontier": str(jobdir / FRONTIER_FILE),
         "log_file": str(jobdir / f"{phase}.log"),
     }
