@@ -203,6 +203,10 @@ ANALYSE_MAX_WORDS = 5000
 # level (the activity clustering's finer/coarser Leiden levels, the paper's r-steps);
 # "leiden" leaves a deep LSH dendrogram out, "none" names the final clusters only
 ANALYSE_LEVELS: LevelThemes = "all"
+# the text model of categories (`webometrics category train`): None = category-model.npz in
+# the user's data folder ($XDG_DATA_HOME/webometrics, ~/.local/share/webometrics); "none" =
+# no text model
+ANALYSE_TEXT_MODEL: str | None = None
 
 # --- dashboard ------------------------------------------------------------
 DASHBOARD_HOST = "127.0.0.1"

@@ -291,6 +291,8 @@ class AnalyseSettings(_Section):
     max_words: int = Field(D.ANALYSE_MAX_WORDS, ge=10)
     # the stored levels whose clusters are named besides the final ones (all/leiden/none)
     levels: LevelThemes = D.ANALYSE_LEVELS
+    # the text model file (None: the user's data folder; "none": no text model)
+    text_model: str | None = D.ANALYSE_TEXT_MODEL
 
     @field_validator("shingle_sizes")
     @classmethod

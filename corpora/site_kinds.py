@@ -168,9 +168,7 @@ def _pages(name: str) -> list[tuple[str, str, str]]:
     if name == "webkb":  # ALL_CLASSES: a department's 'other' pages are the university's too
         from corpora.webkb import ALL_CLASSES, load_webkb
 
-        return [
-            (registered_domain(p.url), "universities", p.text) for p in load_webkb(ALL_CLASSES)
-        ]
+        return [(registered_domain(p.url), "universities", p.text) for p in load_webkb(ALL_CLASSES)]
     if name == "bbc":
         from corpora.bbc import load_bbc
 
