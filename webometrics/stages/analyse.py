@@ -3,8 +3,10 @@
 1. **Domains**: every external registered domain of the environment (links and verified
    citations) and of the documents gets a category from the taxonomy
    (:func:`analyse.categories.categorize_domain`) read from up to
-   ``[analyse] pages_per_domain`` of its fetched pages (hosts, titles, texts); the studied
-   universities' own domains count as listed universities. Stored in
+   ``[analyse] pages_per_domain`` of its fetched pages (hosts, titles, texts) and the
+   registries of organisations (:mod:`analyse.registries`, loaded once per run; off with
+   ``[analyse] registries = false``); the studied universities' own domains count as
+   listed universities. Stored in
    :class:`~store.models.DomainCategory` with its score and evidence (the raw scores
    included, so cluster votes can be recomputed); an analyst's override is never touched.
 2. **Clusters**: for each clustering not analysed yet (its final clusters have no theme;
@@ -47,6 +49,7 @@ from analyse.categories import (
     categorize_domain,
     load_taxonomy,
 )
+from analyse.registries import Registry
 from analyse.themes import (
     CountedDocument,
     ThemeCache,
@@ -171,8 +174,9 @@ def _categorised(
     per_domain: int,
     max_words: int,
     progress: bool,
+    registry: Registry | None,
 ) -> dict[str, Assignment]:
-    """The category of each domain of ``todo`` from its pages."""
+    """The category of each domain of ``todo`` from its pages and the registries."""
     known = {d: k for d, k in _university_domains(engine).items() if "universities" in taxonomy}
     results: dict[str, Assignment] = {}
     bar = tqdm(
@@ -187,6 +191,7 @@ def _categorised(
             texts=dp.texts,
             known=known,
             max_words=max_words,
+            registry=registry,
         )
         bar.update(1)
     bar.close()
@@ -236,6 +241,7 @@ def categorise_domains(
     per_domain: int = 20,
     max_words: int = 5000,
     progress: bool = True,
+    registry: Registry | None = None,
 ) -> DomainsResult:
     """Categorise domains and store :class:`DomainCategory` rows (overrides untouched).
 
@@ -243,6 +249,8 @@ def categorise_domains(
     ----------
     domains : sequence of str, optional
         The domains (default: those of the environment and of the documents).
+    registry : Registry, optional
+        The registries of organisations, as evidence (none: the taxonomy alone).
     per_domain : int
         Pages read per domain.
     max_words : int
@@ -257,9 +265,26 @@ def categorise_domains(
     """
     todo = sorted(set(domains)) if domains is not None else _environment_domains(engine)
     results = _categorised(
-        engine, taxonomy, todo, per_domain=per_domain, max_words=max_words, progress=progress
+        engine,
+        taxonomy,
+        todo,
+        per_domain=per_domain,
+        max_words=max_words,
+        progress=progress,
+        registry=registry,
     )
     return _store_domain_categories(engine, taxonomy, results)
+
+
+def load_registry(cfg: AnalyseSettings) -> Registry | None:
+    """The run's registries (``[analyse] registries``): the snapshot of the registry
+    folder (``[analyse] registry_dir``) when ``webometrics registries update`` wrote one,
+    else the packaged one; None when switched off."""
+    if not cfg.registries:
+        return None
+    registry = Registry.load(cfg.registry_folder())
+    log.info("registries: %d organisations from %s", len(registry), registry.path)
+    return registry
 
 
 def _clusterings_to_do(engine: Engine, ids: Sequence[int] | None, redo: bool) -> list[int]:
@@ -765,6 +790,7 @@ def run(
             per_domain=cfg.pages_per_domain,
             max_words=cfg.max_words,
             progress=progress,
+            registry=load_registry(cfg),
         )
     todo = _clusterings_to_do(engine, scope.clustering_ids, scope.redo)
     named = _analyse_clusterings(engine, todo, taxonomy, cfg, progress)
