@@ -263,28 +263,30 @@ def combine_evidence(
     )
 
 
-def name_facts(names: Assignment, registry_match: Any | None = None) -> list[NameFact]:
-    """The facts of a name: a registry's match, then the taxonomy's listing, pattern or
-    name part behind the category of ``names`` (:func:`categorize_domain` without
-    text)."""
+def name_facts(names: Assignment) -> list[NameFact]:
+    """The facts of a name behind the category of ``names``
+    (:func:`analyse.categories.categorize_domain` of the name alone, with the registries):
+    its registry match (unless a listed domain outranked it), listed domains, host
+    patterns and name parts, strongest first."""
+    if names.category == UNKNOWN:
+        return []
+    ev = names.evidence
     facts: list[NameFact] = []
-    if registry_match is not None:
+    reg = ev.get("registry")
+    if reg and not reg.get("outranked_by") and reg.get("category") == names.category:
         facts.append(
             NameFact(
                 "registry",
-                registry_match.category,
-                f"{registry_match.name} ({registry_match.country}, "
-                f"{registry_match.source}:{registry_match.source_id})",
-                None,
+                names.category,
+                f"{reg['name']} ({reg['country']}, {reg['source']}:{reg['source_id']})",
             )
         )
-    ev = names.evidence
     for source, key in (
         ("known_domain", "known"),
         ("pattern", "patterns"),
         ("name_part", "name_parts"),
     ):
-        if names.category != UNKNOWN and ev.get(key):
+        if ev.get(key):
             facts.append(NameFact(source, names.category, list(ev[key])))
     return facts
 
@@ -325,7 +327,9 @@ def categorize_site(
     hosts, titles, texts, known, max_words
         As :func:`analyse.categories.categorize_domain`.
     registry : Registry, optional
-        Looked up for ``domain`` (and its parents).
+        Looked up for ``domain`` (and its parents) by
+        :func:`~analyse.categories.categorize_domain`, whose rule of a listed domain
+        outranking a less specific registry match holds.
     text : TextEvidence, optional
         The text model's evidence (:func:`text_evidence`); None: no model or no text.
     reliability : Reliability, optional
@@ -348,15 +352,16 @@ def categorize_site(
     >>> categorize_site("nothing-here.example", taxonomy=load_taxonomy()).category
     'unknown'
     """
-    names = categorize_domain(domain, taxonomy=taxonomy, hosts=hosts, known=known)
+    names = categorize_domain(
+        domain, taxonomy=taxonomy, hosts=hosts, known=known, registry=registry
+    )
     words = categorize_domain(
         "", taxonomy=taxonomy, titles=titles, texts=texts, max_words=max_words
     )
-    match = registry.lookup(domain) if registry is not None else None
     keys = taxonomy.keys()
     combined = combine_evidence(
         keys,
-        facts=name_facts(names, match),
+        facts=name_facts(names),
         keywords=words.scores if words.category != UNKNOWN else None,
         text=text,
         reliability=reliability,
@@ -368,7 +373,7 @@ def categorize_site(
         evidence[key] = names.evidence.get(key, []) if names.category == combined.category else []
     for key in ("title_keywords", "text_keywords"):
         evidence[key] = words.evidence.get(key, {}) if words.category == combined.category else {}
-    evidence["registry"] = match.as_evidence() if match is not None else None
+    evidence["registry"] = names.evidence.get("registry")
     evidence.update(combined.evidence())
     return Assignment(
         combined.category,

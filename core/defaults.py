@@ -192,6 +192,11 @@ DEDUP_FPMAX_MAX_DOCS = 40
 
 # --- analysis: themes, categories, report ---------------------------------
 ANALYSE_TAXONOMY: str | None = None  # None: the shipped analyse/taxonomy.toml
+# the registries of organisations as category evidence (analyse.registries); their folder
+# (`webometrics registries update` writes there; None: $XDG_DATA_HOME/webometrics/
+# registries, else ~/.local/share/webometrics/registries; the packaged snapshot when empty)
+ANALYSE_REGISTRIES = True
+ANALYSE_REGISTRY_DIR: str | None = None
 ANALYSE_THEME_TERMS = 10
 ANALYSE_THEME_SHINGLES = 10
 ANALYSE_SHINGLE_SIZES: tuple[int, ...] = (2, 3)

@@ -3,8 +3,10 @@
 1. **Domains**: every external registered domain of the environment (links and verified
    citations) and of the documents gets a category from the taxonomy
    (:func:`analyse.categories.categorize_domain`) read from up to
-   ``[analyse] pages_per_domain`` of its fetched pages (hosts, titles, texts); the studied
-   universities' own domains count as listed universities. Stored in
+   ``[analyse] pages_per_domain`` of its fetched pages (hosts, titles, texts) and the
+   registries of organisations (:mod:`analyse.registries`, loaded once per run; off with
+   ``[analyse] registries = false``); the studied universities' own domains count as
+   listed universities. Stored in
    :class:`~store.models.DomainCategory` with its score and evidence (the raw scores
    included, so cluster votes can be recomputed); an analyst's override is never touched.
 2. **Clusters**: for each clustering not analysed yet (its final clusters have no theme;
@@ -48,6 +50,7 @@ from analyse.categories import (
     categorize_domain,
     load_taxonomy,
 )
+from analyse.registries import Registry
 from analyse.text_model import TextCategoryModel
 from analyse.themes import (
     CountedDocument,
@@ -78,7 +81,6 @@ from store.session import session_scope
 from webometrics.stages import StageResult
 
 if TYPE_CHECKING:
-    from analyse.registries import Registry
     from corpora.site_kinds import SiteSample
 
 log = logging.getLogger(__name__)
@@ -256,7 +258,8 @@ def categorise_domains(
     max_words : int
         Words of text read per domain.
     settings : Settings, optional
-        ``[analyse] text_model`` (default: the default settings).
+        ``[analyse] text_model``, ``registries`` and ``registry_dir`` (default: the
+        default settings).
 
     Returns
     -------
@@ -415,9 +418,7 @@ class SiteCategorizer:
     def make(cls, engine: Engine, cfg: AnalyseSettings, taxonomy: Taxonomy) -> SiteCategorizer:
         """The categoriser of a run: the registries loaded, the text model chosen
         (:func:`choose_text_model`)."""
-        from analyse.registries import Registry
-
-        registry = Registry.load()
+        registry = load_registry(cfg)
         known = {d: k for d, k in _university_domains(engine).items() if "universities" in taxonomy}
         return cls(
             taxonomy,
@@ -516,7 +517,6 @@ def train_text_model(
     DataNotFoundError
         A corpus is asked for and the shared data folder is missing.
     """
-    from analyse.registries import Registry
     from analyse.text_model import TextCategoryModel, site_terms
     from corpora.site_kinds import load_site_kinds
 
@@ -525,7 +525,7 @@ def train_text_model(
     samples = load_site_kinds(corpora) if corpora else []
     if engine is not None:
         samples += database_site_samples(
-            engine, taxonomy, Registry.load(), per_domain=cfg.pages_per_domain
+            engine, taxonomy, load_registry(cfg), per_domain=cfg.pages_per_domain
         )
     sources = dict(Counter(s.corpus for s in samples))
     try:
@@ -539,6 +539,17 @@ def train_text_model(
         raise ParameterError(f"cannot train the text model: {exc}") from exc
     path = model.save(out)
     return {"model": str(path), **model.provenance_}
+
+
+def load_registry(cfg: AnalyseSettings) -> Registry | None:
+    """The run's registries (``[analyse] registries``): the snapshot of the registry
+    folder (``[analyse] registry_dir``) when ``webometrics registries update`` wrote one,
+    else the packaged one; None when switched off."""
+    if not cfg.registries:
+        return None
+    registry = Registry.load(cfg.registry_folder())
+    log.info("registries: %d organisations from %s", len(registry), registry.path)
+    return registry
 
 
 def _clusterings_to_do(engine: Engine, ids: Sequence[int] | None, redo: bool) -> list[int]:
