@@ -27,6 +27,30 @@ Complexity: compiling a taxonomy with K keywords and D domain entries is O(K + D
 domain with W words in its pages and titles costs O(W · L) with L the longest word
 (prefix look-ups), plus one regular-expression scan per multi-word keyword.
 
+**Evidence and what decides.** Each source of evidence is an :class:`Evidence` (its
+name and a score per category); :func:`combine` adds them and says which source decided
+(``decided_by``: the one that gave the winning category most of its score; ``override``
+for an analyst's category, ``none`` without evidence). The sources, weakest first:
+``keywords`` (titles and texts), ``pattern`` (host patterns and parts of the domain's
+name), ``registry`` and ``known_domain``:
+
+* **registry** (:mod:`analyse.registries`, ``registry=``): the host or a parent domain
+  is an organisation of Hipo's universities list or ROR. Its category (ROR types mapped
+  by :func:`analyse.registries.category_of`) weighs :func:`registry_weight`, more than
+  patterns, name parts and keywords of another category can ever add up to, so a
+  registered university is a university whatever its pages say, and a ROR company is no
+  university. The evidence names the organisation, its country, kind and source.
+* **known_domain**, the taxonomy's listed domains, outranks a registry match that is not
+  more specific (``arxiv.org`` listed as a scientific community, a ``nonprofit`` in ROR;
+  ``elsevier.com``, a company; ``bbc.com``, a government funder): a registry says what
+  kind of *organisation* runs a site, the analyst's list what kind of *site* it is, which
+  is what the paper's categories are. A registry match more specific than the listing
+  (``research.example.com`` under a listed ``example.com``) wins. The registry's say is
+  then kept in the evidence (``registry`` with ``outranked_by``) but weighs nothing.
+
+A text model's probabilities would be one more :class:`Evidence` passed to
+:func:`combine`.
+
 The taxonomy file, its checks and its types (:class:`~analyse.taxonomy.Taxonomy`,
 :func:`~analyse.taxonomy.load_taxonomy`) are :mod:`analyse.taxonomy`.
 
@@ -49,6 +73,17 @@ Examples
 'other_organisations'
 >>> tax.resolve("news")
 'news_portals'
+>>> from analyse.registries import Registry
+>>> reg = Registry.load()
+>>> a = categorize_domain("lib.umn.edu", taxonomy=tax, registry=reg)
+>>> a.category, a.evidence["decided_by"], a.evidence["registry"]["name"]
+('universities', 'registry', 'University of Minnesota Libraries...')
+>>> a = categorize_domain("arxiv.org", taxonomy=tax, registry=reg)
+>>> a.category, a.evidence["decided_by"], a.evidence["registry"]["outranked_by"]
+('scientific_communities', 'known_domain', 'known domain arxiv.org')
+>>> a = categorize_domain("spbgu-regional.ac.ru", taxonomy=tax)
+>>> a.category, a.evidence["decided_by"]
+('scientific_communities', 'pattern')
 """
 
 from __future__ import annotations
@@ -59,18 +94,26 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from analyse.registries import Registry, RegistryMatch
 from analyse.taxonomy import Taxonomy, load_taxonomy
 from analyse.themes import words
 from core.choices import UNKNOWN
 
 # Taxonomy and load_taxonomy (analyse.taxonomy) are used here and imported from here too
 __all__ = [
+    "DECIDERS",
     "Assignment",
+    "Evidence",
     "Taxonomy",
     "categorize_cluster",
     "categorize_domain",
+    "combine",
     "load_taxonomy",
+    "registry_weight",
 ]
+
+#: what can decide a domain's category (``evidence["decided_by"]``), strongest first
+DECIDERS = ("override", "known_domain", "registry", "pattern", "keywords", "none")
 
 
 @dataclass(frozen=True)
@@ -88,6 +131,129 @@ class Assignment:
         if total <= 0:
             return {self.category: 1.0}
         return {k: v / total for k, v in self.scores.items() if v > 0}
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What one source says of a domain's category.
+
+    Attributes
+    ----------
+    source : str
+        Its name, as ``decided_by`` gives it (``registry``, ``known_domain``,
+        ``pattern``, ``keywords``; a text model would add ``text_model``).
+    scores : mapping of str to float
+        A non-negative weight per category key (missing: 0).
+    """
+
+    source: str
+    scores: Mapping[str, float]
+
+
+def combine(
+    taxonomy: Taxonomy,
+    evidence: Sequence[Evidence],
+    details: dict[str, Any],
+    *,
+    override: str | None = None,
+) -> Assignment:
+    """The category of a domain from every source's evidence: the sum of their scores.
+
+    Parameters
+    ----------
+    taxonomy : Taxonomy
+    evidence : sequence of Evidence
+        Every source's scores; their sum per category decides (the taxonomy's order
+        breaks ties).
+    details : dict
+        What matched (stored as the assignment's evidence; ``decided_by`` is added).
+    override : str, optional
+        An analyst's category: it decides (score 1), the sources' scores stay beside it.
+
+    Returns
+    -------
+    Assignment
+        ``evidence["decided_by"]``: ``override``; else the source that gave the winning
+        category the largest part of its score; ``none`` without any evidence (the
+        taxonomy's default category, score 0).
+
+    Examples
+    --------
+    >>> tax = load_taxonomy()
+    >>> a = combine(tax, [Evidence("keywords", {"media": 2.0, "news_portals": 1.0}),
+    ...                   Evidence("registry", {"universities": 14.0})], {})
+    >>> a.category, a.score, a.evidence["decided_by"]
+    ('universities', 0.8235, 'registry')
+    >>> combine(tax, [], {}).evidence["decided_by"]
+    'none'
+    """
+    scores = {c.key: 0.0 for c in taxonomy.categories}
+    for ev in evidence:
+        for key, value in ev.scores.items():
+            if value > 0 and key in scores:
+                scores[key] += value
+    if override is not None:
+        key = taxonomy.resolve(override)
+        details["decided_by"] = "override"
+        rounded = {k: round(v, 4) for k, v in scores.items() if v > 0}
+        return Assignment(key, 1.0, rounded, details)
+    result = _decide(taxonomy, scores, details)
+    if result.score <= 0:
+        details["decided_by"] = "none"
+        return result
+    share = {ev.source: 0.0 for ev in evidence}
+    for ev in evidence:
+        share[ev.source] += max(ev.scores.get(result.category, 0.0), 0.0)
+    order = {name: i for i, name in enumerate(DECIDERS)}
+    details["decided_by"] = min(share, key=lambda n: (-share[n], order.get(n, len(order))))
+    return result
+
+
+def registry_weight(taxonomy: Taxonomy) -> float:
+    """The weight of a registry match: one more than a domain pattern, the heaviest name
+    part and saturated title and text keywords of another category can add up to, so
+    that only a listed domain (or an override) outweighs it.
+
+    Examples
+    --------
+    >>> registry_weight(load_taxonomy())
+    14.0
+    """
+    sc = taxonomy.scoring
+    heaviest_part = max(
+        (w for c in taxonomy.categories for _p, w in c.weighted_name_parts), default=0.0
+    )
+    keywords = (sc.title_keyword + sc.text_keyword) * sc.cap
+    return sc.domain_pattern + sc.name_part * heaviest_part + keywords + 1.0
+
+
+def _specificity(key: str) -> int:
+    """Labels of a host plus segments of a path: ``cs.ox.ac.uk`` 4, ``vk.com/x`` 3."""
+    host, _, path = key.partition("/")
+    return host.count(".") + 1 + (path.count("/") + 1 if path else 0)
+
+
+def _registry_evidence(
+    taxonomy: Taxonomy, match: RegistryMatch, listed: Mapping[str, Sequence[str]]
+) -> tuple[Evidence, dict[str, Any]]:
+    """The registry's evidence for ``match``: its category at :func:`registry_weight`,
+    or nothing when a listed domain at least as specific says another category."""
+    detail = match.as_evidence()
+    category = match.category if match.category in taxonomy else None
+    if category is None:
+        detail["outranked_by"] = f"the taxonomy has no category {match.category!r}"
+        return Evidence("registry", {}), detail
+    rival = [
+        d
+        for key, doms in listed.items()
+        if key != category
+        for d in doms
+        if "*" not in d and _specificity(d) >= _specificity(match.matched_domain)
+    ]
+    if rival:
+        detail["outranked_by"] = f"known domain {rival[0]}"
+        return Evidence("registry", {}), detail
+    return Evidence("registry", {category: registry_weight(taxonomy)}), detail
 
 
 # --- scoring ----------------------------------------------------------------------------
@@ -157,13 +323,17 @@ def categorize_domain(
     texts: Sequence[str] = (),
     known: Mapping[str, str] | None = None,
     max_words: int = 5000,
+    registry: Registry | None = None,
+    override: str | None = None,
 ) -> Assignment:
-    """The category of one registered domain from its name, hosts, page titles and texts.
+    """The category of one site from its name, hosts, page titles and texts, and the
+    registries.
 
     Parameters
     ----------
     domain : str
-        The registered domain (``"ox.ac.uk"``).
+        The site's key: a registered domain (``"ox.ac.uk"``), a host
+        (``"user.livejournal.com"``) or a host and path (``"vk.com/spbu"``).
     taxonomy : Taxonomy
     hosts : sequence of str
         Host names of its pages (``"www.cs.ox.ac.uk"``): host patterns match them too.
@@ -174,18 +344,29 @@ def categorize_domain(
         (e.g. the registered domains of the universities under study).
     max_words : int
         Words read from each text.
+    registry : Registry, optional
+        The registries (:class:`analyse.registries.Registry`, made once per run): the
+        organisation at the domain or a parent domain is evidence.
+    override : str, optional
+        An analyst's category: it decides (``decided_by`` ``override``); what the other
+        evidence says stays in the evidence.
 
     Returns
     -------
     Assignment
-        ``evidence`` holds ``known`` (listed domains that matched), ``patterns``,
-        ``name_parts``, ``title_keywords`` and ``text_keywords`` (keyword -> number of
-        titles/pages, for the winning category), ``pages`` and ``titles`` (counts).
+        ``evidence`` holds ``decided_by`` (:data:`DECIDERS`), ``known`` (listed domains
+        that matched), ``patterns``, ``name_parts``, ``title_keywords`` and
+        ``text_keywords`` (keyword -> number of titles/pages, for the winning category),
+        ``pages`` and ``titles`` (counts), and ``registry`` (the organisation found:
+        ``name``, ``country``, ``kind``, ``category``, ``source``, ``source_id``,
+        ``matched_domain``; ``outranked_by`` when a listed domain outranked it) when the
+        registries know the domain.
     """
     sc = taxonomy.scoring
-    forms = _host_forms(domain, hosts)
+    forms = _host_forms(domain.split("/", 1)[0], hosts)
     label = domain.strip(".").lower().split(".")[0]
-    scores = {c.key: 0.0 for c in taxonomy.categories}
+    listed_scores = {c.key: 0.0 for c in taxonomy.categories}
+    pattern_scores = dict(listed_scores)
     listed: dict[str, list[str]] = {}
     patterns: dict[str, list[str]] = {}
     parts: dict[str, list[str]] = {}
@@ -198,25 +379,38 @@ def categorize_domain(
         n = [x for x, _w in c.weighted_name_parts if x in label]
         if k:
             # the most specific listing wins: a longer listed domain adds its length share
-            scores[c.key] += sc.known_domain + 0.01 * max(len(d) for d in k)
+            listed_scores[c.key] += sc.known_domain + 0.01 * max(len(d) for d in k)
             listed[c.key] = k
         if p:
-            scores[c.key] += sc.domain_pattern
+            pattern_scores[c.key] += sc.domain_pattern
             patterns[c.key] = p
         if n:
             weights = dict(c.weighted_name_parts)
-            scores[c.key] += sc.name_part * max(weights[x] for x in n)
+            pattern_scores[c.key] += sc.name_part * max(weights[x] for x in n)
             parts[c.key] = n
     title_sat, title_hits = _keyword_evidence(taxonomy, titles, max_words)
     text_sat, text_hits = _keyword_evidence(taxonomy, texts, max_words)
-    for key in scores:
-        scores[key] += sc.title_keyword * title_sat[key] + sc.text_keyword * text_sat[key]
+    keyword_scores = {
+        key: sc.title_keyword * title_sat[key] + sc.text_keyword * text_sat[key]
+        for key in listed_scores
+    }
     evidence: dict[str, Any] = {"pages": len(texts), "titles": len(titles)}
-    if not any(scores.values()) and not any(titles) and not any(texts):
+    sources = [
+        Evidence("known_domain", listed_scores),
+        Evidence("pattern", pattern_scores),
+        Evidence("keywords", keyword_scores),
+    ]
+    match = registry.lookup(domain) if registry is not None else None
+    if match is not None:
+        found, evidence["registry"] = _registry_evidence(taxonomy, match, listed)
+        sources.append(found)
+    nothing = not any(v for ev in sources for v in ev.scores.values())
+    if nothing and override is None and not any(titles) and not any(texts):
         # nothing to read and nothing in the name: unknown, not the default category
         evidence["reason"] = "no evidence: no fetched page with text or title, no listing"
+        evidence["decided_by"] = "none"
         return Assignment(UNKNOWN, 0.0, {}, evidence)
-    result = _decide(taxonomy, scores, evidence)
+    result = combine(taxonomy, sources, evidence, override=override)
     best = result.category
     evidence.update(
         known=listed.get(best, []),

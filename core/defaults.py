@@ -192,6 +192,11 @@ DEDUP_FPMAX_MAX_DOCS = 40
 
 # --- analysis: themes, categories, report ---------------------------------
 ANALYSE_TAXONOMY: str | None = None  # None: the shipped analyse/taxonomy.toml
+# the registries of organisations as category evidence (analyse.registries); their folder
+# (`webometrics registries update` writes there; None: $XDG_DATA_HOME/webometrics/
+# registries, else ~/.local/share/webometrics/registries; the packaged snapshot when empty)
+ANALYSE_REGISTRIES = True
+ANALYSE_REGISTRY_DIR: str | None = None
 ANALYSE_THEME_TERMS = 10
 ANALYSE_THEME_SHINGLES = 10
 ANALYSE_SHINGLE_SIZES: tuple[int, ...] = (2, 3)
@@ -203,6 +208,10 @@ ANALYSE_MAX_WORDS = 5000
 # level (the activity clustering's finer/coarser Leiden levels, the paper's r-steps);
 # "leiden" leaves a deep LSH dendrogram out, "none" names the final clusters only
 ANALYSE_LEVELS: LevelThemes = "all"
+# the text model of categories (`webometrics category train`): None = category-model.npz in
+# the user's data folder ($XDG_DATA_HOME/webometrics, ~/.local/share/webometrics); "none" =
+# no text model
+ANALYSE_TEXT_MODEL: str | None = None
 
 # --- dashboard ------------------------------------------------------------
 DASHBOARD_HOST = "127.0.0.1"

@@ -282,6 +282,8 @@ class AnalyseSettings(_Section):
     """Cluster themes, activity categories (the taxonomy file) and the report."""
 
     taxonomy: str | None = D.ANALYSE_TAXONOMY
+    registries: bool = D.ANALYSE_REGISTRIES
+    registry_dir: str | None = D.ANALYSE_REGISTRY_DIR
     theme_terms: int = Field(D.ANALYSE_THEME_TERMS, ge=1, le=100)
     theme_shingles: int = Field(D.ANALYSE_THEME_SHINGLES, ge=0, le=100)
     shingle_sizes: tuple[int, ...] = D.ANALYSE_SHINGLE_SIZES
@@ -291,6 +293,8 @@ class AnalyseSettings(_Section):
     max_words: int = Field(D.ANALYSE_MAX_WORDS, ge=10)
     # the stored levels whose clusters are named besides the final ones (all/leiden/none)
     levels: LevelThemes = D.ANALYSE_LEVELS
+    # the text model file (None: the user's data folder; "none": no text model)
+    text_model: str | None = D.ANALYSE_TEXT_MODEL
 
     @field_validator("shingle_sizes")
     @classmethod
@@ -298,6 +302,14 @@ class AnalyseSettings(_Section):
         if not v or any(k < 1 or k > 10 for k in v):
             raise ValueError("shingle_sizes must list word counts from 1 to 10, e.g. [2, 3]")
         return v
+
+    def registry_folder(self) -> Path:
+        """The registries' folder: ``registry_dir``, else ``$XDG_DATA_HOME/webometrics/
+        registries`` (``~/.local/share/webometrics/registries`` without it)."""
+        if self.registry_dir:
+            return Path(self.registry_dir).expanduser()
+        base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+        return Path(base) / "webometrics" / "registries"
 
 
 class DashboardSettings(_Section):

@@ -9,6 +9,8 @@ import getpass
 import json
 from typing import TYPE_CHECKING
 
+from webometrics.commands.category_classify import register_classify
+
 if TYPE_CHECKING:
     from webometrics.cli import Context
 
@@ -81,6 +83,7 @@ def _register_category(sub: argparse._SubParsersAction) -> None:
     h.set_defaults(func=_history)
     keys = csub.add_parser("keys", help="list the taxonomy's categories and aliases")
     keys.set_defaults(func=_keys)
+    register_classify(csub)
 
 
 def _analyse(ctx: Context) -> int:

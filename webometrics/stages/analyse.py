@@ -3,8 +3,10 @@
 1. **Domains**: every external registered domain of the environment (links and verified
    citations) and of the documents gets a category from the taxonomy
    (:func:`analyse.categories.categorize_domain`) read from up to
-   ``[analyse] pages_per_domain`` of its fetched pages (hosts, titles, texts); the studied
-   universities' own domains count as listed universities. Stored in
+   ``[analyse] pages_per_domain`` of its fetched pages (hosts, titles, texts) and the
+   registries of organisations (:mod:`analyse.registries`, loaded once per run; off with
+   ``[analyse] registries = false``); the studied universities' own domains count as
+   listed universities. Stored in
    :class:`~store.models.DomainCategory` with its score and evidence (the raw scores
    included, so cluster votes can be recomputed); an analyst's override is never touched.
 2. **Clusters**: for each clustering not analysed yet (its final clusters have no theme;
@@ -27,13 +29,14 @@ records.
 from __future__ import annotations
 
 import logging
+import os
 import tempfile
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
@@ -47,6 +50,8 @@ from analyse.categories import (
     categorize_domain,
     load_taxonomy,
 )
+from analyse.registries import Registry
+from analyse.text_model import TextCategoryModel
 from analyse.themes import (
     CountedDocument,
     ThemeCache,
@@ -57,7 +62,7 @@ from analyse.themes import (
     readable_terms,
 )
 from core.choices import DIRECTIONS, LevelThemes
-from core.exceptions import ParameterError
+from core.exceptions import ConfigError, ParameterError
 from core.settings import AnalyseSettings, Settings
 from store import aggregates, analytics, queries
 from store import networks as network_tables
@@ -74,6 +79,9 @@ from store.models import (
 from store.overrides import check_overrides, stored_assignment
 from store.session import session_scope
 from webometrics.stages import StageResult
+
+if TYPE_CHECKING:
+    from corpora.site_kinds import SiteSample
 
 log = logging.getLogger(__name__)
 
@@ -165,30 +173,27 @@ class DomainsResult:
 
 def _categorised(
     engine: Engine,
-    taxonomy: Taxonomy,
+    categorizer: SiteCategorizer,
     todo: Sequence[str],
     *,
     per_domain: int,
-    max_words: int,
     progress: bool,
 ) -> dict[str, Assignment]:
-    """The category of each domain of ``todo`` from its pages."""
-    known = {d: k for d, k in _university_domains(engine).items() if "universities" in taxonomy}
+    """The category of each domain of ``todo`` from its pages and all the evidence
+    (:class:`SiteCategorizer`)."""
     results: dict[str, Assignment] = {}
     bar = tqdm(
         total=len(todo), desc="categorise domains", unit="domain", disable=not progress or None
     )
+    batch: list[DomainPages] = []
     for dp in iter_domain_pages(engine, todo, per_domain=per_domain):
-        results[dp.domain] = categorize_domain(
-            dp.domain,
-            taxonomy=taxonomy,
-            hosts=dp.hosts,
-            titles=dp.titles,
-            texts=dp.texts,
-            known=known,
-            max_words=max_words,
-        )
-        bar.update(1)
+        batch.append(dp)
+        if len(batch) >= _CHUNK:
+            results.update(categorizer.categorize(batch))
+            bar.update(len(batch))
+            batch = []
+    results.update(categorizer.categorize(batch))
+    bar.update(len(batch))
     bar.close()
     return results
 
@@ -236,8 +241,13 @@ def categorise_domains(
     per_domain: int = 20,
     max_words: int = 5000,
     progress: bool = True,
+    settings: Settings | None = None,
 ) -> DomainsResult:
     """Categorise domains and store :class:`DomainCategory` rows (overrides untouched).
+
+    Each domain's category pools the registries, the taxonomy and the text model
+    (:class:`SiteCategorizer`); its ``score`` is the pooled confidence (0..1) and its
+    evidence says what decided (``decided_by``).
 
     Parameters
     ----------
@@ -247,6 +257,9 @@ def categorise_domains(
         Pages read per domain.
     max_words : int
         Words of text read per domain.
+    settings : Settings, optional
+        ``[analyse] text_model``, ``registries`` and ``registry_dir`` (default: the
+        default settings).
 
     Returns
     -------
@@ -256,10 +269,287 @@ def categorise_domains(
         per assigned category (``categories``).
     """
     todo = sorted(set(domains)) if domains is not None else _environment_domains(engine)
-    results = _categorised(
-        engine, taxonomy, todo, per_domain=per_domain, max_words=max_words, progress=progress
-    )
+    cfg = (settings or Settings()).analyse.model_copy(update={"max_words": max_words})
+    categorizer = SiteCategorizer.make(engine, cfg, taxonomy)
+    results = _categorised(engine, categorizer, todo, per_domain=per_domain, progress=progress)
     return _store_domain_categories(engine, taxonomy, results)
+
+
+# --- the text model of categories ------------------------------------------------------
+
+#: The file name of the text model in the user's data folder.
+TEXT_MODEL_NAME = "category-model.npz"
+
+#: The database's own labels train a model when no file is there and it has this many
+#: sites with text in each of two categories at least.
+MIN_DATABASE_SITES = 10
+
+
+def default_text_model_path(environ: Mapping[str, str] | None = None) -> Path:
+    """``category-model.npz`` in the user's data folder: ``$XDG_DATA_HOME/webometrics``,
+    ``~/.local/share/webometrics`` without it.
+
+    >>> str(default_text_model_path({"XDG_DATA_HOME": "/data"}))
+    '/data/webometrics/category-model.npz'
+    """
+    env = os.environ if environ is None else environ
+    base = Path(env.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return base / "webometrics" / TEXT_MODEL_NAME
+
+
+def text_model_path(cfg: AnalyseSettings) -> Path | None:
+    """The text model file of the settings (None: ``text_model = "none"``)."""
+    if cfg.text_model is not None and cfg.text_model.strip().lower() == "none":
+        return None
+    return Path(cfg.text_model) if cfg.text_model else default_text_model_path()
+
+
+def database_site_samples(
+    engine: Engine,
+    taxonomy: Taxonomy,
+    registry: Registry | None,
+    *,
+    per_domain: int,
+    domains: Sequence[str] | None = None,
+) -> list[SiteSample]:
+    """Labelled texts of the database: every domain with fetched text whose category an
+    analyst set (``override_category``) or a registry, a listed domain or a host pattern
+    gives by name (not a name part, not keywords), one sample of up to ``per_domain``
+    pages each."""
+    from corpora.site_kinds import SiteSample
+
+    with engine.connect() as conn:
+        overrides = dict(
+            conn.execute(
+                select(DomainCategory.domain, DomainCategory.override_category).where(
+                    DomainCategory.override_category.is_not(None)
+                )
+            ).all()
+        )
+    todo = sorted(set(domains) if domains is not None else _environment_domains(engine))
+    known = {d: k for d, k in _university_domains(engine).items() if "universities" in taxonomy}
+    labels: dict[str, str] = {}
+    for dom in todo:
+        if dom in overrides:
+            labels[dom] = taxonomy.resolve(overrides[dom])
+            continue
+        match = registry.lookup(dom) if registry is not None else None
+        if match is not None and match.category in taxonomy:
+            labels[dom] = match.category
+            continue
+        named = categorize_domain(dom, taxonomy=taxonomy, known=known)
+        if named.evidence.get("known") or named.evidence.get("patterns"):
+            labels[dom] = named.category
+    out: list[SiteSample] = []
+    for dp in iter_domain_pages(engine, sorted(labels), per_domain=per_domain):
+        texts = [t for t in (*dp.titles, *dp.texts) if t.strip()]
+        if dp.texts:
+            out.append(SiteSample(dp.domain, labels[dp.domain], "database", tuple(texts)))
+    return out
+
+
+@dataclass(frozen=True)
+class TextModelChoice:
+    """The text model a run uses (None: none) and what it is, for the evidence."""
+
+    model: TextCategoryModel | None
+    note: str
+
+
+def choose_text_model(
+    engine: Engine, cfg: AnalyseSettings, taxonomy: Taxonomy, registry: Registry | None
+) -> TextModelChoice:
+    """The text model of ``[analyse] text_model`` when its file is there; else one trained
+    from the database's own labels (:func:`database_site_samples`) when it has
+    :data:`MIN_DATABASE_SITES` sites with text in each of two categories, not saved; else
+    none.
+
+    Raises
+    ------
+    ConfigError
+        The file is there but is no model of this program's format.
+    """
+    from analyse.text_model import TextCategoryModel, load_model, site_terms
+
+    path = text_model_path(cfg)
+    if path is None:
+        return TextModelChoice(None, "off ([analyse] text_model = none)")
+    if path.is_file():
+        try:
+            model = load_model(path)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from exc
+        p = model.provenance_
+        return TextModelChoice(model, f"{path} (trained {p.get('trained_at')})")
+    samples = database_site_samples(engine, taxonomy, registry, per_domain=cfg.pages_per_domain)
+    per_cat = Counter(s.category for s in samples)
+    enough = [c for c, n in per_cat.items() if n >= MIN_DATABASE_SITES]
+    if len(enough) < 2:
+        return TextModelChoice(
+            None,
+            f"absent: no model at {path} and too few labelled sites with text in the "
+            f"database ({dict(per_cat)}; {MIN_DATABASE_SITES} in each of two categories "
+            "needed): run `webometrics category train`",
+        )
+    kept = [s for s in samples if s.category in enough]
+    model = TextCategoryModel().fit(
+        site_terms([s.texts for s in kept]),
+        [s.category for s in kept],
+        [s.site for s in kept],
+        sources={"database": {c: per_cat[c] for c in enough}},
+    )
+    return TextModelChoice(
+        model, f"trained from this database's {len(kept)} labelled sites (not saved)"
+    )
+
+
+@dataclass(frozen=True)
+class SiteCategorizer:
+    """Everything a site's category reads besides its pages: the taxonomy, the
+    registries, the text model, the studied universities' domains; made once per run."""
+
+    taxonomy: Taxonomy
+    registry: Registry | None
+    text_model: TextModelChoice
+    known: Mapping[str, str]
+    max_words: int = 5000
+
+    @classmethod
+    def make(cls, engine: Engine, cfg: AnalyseSettings, taxonomy: Taxonomy) -> SiteCategorizer:
+        """The categoriser of a run: the registries loaded, the text model chosen
+        (:func:`choose_text_model`)."""
+        registry = load_registry(cfg)
+        known = {d: k for d, k in _university_domains(engine).items() if "universities" in taxonomy}
+        return cls(
+            taxonomy,
+            registry,
+            choose_text_model(engine, cfg, taxonomy, registry),
+            known,
+            cfg.max_words,
+        )
+
+    def categorize(self, sites: Sequence[DomainPages]) -> dict[str, Assignment]:
+        """The category of each site (:func:`analyse.evidence.categorize_site`), its text
+        read by the text model when there is one."""
+        from analyse.evidence import categorize_site, text_evidence
+        from analyse.text_model import site_terms
+
+        model = self.text_model.model
+        terms = site_terms([[*dp.titles, *dp.texts] for dp in sites]) if model else []
+        out: dict[str, Assignment] = {}
+        for i, dp in enumerate(sites):
+            text = (
+                text_evidence(model, terms[i], pages=len(dp.texts))
+                if model is not None and (dp.texts or dp.titles)
+                else None
+            )
+            a = categorize_site(
+                dp.domain,
+                taxonomy=self.taxonomy,
+                hosts=dp.hosts,
+                titles=dp.titles,
+                texts=dp.texts,
+                known=self.known,
+                registry=self.registry,
+                text=text,
+                max_words=self.max_words,
+            )
+            a.evidence["text_model"] = self.text_model.note
+            out[dp.domain] = a
+        return out
+
+
+@dataclass(frozen=True)
+class ClassifyResult:
+    """What :func:`classify_domains` found: an assignment per domain, the text model."""
+
+    assignments: dict[str, Assignment]
+    text_model: str
+
+
+def classify_domains(
+    engine: Engine, settings: Settings, domains: Sequence[str], *, read_pages: bool = True
+) -> ClassifyResult:
+    """The category of each domain (a host is read as its registered domain's pages) from
+    the pages the database stores, else from its name and the registries; nothing is
+    stored."""
+    from core.domains import registered_domain
+
+    cfg = settings.analyse
+    taxonomy = load_taxonomy(cfg.taxonomy)
+    cat = SiteCategorizer.make(engine, cfg, taxonomy)
+    site_of = {d: registered_domain(d) or d for d in domains}
+    pages = {
+        dp.domain: dp
+        for dp in (
+            iter_domain_pages(
+                engine, sorted(set(site_of.values())), per_domain=cfg.pages_per_domain
+            )
+            if read_pages
+            else ()
+        )
+    }
+    sites = [
+        DomainPages(
+            d,
+            *(
+                (p.hosts, p.titles, p.texts)
+                if (p := pages.get(site_of[d])) is not None
+                else ([], [], [])
+            ),
+        )
+        for d in domains
+    ]
+    return ClassifyResult(cat.categorize(sites), cat.text_model.note)
+
+
+def train_text_model(
+    engine: Engine | None, settings: Settings, *, corpora: Sequence[str], out: Path
+) -> dict[str, Any]:
+    """Train the text model on ``corpora`` (:mod:`corpora.site_kinds`) and, with an
+    ``engine``, the database's labelled sites (:func:`database_site_samples`); save it to
+    ``out``; returns its provenance and the path.
+
+    Raises
+    ------
+    ParameterError
+        Fewer than two categories of labelled texts.
+    DataNotFoundError
+        A corpus is asked for and the shared data folder is missing.
+    """
+    from analyse.text_model import TextCategoryModel, site_terms
+    from corpora.site_kinds import load_site_kinds
+
+    cfg = settings.analyse
+    taxonomy = load_taxonomy(cfg.taxonomy)
+    samples = load_site_kinds(corpora) if corpora else []
+    if engine is not None:
+        samples += database_site_samples(
+            engine, taxonomy, load_registry(cfg), per_domain=cfg.pages_per_domain
+        )
+    sources = dict(Counter(s.corpus for s in samples))
+    try:
+        model = TextCategoryModel().fit(
+            site_terms([s.texts for s in samples]),
+            [s.category for s in samples],
+            [s.site for s in samples],
+            sources=sources,
+        )
+    except ValueError as exc:
+        raise ParameterError(f"cannot train the text model: {exc}") from exc
+    path = model.save(out)
+    return {"model": str(path), **model.provenance_}
+
+
+def load_registry(cfg: AnalyseSettings) -> Registry | None:
+    """The run's registries (``[analyse] registries``): the snapshot of the registry
+    folder (``[analyse] registry_dir``) when ``webometrics registries update`` wrote one,
+    else the packaged one; None when switched off."""
+    if not cfg.registries:
+        return None
+    registry = Registry.load(cfg.registry_folder())
+    log.info("registries: %d organisations from %s", len(registry), registry.path)
+    return registry
 
 
 def _clusterings_to_do(engine: Engine, ids: Sequence[int] | None, redo: bool) -> list[int]:
@@ -765,6 +1055,7 @@ def run(
             per_domain=cfg.pages_per_domain,
             max_words=cfg.max_words,
             progress=progress,
+            settings=settings,
         )
     todo = _clusterings_to_do(engine, scope.clustering_ids, scope.redo)
     named = _analyse_clusterings(engine, todo, taxonomy, cfg, progress)
