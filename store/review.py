@@ -83,6 +83,7 @@ __all__ = [
     "Disagreement",
     "ImportResult",
     "QueueRow",
+    "QueueSummary",
     "SheetError",
     "accept_agreements",
     "adjudicate",
@@ -90,6 +91,7 @@ __all__ = [
     "coders",
     "evidence_summary",
     "import_sheet",
+    "queue_summary",
     "review_queue",
     "review_run",
     "uncertain_shares",
@@ -411,6 +413,54 @@ def _urls(s: Session, domains: Sequence[str]) -> dict[str, str]:
     return out
 
 
+# priority, links, universities, domain, confidence, share points
+_Scored = tuple[float, int, int, str, float, float]
+
+
+def _scored(
+    s: Session, run: int, direction: str | None, wanted: Sequence[str] | None
+) -> tuple[list[_Scored], dict[str, DomainCategory]]:
+    """The queue's domains (``wanted``, or those without an override) in queue order,
+    and their stored categories."""
+    weights = _weights(s, run, direction)
+    for dom in wanted or ():
+        weights.setdefault(dom, (0.0, set(), 0))
+    names = sorted(weights) if wanted is None else list(wanted)
+    cats = _categories(s, names)
+    scored = []
+    for dom in names:
+        row = cats.get(dom)
+        if wanted is None and row is not None and row.override_category:
+            continue
+        points, unis, links = weights[dom]
+        conf = confidence_of(row)
+        scored.append(((1.0 - conf) * points, links, len(unis), dom, conf, points))
+    scored.sort(key=lambda t: (-t[0], -t[1], -t[2], t[3]))
+    return scored, cats
+
+
+@dataclass(frozen=True)
+class QueueSummary:
+    """The whole queue of a run: its domains and the sum of their priorities (the share
+    points a review of every one is expected to move)."""
+
+    run_id: int | None
+    domains: int
+    priority: float
+
+
+def queue_summary(
+    engine: Engine, *, run_id: int | None = None, direction: str | None = None
+) -> QueueSummary:
+    """The size and total priority of the review queue (see :func:`review_queue`)."""
+    run = review_run(engine, run_id)
+    if run is None:
+        return QueueSummary(None, 0, 0.0)
+    with session_scope(engine) as s:
+        scored, _cats = _scored(s, run, direction, None)
+    return QueueSummary(run, len(scored), round(sum(t[0] for t in scored), 4))
+
+
 def review_queue(
     engine: Engine,
     *,
@@ -456,20 +506,7 @@ def review_queue(
     if run is None:
         return []
     with session_scope(engine) as s:
-        weights = _weights(s, run, direction)
-        for dom in wanted or ():
-            weights.setdefault(dom, (0.0, set(), 0))
-        names = sorted(weights) if wanted is None else wanted
-        cats = _categories(s, names)
-        scored = []
-        for dom in names:
-            row = cats.get(dom)
-            if wanted is None and row is not None and row.override_category:
-                continue
-            points, unis, links = weights[dom]
-            conf = confidence_of(row)
-            scored.append(((1.0 - conf) * points, links, len(unis), dom, conf, points))
-        scored.sort(key=lambda t: (-t[0], -t[1], -t[2], t[3]))
+        scored, cats = _scored(s, run, direction, wanted)
         if limit:
             scored = scored[:limit]
         chosen = [t[3] for t in scored]
