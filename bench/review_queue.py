@@ -27,7 +27,6 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.categories import _manifest_truth
 from bench.common import RESULTS, machine, run_date, write_results
 from core.choices import UNKNOWN
 
@@ -35,13 +34,25 @@ FIRST = (10, 25, 50, 100)
 RANDOM_PERMUTATIONS = 20
 
 
+def manifest_categories(folder: Path) -> dict[str, str]:
+    """domain -> the category the test web's manifest gives its site (the studied
+    universities' own domains: universities)."""
+    from testbed.manifest import load_manifest
+
+    manifest = load_manifest(folder)
+    truth = {d: "universities" for u in manifest.universities for d in u["domains"]}
+    truth.update(
+        (d, str(s["category"])) for d, s in manifest.data["sites"].items() if s.get("category")
+    )
+    return truth
+
+
 def measure(url: str, manifest_folder: Path) -> dict[str, Any]:
     """The wrong domains and corrected share points of the first N of each ordering."""
     from store import make_engine
     from store.review import review_queue, review_run
-    from testbed.manifest import load_manifest
 
-    truth, _kinds = _manifest_truth(load_manifest(manifest_folder))
+    truth = manifest_categories(manifest_folder)
     engine = make_engine(url)
     try:
         run = review_run(engine)
