@@ -7,6 +7,7 @@ PAGE_TITLES: tuple[str, ...] = (
     "Countries",
     "Rank vs groups",
     "Network",
+    "Review",
     "Duplicates",
     "Runs",
     "Sites",

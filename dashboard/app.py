@@ -1,11 +1,12 @@
 """The analysts' dashboard: ``streamlit run dashboard/app.py`` (``webometrics dashboard``).
 
-Seven pages (:func:`streamlit.navigation`; their titles are :data:`dashboard.PAGE_TITLES`
+Eight pages (:func:`streamlit.navigation`; their titles are :data:`dashboard.PAGE_TITLES`
 too, for the command line's help), each a script in ``views/`` that only renders: Overview
 (the paper's Tables 2 and 3), University (clusters, their domains and pages, dendrogram
 levels, category override), Countries (category shares, Figures 2 and 3), Rank vs groups
 (the groups against the Webometrics rank), Network (university-domain graph, co-link
-overlaps, GEXF), Duplicates and Runs.
+overlaps, GEXF), Review (the review queue of uncertain categories, coding sheets, coders'
+agreement and adjudication), Duplicates and Runs.
 The database URL comes from ``WEBOMETRICS_DB_URL`` (set by ``webometrics dashboard``).
 """
 
@@ -29,6 +30,7 @@ PAGES = [
     st.Page("views/countries.py", title="Countries", icon=":material/public:"),
     st.Page("views/ranks.py", title="Rank vs groups", icon=":material/leaderboard:"),
     st.Page("views/network.py", title="Network", icon=":material/hub:"),
+    st.Page("views/review.py", title="Review", icon=":material/rule:"),
     st.Page("views/duplicates.py", title="Duplicates", icon=":material/content_copy:"),
     st.Page("views/runs.py", title="Runs", icon=":material/history:"),
     st.Page("views/sites.py", title="Sites", icon=":material/call_split:"),

@@ -642,3 +642,135 @@ def rank_factors(url: str, run_id: int, direction: str) -> tuple[pd.DataFrame, p
     rows = analytics.rank_factors(read_engine(url), run_id=run_id, direction=direction)
     corr = analytics.correlations_of(rows)
     return _frame_of(analytics.RankFactorRow, rows), _frame_of(analytics.RankCorrelationRow, corr)
+
+
+# --- the review workflow (store.review): its reads cached, its writes on the write engine --
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def review_queue(url: str, run_id: int, direction: str | None, limit: int | None) -> pd.DataFrame:
+    """The review queue of a run (:func:`store.review.review_queue`: the columns of
+    :class:`store.review.QueueRow`), ``limit`` rows at most (``None``: every one)."""
+    from store import review
+
+    rows = review.review_queue(read_engine(url), run_id=run_id, direction=direction, limit=limit)
+    return _frame_of(review.QueueRow, rows)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def queue_summary(url: str, run_id: int, direction: str | None) -> tuple[int, float]:
+    """The whole review queue's domains and summed priority
+    (:func:`store.review.queue_summary`)."""
+    from store import review
+
+    summary = review.queue_summary(read_engine(url), run_id=run_id, direction=direction)
+    return summary.domains, summary.priority
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def uncertain_shares(url: str, run_id: int, below: float) -> pd.DataFrame:
+    """Per university and direction: its domains, those without an override below
+    confidence ``below``, and their share (:func:`store.review.uncertain_shares`)."""
+    from store import review
+
+    rows = review.uncertain_shares(read_engine(url), run_id=run_id, below=below)
+    return _frame_of(review.UncertainShareRow, rows)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def coding_sheet(url: str, run_id: int, direction: str | None, limit: int | None) -> bytes:
+    """The coding sheet of the queue's first ``limit`` domains (UTF-8 with a byte-order
+    mark, :func:`store.review.write_sheet`)."""
+    import io
+
+    from store import review
+
+    rows = review.review_queue(read_engine(url), run_id=run_id, direction=direction, limit=limit)
+    out = io.StringIO()
+    review.write_sheet(rows, out)
+    return ("\ufeff" + out.getvalue()).encode("utf-8")
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def coders(url: str) -> pd.DataFrame:
+    """Every coder, their codings and last import (:class:`store.review.CoderRow`)."""
+    from store import review
+
+    return _frame_of(review.CoderRow, review.coders(read_engine(url)))
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def agreement(url: str, coder_a: str, coder_b: str) -> tuple[dict[str, Any], pd.DataFrame]:
+    """Two coders compared: the figures of :class:`store.review.Agreement` (without its
+    lists, plus ``summary``) and the disagreements."""
+    from store import review
+
+    result = review.agreement(read_engine(url), coder_a, coder_b)
+    figures = {
+        f.name: getattr(result, f.name)
+        for f in dataclasses.fields(result)
+        if f.name not in ("disagreements", "agreements")
+    }
+    figures["summary"] = result.summary
+    figures["to_accept"] = sum(1 for _d, _k, over in result.agreements if over is None)
+    return figures, _frame_of(review.Disagreement, result.disagreements)
+
+
+def import_sheet(url: str, content: bytes, coder: str, name: str) -> str:
+    """Store a filled coding sheet as ``coder``'s (:func:`store.review.import_sheet`,
+    validated against the taxonomy of the settings; nothing stored on error), then forget
+    the cached results; returns what was done.
+
+    Raises
+    ------
+    ParameterError
+        The sheet's problems, each with its line; or no coder named.
+    """
+    from store import review
+
+    done = review.import_sheet(
+        write_engine(url), content, coder=coder, sheet=name, taxonomy=settings().analyse.taxonomy
+    )
+    reload()
+    replaced = f", replacing {done.replaced} earlier codings" if done.replaced else ""
+    return (
+        f"{done.sheet}: stored {done.stored} codings by {done.coder}{replaced}; "
+        f"{done.blank} rows without a category skipped"
+    )
+
+
+def accept_agreements(url: str, coder_a: str, coder_b: str, analyst: str) -> str:
+    """Make the two coders' agreed categories overrides (:func:`store.review.
+    accept_agreements`), move the domains in the saved aggregates, forget the cached
+    results; returns what was done."""
+    from store import aggregates, review
+
+    engine = write_engine(url)
+    done = review.accept_agreements(
+        engine, coder_a, coder_b, analyst=analyst, taxonomy=settings().analyse.taxonomy
+    )
+    aggregates.sync_categories(engine)
+    reload()
+    kept = f"; the other override of {', '.join(done.kept)} kept" if done.kept else ""
+    return f"{len(done.set)} agreements stored as overrides{kept}"
+
+
+def adjudicate(url: str, domain: str, category: str, analyst: str, note: str | None) -> str:
+    """Settle a coded domain's category as its override (:func:`store.review.adjudicate`),
+    move it in the saved aggregates, forget the cached results; returns what was done.
+
+    Raises
+    ------
+    ParameterError
+        No analyst, an unknown category, or a domain no coder coded.
+    """
+    from store import aggregates, review
+
+    engine = write_engine(url)
+    row = review.adjudicate(
+        engine, domain, category, analyst=analyst, note=note, taxonomy=settings().analyse.taxonomy
+    )
+    aggregates.sync_categories(engine)
+    reload()
+    label = category_labels(url).get(row.override_category or "", row.override_category)
+    return f"{row.domain} is now {label} (adjudicated by {analyst.strip()})"

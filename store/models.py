@@ -544,6 +544,35 @@ class SiteRuleHistory(Base):
     at: Mapped[dt.datetime] = mapped_column(Timestamp, default=utcnow)
 
 
+class CategoryCoding(Base):
+    """One coder's category of a domain, read from a filled coding sheet (0017).
+
+    A coder codes a domain once: importing their sheet again replaces their codings of the
+    domains it holds (:func:`store.review.import_sheet`). ``suggested`` and ``confidence``
+    are what the sheet showed the coder; ``sheet`` and ``line`` where the coding was read.
+    Two coders' codings of the same domains give Cohen's kappa; an agreement accepted or a
+    disagreement adjudicated becomes the domain's override (:mod:`store.overrides`), with
+    the coders named in its history's note.
+    """
+
+    __tablename__ = "category_coding"
+    __table_args__ = (
+        UniqueConstraint("coder", "domain"),
+        Index("ix_category_coding_domain", "domain"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    domain: Mapped[str] = mapped_column(String(253))
+    coder: Mapped[str] = mapped_column(String(100))  # as they named themselves
+    category: Mapped[str] = mapped_column(String(40))  # a taxonomy key
+    note: Mapped[str | None] = mapped_column(Text)
+    suggested: Mapped[str | None] = mapped_column(String(40))
+    confidence: Mapped[float | None] = mapped_column(Float)
+    sheet: Mapped[str | None] = mapped_column(String(300))  # the file's name
+    line: Mapped[int | None] = mapped_column(Integer)
+    coded_at: Mapped[dt.datetime] = mapped_column(Timestamp, default=utcnow)
+
+
 class PipelineRun(Base):
     """A whole-pipeline run (crawl -> extract -> dedup -> cluster -> themes) with the
     status and timing of each stage."""

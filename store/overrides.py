@@ -13,6 +13,11 @@ Every set and clear is also kept, append-only, in
 same transaction: when two analysts override one domain, the override is the last one's
 and both notes stay in :func:`override_history`.
 
+A domain that is in no environment (no university links to it, none is cited by it, in
+any run) is usually a typo: :func:`set_override` with ``require_environment=True`` (the
+command line's ``category set`` without ``--force``) refuses it, naming it, and stores
+nothing; :func:`not_in_environment` says which of several domains are missing.
+
 Concurrent writers (several dashboard sessions, the command line) are serialised: each
 transaction of :func:`write_locked` first takes the override write lock, SQLite's write
 lock (``BEGIN IMMEDIATE``, waited for within the engine's busy timeout instead of failing
@@ -27,6 +32,11 @@ Examples
 >>> schema.upgrade(engine)
 >>> set_override(engine, "Lenta.ru", "news", note="a news portal").override_category
 'news_portals'
+>>> try:  # no university links to it in this empty database
+...     set_override(engine, "lenta.ru", "media", require_environment=True)
+... except ParameterError as exc:
+...     print(str(exc).split(":")[0])
+lenta.ru is in no environment
 >>> [o.domain for o in list_overrides(engine)]
 ['lenta.ru']
 >>> clear_override(engine, "lenta.ru", analyst="Ann")
@@ -38,6 +48,7 @@ True
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,6 +66,7 @@ from store.models import (
     Document,
     DomainCategory,
     DomainCategoryHistory,
+    Environment,
     utcnow,
 )
 from store.session import session_scope
@@ -66,6 +78,7 @@ __all__ = [
     "check_overrides",
     "clear_override",
     "list_overrides",
+    "not_in_environment",
     "override_history",
     "set_override",
     "stored_assignment",
@@ -126,6 +139,35 @@ def normalise_domain(domain: str, sites: SiteRules | None = None) -> str:
             "or 'user.livejournal.com'"
         )
     return key
+
+
+def _missing(s: Session, domains: Iterable[str]) -> list[str]:
+    """The domains of ``domains`` that no environment row holds, sorted."""
+    wanted = sorted(set(domains))
+    found: set[str] = set()
+    for i in range(0, len(wanted), 500):  # bounded IN lists
+        chunk = wanted[i : i + 500]
+        found.update(
+            s.scalars(select(Environment.domain).where(Environment.domain.in_(chunk)).distinct())
+        )
+    return [d for d in wanted if d not in found]
+
+
+def not_in_environment(engine: Engine, domains: Iterable[str]) -> list[str]:
+    """The registered domains of ``domains`` that are in no environment (no row of any
+    run, university or direction), sorted; ``domains`` are taken as stored (normalise
+    them first, :func:`normalise_domain`)."""
+    with session_scope(engine) as s:
+        return _missing(s, domains)
+
+
+def _no_environment_error(domain: str) -> ParameterError:
+    return ParameterError(
+        f"{domain} is in no environment: no university links to it and it cites none, in "
+        "any stored run, so its category would count nowhere (a typo?). Check the name "
+        "(`webometrics category review` lists the domains that count), or store it anyway "
+        "with `--force`; nothing was stored"
+    )
 
 
 def stored_assignment(row: DomainCategory) -> Assignment | str | None:
@@ -239,6 +281,7 @@ def set_override(
     note: str | None = None,
     analyst: str | None = None,
     taxonomy: Taxonomy | str | Path | None = None,
+    require_environment: bool = False,
 ) -> OverrideRow:
     """Set the analyst's category of ``domain`` (validated against the taxonomy) and add
     the action to the domain's history, in one transaction under the override write lock.
@@ -256,6 +299,8 @@ def set_override(
         Who (kept in the history; blank: unknown).
     taxonomy : Taxonomy or path, optional
         The taxonomy, or its file; the shipped taxonomy when ``None``.
+    require_environment : bool, default False
+        Refuse a domain that is in no environment (checked under the write lock).
 
     Returns
     -------
@@ -264,8 +309,9 @@ def set_override(
     Raises
     ------
     ParameterError
-        The domain is not a domain name, the category is not in the taxonomy, or the
-        analyst's name is too long.
+        The domain is not a domain name, the category is not in the taxonomy, the
+        analyst's name is too long, or (``require_environment``) the domain is in no
+        environment; nothing is stored.
     """
     tax = _taxonomy(taxonomy)
     key = tax.resolve(category)
@@ -273,6 +319,8 @@ def set_override(
     who = _analyst(analyst)
     why = (note or "").strip() or None
     with session_scope(write_locked(engine)) as s:
+        if require_environment and _missing(s, [dom]):
+            raise _no_environment_error(dom)
         row = s.scalar(select(DomainCategory).where(DomainCategory.domain == dom))
         if row is None:
             row = DomainCategory(domain=dom, evidence={})

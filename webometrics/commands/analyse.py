@@ -10,6 +10,7 @@ import json
 from typing import TYPE_CHECKING
 
 from webometrics.commands.category_classify import register_classify
+from webometrics.commands.category_review import register_review
 
 if TYPE_CHECKING:
     from webometrics.cli import Context
@@ -64,6 +65,12 @@ def _register_category(sub: argparse._SubParsersAction) -> None:
     s.add_argument("domain")
     s.add_argument("category", help="a category key or alias of the taxonomy")
     s.add_argument("--note", help="why (shown beside the override)")
+    s.add_argument(
+        "--force",
+        action="store_true",
+        help="store the override even if DOMAIN is in no environment (by default such a "
+        "domain, usually a typo, is refused with exit code 2 and nothing stored)",
+    )
     r = csub.add_parser("clear", help="remove the override of DOMAIN")
     r.add_argument("domain")
     for action, func in ((s, _set), (r, _clear)):
@@ -84,6 +91,7 @@ def _register_category(sub: argparse._SubParsersAction) -> None:
     keys = csub.add_parser("keys", help="list the taxonomy's categories and aliases")
     keys.set_defaults(func=_keys)
     register_classify(csub)
+    register_review(csub)
 
 
 def _analyse(ctx: Context) -> int:
@@ -120,6 +128,7 @@ def _set(ctx: Context) -> int:
         note=ctx.args.note,
         analyst=ctx.args.by,
         taxonomy=_taxonomy(ctx),
+        require_environment=not ctx.args.force,
     )
     aggregates.sync_categories(engine)  # the saved counts follow the override
     print(f"{row.domain}: {row.category or '-'} -> {row.override_category} (override)")
