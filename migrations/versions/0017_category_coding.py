@@ -1,7 +1,7 @@
 """category coding: each coder's category of a domain from a coding sheet
 
 Revision ID: 0017
-Revises: 0015
+Revises: 0016
 Create Date: 2026-11-28
 
 The review workflow (``webometrics category export --sheet`` / ``import --coder``) hands
