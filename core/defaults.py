@@ -203,6 +203,11 @@ ANALYSE_MAX_WORDS = 5000
 # level (the activity clustering's finer/coarser Leiden levels, the paper's r-steps);
 # "leiden" leaves a deep LSH dendrogram out, "none" names the final clusters only
 ANALYSE_LEVELS: LevelThemes = "all"
+# a domain without an analyst's override whose category score is below this is an
+# unreviewed low-confidence domain: every category share says how much of it rests on
+# such domains (the categoriser's score is a probability-like confidence in [0, 1]; at
+# 0.5 a domain's category is no likelier than all the others together)
+ANALYSE_LOW_CONFIDENCE = 0.5
 
 # --- dashboard ------------------------------------------------------------
 DASHBOARD_HOST = "127.0.0.1"

@@ -291,6 +291,9 @@ class AnalyseSettings(_Section):
     max_words: int = Field(D.ANALYSE_MAX_WORDS, ge=10)
     # the stored levels whose clusters are named besides the final ones (all/leiden/none)
     levels: LevelThemes = D.ANALYSE_LEVELS
+    # an unreviewed domain (no override) scored below this is low-confidence: the part of
+    # every category share resting on such domains is shown beside it
+    low_confidence: float = Field(D.ANALYSE_LOW_CONFIDENCE, ge=0, le=1)
 
     @field_validator("shingle_sizes")
     @classmethod
