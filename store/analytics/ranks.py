@@ -368,6 +368,33 @@ def rank_correlations(
     )
 
 
+def headline_low_confidence(
+    engine: Engine,
+    *,
+    run_id: int | None = None,
+    definition: str = DOMAIN,
+    low_confidence: float = 0.5,
+) -> dict[tuple[str, int], float | None]:
+    """``{(direction, university_id): part}``: the part of the headline share
+    (:data:`HEADLINE`, over the domains with evidence as :func:`rank_factors` counts it)
+    resting on unreviewed domains scored below ``low_confidence``
+    (:mod:`store.analytics.shares`); ``None`` where the share is undefined."""
+    from store.analytics.shares import university_shares
+
+    rows = university_shares(
+        engine, definition=definition, run_id=run_id, low_confidence=low_confidence
+    )
+    evidence: dict[tuple[str, int], int] = {}
+    low: dict[tuple[str, int], int] = {}
+    for r in rows:
+        key = (r.direction, r.university_id)
+        if r.category not in NO_EVIDENCE:
+            evidence[key] = evidence.get(key, 0) + r.domains
+        if r.category in ("universities", "scientific_communities"):
+            low[key] = low.get(key, 0) + r.low_confidence
+    return {key: (low.get(key, 0) / n if n else None) for key, n in evidence.items()}
+
+
 # --- does each sign hold? ------------------------------------------------------------------
 
 
