@@ -8,30 +8,46 @@ communities around a university, the higher its Webometrics Impact. This module 
 that association on plain values, one *factor* against one *rank* over the universities:
 
 - Spearman's ρ (:func:`scipy.stats.spearmanr`: Pearson's r of the average ranks, so ties
-  are allowed) and Kendall's τ-b (:func:`scipy.stats.kendalltau`, tie-corrected), each
-  with its two-sided p-value (Spearman's exact over all n! pairings up to
-  :data:`MAX_EXACT` universities, :func:`scipy.stats.permutation_test`; Kendall's exact
-  for small n without ties, as scipy computes it);
-- a bootstrap 95 % interval (:func:`scipy.stats.bootstrap`, percentile method, paired
-  resampling of the universities, a fixed seed, so the same data give the same interval);
+  are allowed) and Kendall's τ-b (:func:`scipy.stats.kendalltau`, tie-corrected);
+- a two-sided p-value and a 95 % interval **of the same statistic, from the same
+  approximation**, so that the interval excludes 0 exactly when p < 0.05:
+
+  - from :data:`MIN_CONCLUSIVE` (10) universities on, Fisher's z: ``z = atanh(r)`` with
+    the standard error of Bonett and Wright (2000) for ρ, ``sqrt((1 + ρ²/2) / (n - 3))``,
+    and of Fieller, Hartley and Pearson (1957) for τ, ``sqrt(0.437 / (n - 4))``; the
+    interval is ``tanh(z ± 1.96 SE)`` and the test ``2 (1 - Φ(|z| / SE))``;
+  - below 10, the exact permutation test of the statistic (all n! pairings up to
+    :data:`MAX_EXACT` universities, :func:`scipy.stats.permutation_test`; ``n_resamples``
+    random pairings, seeded, above) and **no interval**: Fisher's z is accurate from about
+    ten pairs (Bonett and Wright 2000), and a bootstrap of so few universities draws
+    mostly repeated ones (on four universities it gave [0.775, 1.0] beside p = 0.5), so
+    the cells stay blank and the note says why;
 - ``n``, the universities that have both values, and a plain note: undefined (n < 3, or
   a factor or rank that is the same for every university: ρ and τ are then NaN), or too
-  few to conclude (n < 5). A p-value is never given without its interval and ``n``.
+  few to conclude (n < 10, the small-sample caveat, with the smallest p-value an exact
+  test can reach, 2/n!: 0.083 with four universities, 5.5e-6 with the paper's nine);
+- :func:`adjust_p`: p-values adjusted over every test of a family (Holm 1979, and
+  Benjamini and Hochberg 1995): the report and the Rank page adjust over every factor x
+  statistic x direction x rank tested in the run.
 
 **The sign.** Rank 1 is the best. A *negative* ρ or τ therefore means that a *higher*
 factor goes with a *better* (smaller) rank: the paper's conclusion predicts a negative
 coefficient for the headline factor :data:`HEADLINE` (the share of universities plus
 scientific communities). Every result says so in words (:attr:`Correlation.reading`).
 
-Time: O(B n log n) for Spearman and O(B n²) for Kendall with B bootstrap resamples and
-n universities (the resamples are ranked in batches of bounded memory: O(batch · n²)).
+Time: O(n log n) for ρ and O(n²) for τ with Fisher's z; the permutation test O(P n²)
+with P = n! pairings (40,320 at n = 8) or ``n_resamples``, in batches of bounded memory.
 
 References
 ----------
 V. N. Korelin, I. S. Blekanov, S. L. Sergeev (2015), seed ``000_d819228b9213e10a.txt``:
 conclusion and the question of the influence of the groups on the rating.
-B. Efron, R. Tibshirani, *An Introduction to the Bootstrap* (1993), ch. 13 (percentile
-interval). M. G. Kendall, "The treatment of ties in ranking problems", *Biometrika* 33
+D. G. Bonett, T. A. Wright, "Sample size requirements for estimating Pearson, Kendall and
+Spearman correlations", *Psychometrika* 65 (2000) 23-28. E. C. Fieller, H. O. Hartley,
+E. S. Pearson, "Tests for rank correlation coefficients. I", *Biometrika* 44 (1957).
+S. Holm, "A simple sequentially rejective multiple test procedure", *Scand. J. Statist.*
+6 (1979). Y. Benjamini, Y. Hochberg, "Controlling the false discovery rate", *JRSS B* 57
+(1995). M. G. Kendall, "The treatment of ties in ranking problems", *Biometrika* 33
 (1945) (τ-b).
 
 Examples
@@ -48,7 +64,6 @@ Examples
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -76,13 +91,19 @@ FACTORS: tuple[str, ...] = (
 )
 #: the two statistics, as named in results
 STATISTICS: tuple[str, ...] = ("spearman", "kendall")
-#: below this many universities a result is marked as too small to conclude from
-MIN_CONCLUSIVE = 5
+#: below this many universities a result is too small to conclude from (the small-sample
+#: caveat), its p-value is an exact permutation test and it has no interval; from it on,
+#: Fisher's z gives both (accurate from about ten pairs: Bonett and Wright 2000)
+MIN_CONCLUSIVE = 10
 #: below this many universities ρ and τ are not computed
 MIN_DEFINED = 3
-#: up to this many universities Spearman's p-value is exact (all n! pairings), beyond it
-#: scipy's t approximation
+#: up to this many universities the permutation test runs over all n! pairings, beyond it
+#: over ``n_resamples`` random ones (seeded)
 MAX_EXACT = 8
+#: the p-value adjustments :func:`adjust_p` knows, as named in tables
+ADJUSTMENTS: tuple[str, ...] = ("holm", "bh")
+#: Fisher's z standard error times sqrt(n - 4) for Kendall's τ (Fieller et al. 1957)
+_KENDALL_VARIANCE = 0.437
 #: what the sign of a coefficient means, for tables and captions
 SIGN_NOTE = (
     "rank 1 is the best: a negative ρ or τ means a higher factor goes with a better (smaller) rank"
@@ -107,10 +128,14 @@ class Correlation:
     estimate : float
         ρ or τ; NaN when undefined (see ``note``).
     p_value : float
-        Two-sided p-value (exact for few universities, see the module); NaN when undefined.
-        Read it with ``low``, ``high`` and ``n``.
+        Two-sided p-value (an exact permutation test below :data:`MIN_CONCLUSIVE`
+        universities, Fisher's z from it on, see the module); NaN when undefined. Read it
+        with ``low``, ``high``, ``n`` and, over many tests, its adjusted value
+        (:func:`adjust_p`).
     low, high : float
-        The bootstrap interval (``confidence``); NaN when undefined.
+        Fisher's z interval (``confidence``) of the same statistic and standard error as
+        the test (it excludes 0 exactly when p < 1 - confidence); NaN when undefined or
+        below :data:`MIN_CONCLUSIVE` universities (see ``note``).
     confidence : float
         The interval's level (0.95).
     reading : str
@@ -133,7 +158,8 @@ class Correlation:
 
     @property
     def conclusive(self) -> bool:
-        """``True`` when defined, ``n >= MIN_CONCLUSIVE`` and the interval excludes 0."""
+        """``True`` when defined, ``n >= MIN_CONCLUSIVE`` and the interval excludes 0
+        (before any adjustment for many tests)."""
         return (
             self.n >= MIN_CONCLUSIVE
             and not math.isnan(self.low)
@@ -145,7 +171,7 @@ class Correlation:
 def spearman_rho(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
     """Spearman's ρ along ``axis``: Pearson's r of the average ranks (ties allowed).
 
-    Vectorised over the other axes (the bootstrap's resamples); NaN where ``x`` or ``y``
+    Vectorised over the other axes (the permutation test's pairings); NaN where ``x`` or ``y``
     is constant. Equals :func:`scipy.stats.spearmanr` on one pair of vectors.
 
     Parameters
@@ -215,58 +241,138 @@ def _reading(statistic: str, estimate: float, factor: str, target: str) -> str:
     return f"{sym} = 0: no monotone association of {factor} with the {what}"
 
 
-def _interval(
-    x: np.ndarray, y: np.ndarray, statistic: str, confidence: float, n_resamples: int, seed: int
-) -> tuple[float, float, int]:
-    """The bootstrap percentile interval, and how many resamples were left out (a
-    resample in which the factor or the rank is constant has no ρ or τ)."""
-    from scipy.stats import bootstrap
+def fisher_z(
+    estimate: float, n: int, statistic: str, confidence: float = 0.95
+) -> tuple[float, float, float]:
+    """Fisher's z interval and two-sided test of a rank correlation, from the same
+    standard error, so the interval excludes 0 exactly when ``p < 1 - confidence``.
+
+    Parameters
+    ----------
+    estimate : float
+        ρ or τ-b.
+    n : int
+        Pairs (at least 4 for ρ, 5 for τ).
+    statistic : {"spearman", "kendall"}
+        Which standard error: Bonett and Wright's (2000) ``sqrt((1 + ρ²/2) / (n - 3))``
+        for ρ, Fieller, Hartley and Pearson's (1957) ``sqrt(0.437 / (n - 4))`` for τ.
+    confidence : float
+
+    Returns
+    -------
+    (low, high, p_value) : tuple of float
+
+    Examples
+    --------
+    >>> low, high, p = fisher_z(0.5, 12, "spearman")
+    >>> round(low, 3), round(high, 3), round(p, 4)
+    (-0.143, 0.846, 0.1203)
+    """
+    from scipy.stats import norm
+
+    if statistic == "spearman":
+        se = math.sqrt((1 + estimate**2 / 2) / (n - 3))
+    else:
+        se = math.sqrt(_KENDALL_VARIANCE / (n - 4))
+    # a perfect ρ or τ: z is infinite, the interval is the point ±1 and p = 0
+    z = math.atanh(estimate) if abs(estimate) < 1 else math.copysign(math.inf, estimate)
+    half = float(norm.ppf(0.5 + confidence / 2)) * se
+    p_value = float(2 * norm.sf(abs(z) / se))
+    return math.tanh(z - half), math.tanh(z + half), p_value
+
+
+def permutation_p(
+    x: np.ndarray, y: np.ndarray, statistic: str, *, n_resamples: int = 9999, seed: int = 0
+) -> float:
+    """Two-sided p-value of ρ or τ-b by permutation: over all n! pairings of ``x`` with
+    ``y`` up to :data:`MAX_EXACT` values, over ``n_resamples`` random pairings (seeded)
+    above (:func:`scipy.stats.permutation_test`). The t approximation of
+    :func:`scipy.stats.spearmanr` gives p = 0 for a perfect ρ even with 4 universities.
+
+    Examples
+    --------
+    >>> permutation_p(np.array([1.0, 2, 3, 4]), np.array([1.0, 2, 3, 4]), "spearman")
+    0.08333333333333333
+    """
+    from scipy.stats import permutation_test
 
     func = _VECTORISED[statistic]
     n = len(x)
-    batch = max(1, 4_000_000 // (n * n)) if statistic == "kendall" else None
-    with warnings.catch_warnings():
-        # degenerate resamples (NaN) make scipy warn; they are counted and left out below
-        warnings.simplefilter("ignore")
-        res = bootstrap(
-            (x, y),
-            func,
-            n_resamples=n_resamples,
-            batch=batch,
-            vectorized=True,
-            paired=True,
-            confidence_level=confidence,
-            method="percentile",
-            rng=np.random.default_rng(seed),
-        )
-    dist = np.asarray(res.bootstrap_distribution, dtype=float)
-    finite = dist[np.isfinite(dist)]
-    left_out = int(dist.size - finite.size)
-    if finite.size == 0:
-        return math.nan, math.nan, left_out
-    if left_out == 0:
-        return float(res.confidence_interval.low), float(res.confidence_interval.high), 0
-    alpha = (1 - confidence) / 2
-    low, high = np.percentile(finite, [100 * alpha, 100 * (1 - alpha)])
-    return float(low), float(high), left_out
-
-
-def _exact_spearman_p(x: np.ndarray, y: np.ndarray) -> float:
-    """Two-sided p-value of Spearman's ρ over all n! pairings of ``x`` with ``y``
-    (:func:`scipy.stats.permutation_test`); the t approximation of
-    :func:`scipy.stats.spearmanr` gives p = 0 for a perfect ρ even with 4 universities."""
-    from scipy.stats import permutation_test
-
-    # one sample: only x is permuted, so n! pairings (two samples would permute both)
+    exact = n <= MAX_EXACT
     res = permutation_test(
-        (x,),
-        lambda a, axis=-1: spearman_rho(a, y, axis=axis),
+        (x,),  # one sample: only x is permuted, so n! pairings (two would permute both)
+        lambda a, axis=-1: func(a, y, axis=axis),
         permutation_type="pairings",
-        n_resamples=math.inf,
+        n_resamples=math.inf if exact else n_resamples,
         vectorized=True,
+        batch=max(1, 2_000_000 // (n * n)),
         alternative="two-sided",
+        rng=None if exact else np.random.default_rng(seed),
     )
     return float(res.pvalue)
+
+
+def adjust_p(p_values: Sequence[float], method: str = "holm") -> list[float]:
+    """P-values adjusted for testing them all (a family), NaN ones left out of the family
+    and kept NaN.
+
+    Parameters
+    ----------
+    p_values : sequence of float
+    method : {"holm", "bh"}
+        ``holm``: Holm's (1979) step-down adjustment, which bounds the chance of any false
+        positive in the family (valid whatever the dependence between the tests, as
+        between ρ and τ of one factor); ``bh``: Benjamini and Hochberg's (1995) step-up
+        adjustment (q-values), which bounds the expected share of false positives among
+        the tests called significant.
+
+    Returns
+    -------
+    list of float
+        In the order of ``p_values``, each at most 1 and never below its raw p-value.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``method``.
+
+    Examples
+    --------
+    >>> adjust_p([0.01, 0.04, 0.03, 0.005])
+    [0.03, 0.06, 0.06, 0.02]
+    >>> [round(q, 4) for q in adjust_p([0.01, 0.04, 0.03, 0.005], "bh")]
+    [0.02, 0.04, 0.04, 0.02]
+    """
+    if method not in ADJUSTMENTS:
+        raise ValueError(f"unknown p-value adjustment {method!r}: use one of {ADJUSTMENTS}")
+    index = [i for i, p in enumerate(p_values) if not math.isnan(p)]
+    out = [math.nan] * len(p_values)
+    m = len(index)
+    order = sorted(index, key=lambda i: p_values[i])
+    if method == "holm":
+        running = 0.0
+        for k, i in enumerate(order):
+            running = max(running, min(1.0, (m - k) * p_values[i]))
+            out[i] = running
+    else:
+        running = 1.0
+        for k in range(m - 1, -1, -1):
+            i = order[k]
+            running = min(running, m * p_values[i] / (k + 1))
+            out[i] = min(1.0, running)
+    return out
+
+
+def small_sample_note(n: int, *, exact: bool) -> str:
+    """The small-sample caveat of a result over ``n < MIN_CONCLUSIVE`` universities, with
+    its reason."""
+    how = "all n! pairings" if exact else "random pairings"
+    return (
+        f"n = {n} < {MIN_CONCLUSIVE}: too few universities to conclude: one university "
+        f"more or less can change the sign; p is an exact permutation test ({how}), the "
+        f"smallest it can be is 2/n! = {2 / math.factorial(n):.2g}; no interval (Fisher's z "
+        f"needs about {MIN_CONCLUSIVE}, a bootstrap of {n} draws mostly repeated universities)"
+    )
 
 
 def correlate(
@@ -279,8 +385,8 @@ def correlate(
     n_resamples: int = 9999,
     seed: int = 0,
 ) -> tuple[Correlation, Correlation]:
-    """Spearman's ρ and Kendall's τ-b of a factor with a rank, with n, p-value and a
-    bootstrap interval.
+    """Spearman's ρ and Kendall's τ-b of a factor with a rank, with n, p-value and an
+    interval consistent with it (see the module).
 
     Parameters
     ----------
@@ -294,16 +400,18 @@ def correlate(
     confidence : float
         The interval's level.
     n_resamples : int
-        Bootstrap resamples (universities drawn with replacement, factor and rank kept
-        together).
+        Random pairings of the permutation test above :data:`MAX_EXACT` universities
+        (and below :data:`MIN_CONCLUSIVE`).
     seed : int
-        Seed of the resampling: the same data give the same interval.
+        Seed of those pairings: the same data give the same p-value.
 
     Returns
     -------
     (Correlation, Correlation)
         Spearman's, then Kendall's. Undefined (n < 3, or a constant factor or rank):
-        NaN estimate, p-value and interval, and a note saying why.
+        NaN estimate, p-value and interval, and a note saying why. Below
+        :data:`MIN_CONCLUSIVE` universities: an exact permutation p-value, a NaN interval
+        and the small-sample note.
 
     Raises
     ------
@@ -364,23 +472,16 @@ def correlate(
             )
             continue
         test = spearmanr(x, y) if statistic == "spearman" else kendalltau(x, y)
-        estimate, p_value = float(test.statistic), float(test.pvalue)
-        if statistic == "spearman" and n <= MAX_EXACT:
-            p_value = _exact_spearman_p(x, y)
-        low, high, left_out = _interval(x, y, statistic, confidence, n_resamples, seed)
+        estimate = float(test.statistic)
         notes = []
         if n < MIN_CONCLUSIVE:
-            notes.append(
-                f"n = {n} is too small to conclude (fewer than {MIN_CONCLUSIVE} universities): "
-                "with so few the bootstrap interval is unreliable too"
-            )
-        elif not (math.isnan(low) or math.isnan(high)) and low <= 0 <= high:
-            notes.append(f"the {round(100 * confidence)} % interval includes 0")
-        if left_out:
-            notes.append(
-                f"{left_out} of {n_resamples} resamples had a constant {factor} or {target} "
-                f"(no {sym}) and are left out of the interval"
-            )
+            p_value = permutation_p(x, y, statistic, n_resamples=n_resamples, seed=seed)
+            low = high = math.nan
+            notes.append(small_sample_note(n, exact=n <= MAX_EXACT))
+        else:
+            low, high, p_value = fisher_z(estimate, n, statistic, confidence)
+            if low <= 0 <= high:
+                notes.append(f"the {round(100 * confidence)} % interval includes 0")
         out.append(
             Correlation(
                 factor,

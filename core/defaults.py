@@ -212,6 +212,11 @@ ANALYSE_LEVELS: LevelThemes = "all"
 # the user's data folder ($XDG_DATA_HOME/webometrics, ~/.local/share/webometrics); "none" =
 # no text model
 ANALYSE_TEXT_MODEL: str | None = None
+# a domain without an analyst's override whose category score is below this is an
+# unreviewed low-confidence domain: every category share says how much of it rests on
+# such domains (the categoriser's score is a probability-like confidence in [0, 1]; at
+# 0.5 a domain's category is no likelier than all the others together)
+ANALYSE_LOW_CONFIDENCE = 0.5
 
 # --- dashboard ------------------------------------------------------------
 DASHBOARD_HOST = "127.0.0.1"

@@ -295,6 +295,9 @@ class AnalyseSettings(_Section):
     levels: LevelThemes = D.ANALYSE_LEVELS
     # the text model file (None: the user's data folder; "none": no text model)
     text_model: str | None = D.ANALYSE_TEXT_MODEL
+    # an unreviewed domain (no override) scored below this is low-confidence: the part of
+    # every category share resting on such domains is shown beside it
+    low_confidence: float = Field(D.ANALYSE_LOW_CONFIDENCE, ge=0, le=1)
 
     @field_validator("shingle_sizes")
     @classmethod

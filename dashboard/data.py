@@ -774,3 +774,86 @@ def adjudicate(url: str, domain: str, category: str, analyst: str, note: str | N
     reload()
     label = category_labels(url).get(row.override_category or "", row.override_category)
     return f"{row.domain} is now {label} (adjudicated by {analyst.strip()})"
+
+
+# --- the two share definitions and the part resting on low-confidence domains ------------
+
+
+def low_confidence() -> float:
+    """``[analyse] low_confidence``: an unreviewed domain scored below it is low-confidence."""
+    return settings().analyse.low_confidence
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def shares_by(
+    url: str,
+    run_id: int,
+    direction: str,
+    definition: str,
+    sources: tuple[str, ...] | None = None,
+    threshold: float = 0.5,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Category shares per university and per country under ``definition`` (``domain``:
+    each domain's own category; ``cluster``: the paper's way,
+    :mod:`store.analytics.shares`) with ``low_confidence`` and ``low_confidence_share``
+    (the part resting on unreviewed domains scored below ``threshold``)."""
+    from store.analytics import shares as S
+
+    engine = read_engine(url)
+    args: dict[str, Any] = {
+        "definition": definition,
+        "run_id": run_id,
+        "direction": direction,
+        "sources": sources,
+        "low_confidence": threshold,
+    }
+    return (
+        _frame_of(S.ShareRow, S.university_shares(engine, **args)),
+        _frame_of(S.CountryShareRow, S.country_shares(engine, **args)),
+    )
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def share_comparison(
+    url: str,
+    run_id: int,
+    direction: str | None,
+    sources: tuple[str, ...] | None = None,
+    threshold: float = 0.5,
+    by_country: bool = False,
+) -> pd.DataFrame:
+    """Both share definitions side by side per university (or country) and category,
+    with their difference (cluster - domain) and the low-confidence parts."""
+    from store.analytics import shares as S
+
+    rows = S.share_comparison(
+        read_engine(url), run_id=run_id, direction=direction, sources=sources,
+        low_confidence=threshold, by_country=by_country,
+    )  # fmt: skip
+    return _frame_of(S.ShareComparisonRow, rows)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def rank_analysis(
+    url: str, run_id: int, definition: str = "domain"
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The factors of every university of a run (both directions) under the share
+    ``definition``, and their rank correlations, the p-values adjusted over every factor
+    x statistic x direction x target of the run (Holm, Benjamini-Hochberg)."""
+    engine = read_engine(url)
+    rows = analytics.rank_factors(engine, run_id=run_id, definition=definition)
+    corr = analytics.correlations_of(rows, definition=definition)
+    return _frame_of(analytics.RankFactorRow, rows), _frame_of(analytics.RankCorrelationRow, corr)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def rank_sensitivity(url: str, run_id: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Whether each correlation's sign holds under both share definitions and every
+    stored clustering setting, and the settings (:func:`store.analytics.rank_sensitivity`)."""
+    engine = read_engine(url)
+    rows = analytics.rank_sensitivity(engine, run_id=run_id)
+    settings_ = analytics.clustering_settings(engine, run_id=run_id)
+    return (
+        _frame_of(analytics.SensitivityRow, rows),
+        _frame_of(analytics.ClusteringSetting, settings_),
+    )

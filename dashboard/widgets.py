@@ -297,3 +297,20 @@ def level_name(level: int, n_clusters: int, row: pd.Series | None, kind: str) ->
     elif row is not None and kind == "paper" and pd.notna(row.get("r")):
         what = f" · r={int(row['r'])}"
     return f"level {level}{what} ({n_clusters} clusters)"
+
+
+# --- numbers as text: percentages and blank cells, never "None" ----------------------------
+
+
+def percent_text(value: Any, digits: int = 1) -> str:
+    """A fraction as a percentage (``0.4567`` -> ``"45.7 %"``), blank when missing."""
+    if value is None or (isinstance(value, float) and pd.isna(value)):
+        return ""
+    return f"{100 * float(value):.{digits}f} %"
+
+
+def number_text(value: Any, spec: str = ".3f") -> str:
+    """A number formatted with ``spec``, blank when missing (a table never reads "None")."""
+    if value is None or (isinstance(value, float) and pd.isna(value)) or value is pd.NA:
+        return ""
+    return format(value, spec)

@@ -1,5 +1,7 @@
 """Overview: the paper's Table 2 and Table 3 counts per university for a chosen run, the
-impact figures by citing source (crawl, backlink export, Common Crawl web graph), the Web
+academic share (universities plus scientific communities) by domain and by cluster (the
+paper's way) with the part resting on unreviewed low-confidence domains, the impact
+figures by citing source (crawl, backlink export, Common Crawl web graph), the Web
 Impact Factors and what changed since the run before."""
 
 from __future__ import annotations
@@ -76,6 +78,52 @@ def impact_section(url: str) -> None:
         )
 
 
+ACADEMIC = ("universities", "scientific_communities")
+
+
+def shares_section(url: str, run_id: int) -> None:
+    """The headline share (universities plus scientific communities) per university and
+    direction under both definitions, their difference and the low-confidence parts; every
+    category in an expander."""
+    threshold = data.low_confidence()
+    both = data.share_comparison(url, run_id, None, None, threshold)
+    st.subheader("Category shares · by domain and by cluster")
+    if both.empty:
+        st.info("No categorised domain in this run: run `webometrics analyse`.")
+        return
+    st.caption(
+        "Universities plus scientific communities (the paper's headline), share of the "
+        "domains with evidence: by domain (each domain in its own category, the default) "
+        "and by cluster (each cluster's members in the cluster's voted category, as the "
+        "paper counted; a cluster without a majority is mixed). Unreviewed low: the points "
+        f"of the share resting on domains without an analyst's override scored below "
+        f"{threshold:g} (`[analyse] low_confidence`). Empty: no clustering of the run. "
+        "Every category: Countries page."
+    )
+    academic = both[both["category"].isin(ACADEMIC)]
+    head = academic.groupby(["direction", "university"], sort=False).agg(
+        domain=("domain_share", lambda s: s.sum(min_count=1)),
+        cluster=("cluster_share", lambda s: s.sum(min_count=1)),
+        domain_low=("domain_low_confidence_share", lambda s: s.sum(min_count=1)),
+        cluster_low=("cluster_low_confidence_share", lambda s: s.sum(min_count=1)),
+    )
+    head = head.reset_index().sort_values(["direction", "university"], ascending=[False, True])
+    table = pd.DataFrame(
+        {
+            "direction": head["direction"],
+            "university": head["university"],
+            "by domain": head["domain"].map(widgets.percent_text),
+            "by domain: unreviewed low": head["domain_low"].map(widgets.percent_text),
+            "by cluster": head["cluster"].map(widgets.percent_text),
+            "by cluster: unreviewed low": head["cluster_low"].map(widgets.percent_text),
+            "difference (points)": (head["cluster"] - head["domain"]).map(
+                lambda v: "" if pd.isna(v) else f"{100 * v:+.1f}"
+            ),
+        }
+    )
+    widgets.table(table, f"academic share by definition run {run_id}", key="overview-shares")
+
+
 url = widgets.database_url()
 st.title("Overview")
 run_id = widgets.pick_run(url, key="overview-run", with_data=True)
@@ -126,6 +174,7 @@ else:
     st.table(wide.set_index("university"))
     widgets.download(wide, f"table 3 run {run_id}", key="table3")
 
+shares_section(url, run_id)
 impact_section(url)
 
 more = st.toggle(

@@ -1,8 +1,12 @@
 """Rank vs groups: the paper's finding for a run and direction. Per university its rank,
 the number and total size of its clusters and the share of each category among its
-domains with evidence; Spearman's ρ and Kendall's τ of each with the rank (n, bootstrap
-95 % interval, note); the share of universities plus scientific communities against the
-rank, each university labelled (seed 000's conclusion)."""
+domains with evidence, by domain or by cluster (the paper's way), with the part of the
+headline share resting on unreviewed low-confidence domains; Spearman's ρ and Kendall's
+τ of each with the rank (n, p, p adjusted over every test of the run by Holm's and
+Benjamini-Hochberg's methods, an interval consistent with the test from 10 universities
+on, note); whether each sign holds under both share definitions and every stored
+clustering setting; the headline share against the rank, each university labelled (seed
+000's conclusion)."""
 
 from __future__ import annotations
 
@@ -10,10 +14,15 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from analyse.ranks import MIN_CONCLUSIVE
 from dashboard import data, widgets
 from store.analytics.ranks import HEADLINE, SHARE_COLUMNS
 
 SHARES = list(SHARE_COLUMNS)
+DEFINITIONS = {
+    "domain": "each domain's own category (default)",
+    "cluster": "its cluster's category (the paper's way)",
+}
 
 url = widgets.database_url()
 st.title("Rank vs groups")
@@ -34,66 +43,144 @@ with left:
 if run_id is None:
     st.stop()
 direction = right.radio("Direction", ["outgoing", "citing"], horizontal=True, key="ranks-direction")
+definition = st.radio(
+    "Shares: count each domain in",
+    list(DEFINITIONS),
+    format_func=DEFINITIONS.__getitem__,
+    horizontal=True,
+    key="ranks-definition",
+    help="domain: each domain in its own category; cluster: each final cluster's members in "
+    "the cluster's voted category (a cluster without a majority is mixed: in the "
+    "denominator, in no category), as the paper counted",
+)
 
-factors, corr = data.rank_factors(url, run_id, direction)
+all_factors, all_corr = data.rank_analysis(url, run_id, definition)
+factors = all_factors[all_factors["direction"] == direction]
+corr = all_corr[all_corr["direction"] == direction]
 if factors.empty:
     st.info(f"No {direction} domains in run {run_id} for these filters.")
     st.stop()
 
+
+def points(value: float | None) -> str:
+    return "" if value is None or pd.isna(value) else f"{100 * value:+.1f}"
+
+
 st.subheader("Factors per university")
-shown = factors[
-    [
-        "university",
-        "country",
-        "rank",
-        "impact_rank",
-        "clustering_id",
-        "n_clusters",
-        "clustered_size",
-        "domains",
-        "evidence_domains",
-        "unknown",
-        *SHARES,
-    ]
-]
-if shown["impact_rank"].isna().all():
+threshold = data.low_confidence()
+both = data.share_comparison(url, run_id, direction, None, threshold)
+academic = both[both["category"].isin(["universities", "scientific_communities"])]
+low_column = f"{definition}_low_confidence_share"
+low = academic.groupby("university")[low_column].sum(min_count=1)
+columns = ["university", "country", "rank", "impact_rank", "clustering_id", "n_clusters",
+           "clustered_size", "domains", "evidence_domains", "unknown"]  # fmt: skip
+shown = factors[columns].copy()
+for c in ("rank", "impact_rank", "clustering_id", "n_clusters", "clustered_size"):
+    shown[c] = shown[c].map(lambda v: "" if pd.isna(v) else str(int(v)))
+for c in SHARES:
+    shown[c] = factors[c].map(widgets.percent_text)
+shown[f"{HEADLINE}: unreviewed low"] = factors["university"].map(low).map(widgets.percent_text)
+if factors["impact_rank"].isna().all():
     shown = shown.drop(columns=["impact_rank"])
-if factors["n_clusters"].isna().any():
-    st.caption(
-        "Empty cluster columns: the university has no clustering of this run and direction "
+st.caption(
+    f"Shares {DEFINITIONS[definition].replace(' (default)', '')}. "
+    f"{HEADLINE}: unreviewed low: the points of the headline share resting on domains "
+    f"without an analyst's override scored below {threshold:g} (`[analyse] low_confidence`)."
+    + (
+        " Empty cluster columns: the university has no clustering of this run and direction "
         "(`webometrics cluster`)."
+        if factors["n_clusters"].isna().any()
+        else ""
     )
-percent = {c: st.column_config.NumberColumn(c, format="percent") for c in SHARES}
-widgets.table(
-    shown,
-    f"rank factors {direction} run {run_id}",
-    key="ranks-factors",
-    column_config=percent,
 )
+widgets.table(shown, f"rank factors {direction} run {run_id} by {definition}", key="ranks-factors")
+
+with st.expander("The shares by domain and by cluster side by side"):
+    other = "cluster" if definition == "domain" else "domain"
+    other_factors = data.rank_analysis(url, run_id, other)[0]
+    other_factors = other_factors[other_factors["direction"] == direction]
+    by = {definition: factors, other: other_factors}
+    merged = by["domain"][["university", *SHARES]].merge(
+        by["cluster"][["university", *SHARES]], on="university", suffixes=(" domain", " cluster")
+    )
+    side = pd.DataFrame({"university": merged["university"]})
+    for c in SHARES:
+        side[f"{c} · domain"] = merged[f"{c} domain"].map(widgets.percent_text)
+        side[f"{c} · cluster"] = merged[f"{c} cluster"].map(widgets.percent_text)
+        side[f"{c} · difference (points)"] = (merged[f"{c} cluster"] - merged[f"{c} domain"]).map(
+            points
+        )
+    widgets.table(side, f"rank shares compared {direction} run {run_id}", key="ranks-compare")
 
 st.subheader("Rank correlations")
 n = int(corr["n"].max()) if not corr.empty else 0
-if n < 5:
+tests = int(all_corr["tests"].max()) if not all_corr.empty else 0
+if n < MIN_CONCLUSIVE:
     st.warning(
-        f"{n} universities with a rank: too few to conclude anything. The coefficients are "
-        "shown with their 95 % interval for completeness; with so few, neither is reliable."
+        f"{n} universities with a rank, fewer than {MIN_CONCLUSIVE}: too few to conclude "
+        "anything (the paper had 9). One university more or less can change a sign; the "
+        f"p-values are exact permutation tests, and the smallest one {n} universities allow "
+        "is 2/n!; no interval is shown below 10 (Fisher's z intervals need about 10 pairs, "
+        "and a bootstrap of so few universities draws mostly repeated ones)."
     )
-table = corr[
-    ["target", "factor", "statistic", "estimate", "n", "low", "high", "p_value", "reading", "note"]
-].rename(columns={"low": "95 % low", "high": "95 % high", "p_value": "p"})
+test = "exact permutation" if n < MIN_CONCLUSIVE else "Fisher's z"
+st.caption(
+    f"p: the test of each row ({test}); p Holm and q BH: adjusted over all {tests} tests "
+    "of the run (every factor x statistic x direction x rank), by Holm's method (the "
+    "chance of any false positive) "
+    "and Benjamini-Hochberg's (the expected share of false positives). The 95 % interval "
+    "is Fisher's z of the same statistic and standard error as p (Bonett-Wright for ρ, "
+    "Fieller for τ): it excludes 0 exactly when p < 0.05. Blank: undefined or below 10 "
+    "universities (the note says why)."
+)
+table = pd.DataFrame(
+    {
+        "target": corr["target"],
+        "factor": corr["factor"],
+        "statistic": corr["statistic"],
+        "estimate": corr["estimate"].map(lambda v: widgets.number_text(v, "+.3f")),
+        "n": corr["n"],
+        "95 % low": corr["low"].map(lambda v: widgets.number_text(v, "+.3f")),
+        "95 % high": corr["high"].map(lambda v: widgets.number_text(v, "+.3f")),
+        "p": corr["p_value"].map(widgets.number_text),
+        "p Holm": corr["p_holm"].map(widgets.number_text),
+        "q BH": corr["q_bh"].map(widgets.number_text),
+        "reading": corr["reading"],
+        "note": corr["note"],
+    }
+)
 widgets.table(
-    table,
-    f"rank correlations {direction} run {run_id}",
-    key="ranks-correlations",
-    column_config={
-        c: st.column_config.NumberColumn(c, format="%.3f")
-        for c in ("estimate", "95 % low", "95 % high", "p")
-    },
+    table, f"rank correlations {direction} run {run_id} by {definition}", key="ranks-correlations"
 )
 
+st.subheader("Does each sign hold?")
+sens, settings = data.rank_sensitivity(url, run_id)
+sens = sens[sens["direction"] == direction]
+st.caption(
+    "The sign of each correlation under both share definitions (by domain, by cluster) and "
+    f"every clustering setting stored for run {run_id} (per university and direction its "
+    "newest clustering of that setting): holds = the same sign under every defined "
+    "variant; flips = it changes; undefined = fewer than two variants defined."
+)
+if not sens.empty:
+    counts = sens["holds"].value_counts()
+    st.markdown(
+        f"**{int(counts.get('holds', 0))}** of {len(sens)} signs hold, "
+        f"**{int(counts.get('flips', 0))}** flip, {int(counts.get('undefined', 0))} undefined "
+        f"({len(settings)} clustering setting{'s' if len(settings) != 1 else ''} stored)."
+    )
+    widgets.table(
+        sens[["target", "factor", "statistic", "holds", "line", "signs"]],
+        f"rank sensitivity {direction} run {run_id}",
+        key="ranks-sensitivity",
+    )
+if not settings.empty:
+    with st.expander("The clustering settings"):
+        widgets.table(settings, f"clustering settings run {run_id}", key="ranks-settings")
+
 st.subheader("Universities and scientific communities against the rank")
-points = factors.dropna(subset=[HEADLINE, "rank"])
-if points.empty:
+plotted = factors.dropna(subset=[HEADLINE, "rank"])
+if plotted.empty:
     st.info("No university has both a rank and domains with evidence in this run and direction.")
     st.stop()
 head = corr[(corr["factor"] == HEADLINE) & (corr["target"] == "rank")].set_index("statistic")
@@ -103,14 +190,16 @@ def _coefficient(statistic: str, symbol: str) -> str:
     if statistic not in head.index or pd.isna(head.at[statistic, "estimate"]):
         return f"{symbol} undefined"
     r = head.loc[statistic]
-    return f"{symbol} = {r['estimate']:+.2f} [{r['low']:+.2f}, {r['high']:+.2f}]"
+    interval = "" if pd.isna(r["low"]) else f" [{r['low']:+.2f}, {r['high']:+.2f}]"
+    p = f"p = {r['p_value']:.3f} (Holm {r['p_holm']:.3f})"
+    return f"{symbol} = {r['estimate']:+.2f}{interval}, {p}"
 
 
 st.caption(
-    f"{_coefficient('spearman', 'ρ')} · {_coefficient('kendall', 'τ')} · n = {len(points)}. "
+    f"{_coefficient('spearman', 'ρ')} · {_coefficient('kendall', 'τ')} · n = {len(plotted)}. "
     "Rank 1 at the top: a rise from left to right is what the paper concluded."
 )
-base = alt.Chart(points).encode(
+base = alt.Chart(plotted).encode(
     x=alt.X(
         f"{HEADLINE}:Q",
         title="universities + scientific communities, share of domains with evidence",

@@ -25,6 +25,9 @@ then ``analytics.table2(...)``):
 :mod:`store.analytics.examples`           the example SQL of ``store/examples.sql``
 :mod:`store.analytics.frames`             rows to ``pandas`` frames
 :mod:`store.analytics.ranks`              the groups against the rank (the paper's finding)
+:mod:`store.analytics.shares`             category shares by domain or by cluster (the
+                                          paper's way), side by side, and the part of each
+                                          resting on unreviewed low-confidence domains
 ========================================  ==============================================
 
 Definitions
@@ -103,15 +106,28 @@ from store.analytics.environment import (
 from store.analytics.examples import SQLExample, sql_examples
 from store.analytics.frames import row_fields, to_frame
 from store.analytics.ranks import (
+    ClusteringSetting,
     RankCorrelationRow,
     RankFactorRow,
     RankFactorShareRow,
+    SensitivityRow,
+    clustering_settings,
     correlations_of,
     rank_correlations,
     rank_factor_shares,
     rank_factors,
+    rank_sensitivity,
 )
 from store.analytics.runs import latest_run_id, resolve_run, run_ids
+from store.analytics.shares import (
+    DEFINITIONS,
+    MIXED,
+    ShareComparisonRow,
+    ShareRow,
+    country_shares,
+    share_comparison,
+    university_shares,
+)
 from store.analytics.tables import Table2Row, Table3Row, WIFRow, table2, table3, web_impact_factors
 from store.analytics.views import (
     UNCATEGORISED,
@@ -125,6 +141,8 @@ from store.analytics.views import (
 )
 
 __all__ = [
+    "DEFINITIONS",
+    "MIXED",
     "UNCATEGORISED",
     "V_CLUSTER",
     "V_CLUSTER_MEMBER",
@@ -138,6 +156,7 @@ __all__ = [
     "ChangeSummaryRow",
     "ClusterMemberRow",
     "ClusterViewRow",
+    "ClusteringSetting",
     "CountryShareRow",
     "DomainCategoryRow",
     "EnvironmentRow",
@@ -147,16 +166,21 @@ __all__ = [
     "RankFactorRow",
     "RankFactorShareRow",
     "SQLExample",
+    "SensitivityRow",
+    "ShareComparisonRow",
+    "ShareRow",
     "Table2Row",
     "Table3Row",
     "WIFRow",
     "category_shares",
     "change_summary",
     "cluster_members",
+    "clustering_settings",
     "clusters",
     "colink_overlaps",
     "correlations_of",
     "country_category_shares",
+    "country_shares",
     "domain_categories",
     "environment",
     "environment_changes",
@@ -167,12 +191,15 @@ __all__ = [
     "rank_correlations",
     "rank_factor_shares",
     "rank_factors",
+    "rank_sensitivity",
     "resolve_run",
     "row_fields",
     "run_ids",
+    "share_comparison",
     "sql_examples",
     "table2",
     "table3",
     "to_frame",
+    "university_shares",
     "web_impact_factors",
 ]

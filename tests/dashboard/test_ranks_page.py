@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from scipy import stats
 from streamlit.testing.v1 import AppTest
@@ -40,6 +41,22 @@ def academic(run: int, udom: str, direction: str) -> float:
     return (cats["universities"] + cats["scientific_communities"]) / evidence
 
 
+def tables(at: AppTest) -> dict[str, pd.DataFrame]:
+    """The page's tables by their download's name (factors, correlations, sensitivity ...)."""
+    frames = [df.value for df in at.dataframe]
+    names = [b.label for b in at.get("download_button")]
+    return {
+        next(k for k in ("factors", "shares compared", "correlations", "sensitivity", "settings")
+             if k in name): df
+        for name, df in zip(names, frames, strict=True)
+    }  # fmt: skip
+
+
+def no_none(frame: pd.DataFrame) -> bool:
+    """No cell of a rendered table is missing or reads "None"."""
+    return not frame.isna().any().any() and not (frame.astype(str) == "None").any().any()
+
+
 def test_rank_page_shows_the_factors_and_correlations_of_the_run(
     ranks_page: AppTest, dashboard_db: Facts
 ) -> None:
@@ -48,45 +65,68 @@ def test_rank_page_shows_the_factors_and_correlations_of_the_run(
     assert "negative ρ or τ means a higher factor goes with a better rank" in at.caption[0].value
     # the newest run first: two universities link out in run 2, too few for ρ
     assert at.selectbox(key="ranks-run").value == dashboard_db.run_ids[2]
-    factors, corr = (df.value for df in at.dataframe)
+    t = tables(at)
+    factors, corr = t["factors"], t["correlations"]
     assert sorted(factors["university"]) == sorted(UNI_BY_DOMAIN[u][0] for u in ENV[2])
     assert "too few to conclude" in at.warning[0].value
-    assert corr["estimate"].isna().all() and corr["note"].str.contains("at least 3").all()
+    assert (corr["estimate"] == "").all() and corr["note"].str.contains("at least 3").all()
     assert "ρ undefined" in at.caption[-2].value
+    assert all(no_none(df) for df in t.values())
 
     at.selectbox(key="ranks-run").set_value(dashboard_db.run_ids[1]).run()
     assert not at.exception, at.exception
-    factors, corr = (df.value for df in at.dataframe)
+    t = tables(at)
+    factors, corr = t["factors"], t["correlations"]
     out = [u for u in ENV[1] if "outgoing" in ENV[1][u]]
-    assert list(factors["rank"]) == sorted(UNI_BY_DOMAIN[u][2] for u in out)
+    assert list(factors["rank"]) == [str(r) for r in sorted(UNI_BY_DOMAIN[u][2] for u in out)]
     by_name = factors.set_index("university")
     for u in out:
         name = UNI_BY_DOMAIN[u][0]
-        assert by_name.at[name, "share_academic"] == pytest.approx(academic(1, u, "outgoing"))
+        assert by_name.at[name, "share_academic"] == f"{100 * academic(1, u, 'outgoing'):.1f} %"
+        # every domain of the stored world is scored 0.9: nothing rests on low confidence
+        assert by_name.at[name, "share_academic: unreviewed low"] == "0.0 %"
     # spbu.ru and ox.ac.uk have a clustering of run 1's outgoing environment
-    assert by_name.at[UNI_BY_DOMAIN["spbu.ru"][0], "n_clusters"] == 2
-    assert by_name.at[UNI_BY_DOMAIN["ox.ac.uk"][0], "clustered_size"] == 4
+    assert by_name.at[UNI_BY_DOMAIN["spbu.ru"][0], "n_clusters"] == "2"
+    assert by_name.at[UNI_BY_DOMAIN["ox.ac.uk"][0], "clustered_size"] == "4"
+    assert by_name.at[UNI_BY_DOMAIN["nsu.ru"][0], "n_clusters"] == ""  # blank, not None
     rho = corr[(corr["factor"] == "share_academic") & (corr["statistic"] == "spearman")].iloc[0]
     want = stats.spearmanr(
         [academic(1, u, "outgoing") for u in out], [UNI_BY_DOMAIN[u][2] for u in out]
     ).statistic
-    assert rho["estimate"] == pytest.approx(want)
-    assert rho["n"] == 4 and rho["95 % low"] <= rho["estimate"] <= rho["95 % high"]
-    assert "too small to conclude" in rho["note"]
+    assert rho["estimate"] == f"{want:+.3f}"
+    # four universities: no interval, the exact p, p adjusted over every test of the run
+    assert rho["n"] == 4 and rho["95 % low"] == rho["95 % high"] == ""
+    assert float(rho["p Holm"]) >= float(rho["p"])
+    assert "n = 4 < 10: too few universities to conclude" in rho["note"]
     assert f"ρ = {want:+.2f}" in at.caption[-2].value
-    assert "4 universities with a rank: too few to conclude" in at.warning[0].value
+    assert "4 universities with a rank, fewer than 10: too few to conclude" in at.warning[0].value
+    assert "the paper had 9" in at.warning[0].value
+    assert any("Holm" in c.value and "Benjamini-Hochberg" in c.value for c in at.caption)
+    assert all(no_none(df) for df in t.values())
+    sensitivity = t["sensitivity"]
+    assert set(sensitivity["holds"]) <= {"holds", "flips", "undefined"}
+    assert any("signs hold" in m.value for m in at.markdown)
+
+    # the paper's way: the shares by cluster (spbu.ru: 3 of its 5 clustered domains in its
+    # science cluster, scientific communities; social: media by a tie)
+    at.radio(key="ranks-definition").set_value("cluster").run()
+    assert not at.exception, at.exception
+    by_name = tables(at)["factors"].set_index("university")
+    assert by_name.at[UNI_BY_DOMAIN["spbu.ru"][0], "share_academic"] == "60.0 %"
+    assert by_name.at[UNI_BY_DOMAIN["nsu.ru"][0], "share_academic"] == ""
 
     at.radio(key="ranks-direction").set_value("citing").run()
     assert not at.exception, at.exception
-    factors, _corr = (df.value for df in at.dataframe)
+    factors = tables(at)["factors"]
     assert sorted(factors["university"]) == sorted(
         UNI_BY_DOMAIN[u][0] for u in ENV[1] if "citing" in ENV[1][u]
     )
 
 
 def test_rank_page_on_what_the_pipeline_stores(pipeline_db, monkeypatch) -> None:
-    """Every run and direction of the pipeline-made database: no exception, the factors
-    are the reader's, the headline correlation and the small-n warning shown."""
+    """Every run, direction and share definition of the pipeline-made database: no
+    exception, the factors are the reader's, the headline correlation and the small-n
+    warning shown, no blank shown as "None"."""
     from store import analytics as A
 
     at = open_ranks_page(pipeline_db.url, monkeypatch)
@@ -96,16 +136,24 @@ def test_rank_page_on_what_the_pipeline_stores(pipeline_db, monkeypatch) -> None
         assert runs
         for run in runs:
             at.selectbox(key="ranks-run").set_value(run).run()
-            for direction in ("outgoing", "citing"):
-                at.radio(key="ranks-direction").set_value(direction).run()
-                assert not at.exception, at.exception
-                want = A.rank_factors(engine, run_id=run, direction=direction)
-                factors, corr = (df.value for df in at.dataframe)
-                assert list(factors["university"]) == [r.university for r in want]
-                assert list(factors["n_clusters"]) == [r.n_clusters for r in want]
-                assert list(factors["unknown"]) == [r.unknown for r in want]
-                assert set(corr["factor"]) >= {"share_academic", "n_clusters"}
-                assert "too few to conclude" in at.warning[0].value  # four universities
-                assert "n = 4" in at.caption[-2].value
+            for definition in ("domain", "cluster"):
+                at.radio(key="ranks-definition").set_value(definition).run()
+                for direction in ("outgoing", "citing"):
+                    at.radio(key="ranks-direction").set_value(direction).run()
+                    assert not at.exception, at.exception
+                    want = A.rank_factors(
+                        engine, run_id=run, direction=direction, definition=definition
+                    )
+                    t = tables(at)
+                    factors, corr = t["factors"], t["correlations"]
+                    assert list(factors["university"]) == [r.university for r in want]
+                    assert list(factors["n_clusters"]) == [
+                        "" if r.n_clusters is None else str(r.n_clusters) for r in want
+                    ]
+                    assert list(factors["unknown"]) == [r.unknown for r in want]
+                    assert set(corr["factor"]) >= {"share_academic", "n_clusters"}
+                    assert "too few to conclude" in at.warning[0].value  # four universities
+                    assert "n = 4" in at.caption[-2].value
+                    assert all(no_none(df) for df in t.values())
     finally:
         engine.dispose()

@@ -5,6 +5,7 @@ derived from the stored world's facts (ENV, the categories, CLUSTERINGS), not fr
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import math
 from collections import Counter
 
@@ -12,7 +13,7 @@ import pytest
 from scipy import stats
 from sqlalchemy import text
 
-from analyse.ranks import FACTORS, HEADLINE, PAPER_CATEGORIES
+from analyse.ranks import FACTORS, HEADLINE, PAPER_CATEGORIES, adjust_p
 from core.exceptions import ParameterError
 from core.universities import parse_universities
 from store import analytics as A
@@ -167,8 +168,21 @@ def test_correlations_are_scipys_on_the_view(filled_ro: Facts) -> None:
         rho = next(r for r in rows if r.direction == "outgoing" and r.factor == HEADLINE)
         assert rho.n == 4
         assert rho.estimate == pytest.approx(stats.spearmanr(x, y).statistic)
-        assert rho.low <= rho.estimate <= rho.high
-        assert "too small to conclude" in rho.note
+        # four universities: the exact permutation p over the 4! pairings, no interval
+        assert math.isnan(rho.low) and math.isnan(rho.high)
+        extreme = [
+            abs(stats.spearmanr(p, y).statistic) >= abs(rho.estimate) - 1e-12
+            for p in itertools.permutations(x)
+        ]
+        assert rho.p_value == pytest.approx(sum(extreme) / len(extreme))
+        assert "n = 4 < 10: too few universities to conclude" in rho.note
+        # adjusted over every defined test of both directions (Holm)
+        defined = [r for r in rows if not math.isnan(r.p_value)]
+        assert {r.tests for r in rows} == {len(defined)}
+        assert rho.p_holm == pytest.approx(
+            adjust_p([r.p_value for r in rows], "holm")[rows.index(rho)]
+        )
+        assert rho.p_holm >= rho.p_value and rho.q_bh >= rho.p_value
         # two universities have an outgoing clustering: undefined, with the reason
         n_clusters = next(r for r in rows if r.direction == "outgoing" and r.factor == "n_clusters")
         assert n_clusters.n == 2 and math.isnan(n_clusters.estimate)

@@ -104,6 +104,7 @@ def _report(ctx: Context) -> int:
         compare_to=ctx.args.compare_to,
         category_labels=taxonomy.labels(ctx.args.language, with_unknown=True),
         category_colors=taxonomy.colors(),
+        low_confidence=ctx.settings.analyse.low_confidence,
     )
     print(f"report: {len(written)} files in {ctx.args.out}")
     for path in written:

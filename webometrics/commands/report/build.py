@@ -21,6 +21,8 @@ TABLE_FILES = (
     "table3",
     "category_shares_university",
     "category_shares_country",
+    "category_shares_definitions",
+    "category_shares_definitions_country",
     "wif",
     "changes",
     "change_summary",
@@ -29,8 +31,15 @@ TABLE_FILES = (
     "impact_ranks",
     "rank_factors",
     "rank_correlation",
+    "rank_sensitivity",
 )
-FIGURE_FILES = ("figure2_outgoing.png", "figure3_citing.png", "rank_correlation.png")
+FIGURE_FILES = (
+    "figure2_outgoing.png",
+    "figure3_citing.png",
+    "figure2_outgoing_clusters.png",
+    "figure3_citing_clusters.png",
+    "rank_correlation.png",
+)
 
 
 TABLE2_FIELDS = (
@@ -44,7 +53,25 @@ TABLE2_FIELDS = (
     "citing_domains",
     "site_pages",
 )
-SHARE_FIELDS = ("direction", "category", "domains", "share", "known_share")
+SHARE_FIELDS = (
+    "direction",
+    "definition",
+    "category",
+    "domains",
+    "share",
+    "known_share",
+    "low_confidence",
+    "low_confidence_share",
+)
+COMPARISON_FIELDS = (
+    "direction",
+    "category",
+    "domain_share",
+    "cluster_share",
+    "difference",
+    "domain_low_confidence_share",
+    "cluster_low_confidence_share",
+)
 WIF_FIELDS = (
     "university",
     "country",
@@ -127,6 +154,7 @@ def build_report(
     compare_to: int | None = None,
     category_labels: dict[str, str] | None = None,
     category_colors: dict[str, str] | None = None,
+    low_confidence: float = D.ANALYSE_LOW_CONFIDENCE,
 ) -> list[Path]:
     """Write every table, figure and network export of one run into ``out``.
 
@@ -143,6 +171,9 @@ def build_report(
         Category key -> label for the figures (the taxonomy's English labels by default).
     category_colors : dict, optional
         Category key -> ``#rrggbb``, the same colour in every figure (the taxonomy's).
+    low_confidence : float
+        ``[analyse] low_confidence``: each share says the part of it resting on
+        unreviewed domains scored below it.
 
     Returns
     -------
@@ -172,7 +203,7 @@ def build_report(
         f"Table 2: the external web environment of the universities (run {run})",
     )
     written += _language_table(engine, out, run)
-    written += _category_shares(engine, out, run, labels, colors)
+    written += _category_shares(engine, out, run, labels, colors, low_confidence)
     written += write_table(
         out,
         "wif",
@@ -183,7 +214,7 @@ def build_report(
     written += _change_tables(engine, out, run, compare_to)
     written += _cluster_table(engine, out, run)
     written += _write_impact(engine, out)
-    written += write_rank_correlation(engine, out, run)
+    written += write_rank_correlation(engine, out, run, low_confidence=low_confidence)
     written.append(
         _write_csv(
             out / "domain_categories.csv",
@@ -235,46 +266,96 @@ def _language_table(engine: Any, out: Path, run: int | None) -> list[Path]:
 
 
 def _category_shares(
-    engine: Any, out: Path, run: int | None, labels: dict[str, str], colors: dict[str, str]
+    engine: Any,
+    out: Path,
+    run: int | None,
+    labels: dict[str, str],
+    colors: dict[str, str],
+    low_confidence: float,
 ) -> list[Path]:
-    """The category shares per university and per country, and Figures 2 and 3."""
+    """The category shares per university and per country under both definitions (by
+    domain, the default, and by cluster, the paper's way), side by side with their
+    difference, and Figures 2 and 3 under each."""
     from store import analytics as A
+    from store.analytics import shares as S
 
-    shares = A.category_shares(engine, run_id=run)
+    args: dict[str, Any] = {"run_id": run, "low_confidence": low_confidence}
+    uni = {
+        d: S.university_shares(engine, definition=d, **args) if run else [] for d in A.DEFINITIONS
+    }
+    country = {
+        d: S.country_shares(engine, definition=d, **args) if run else [] for d in A.DEFINITIONS
+    }
+    low = (
+        f"low_confidence(_share): the domains (the part of known_share) resting on unreviewed "
+        f"domains (no analyst override) scored below {low_confidence:g} "
+        "([analyse] low_confidence)"
+    )
+    definitions = (
+        "definition domain: each domain in its own category (the default); cluster: each "
+        "final cluster's member domains in the cluster's voted category, as the paper counted "
+        f"(a cluster whose vote has support <= {S.MAJORITY:g} is mixed; domains in no cluster "
+        "are left out)"
+    )
     written = write_table(
         out,
         "category_shares_university",
         ["university", "country", *SHARE_FIELDS],
-        table_rows(shares, ["university", "country", *SHARE_FIELDS]),
+        table_rows([*uni["domain"], *uni["cluster"]], ["university", "country", *SHARE_FIELDS]),
         f"Category shares per university (Figures 2-3; analyst overrides applied; run {run}). "
-        "share: of every domain; known_share: of the domains with evidence (unknown = never "
-        "fetched or no text, left out)",
+        f"{definitions}. share: of every domain; known_share: of the domains with evidence "
+        f"(unknown = never fetched or no text, left out). {low}",
     )
-    cshares = A.country_category_shares(engine, run_id=run)
     written += write_table(
         out,
         "category_shares_country",
         ["country", *SHARE_FIELDS],
-        table_rows(cshares, ["country", *SHARE_FIELDS]),
-        f"Category shares per country (distinct domains; run {run}; known_share: of the "
-        "domains with evidence)",
+        table_rows([*country["domain"], *country["cluster"]], ["country", *SHARE_FIELDS]),
+        f"Category shares per country (distinct domains; run {run}). {definitions}. {low}",
     )
-    order = [*labels, A.UNCATEGORISED]
+    compared = (
+        "known_share by domain and by cluster side by side, difference = cluster - domain "
+        "(empty: no clustering of the run); the low-confidence parts of each"
+    )
+    written += write_table(
+        out,
+        "category_shares_definitions",
+        ["university", "country", *COMPARISON_FIELDS],
+        table_rows(
+            S.compare(uni["domain"], uni["cluster"]), ["university", "country", *COMPARISON_FIELDS]
+        ),
+        f"The two share definitions per university (run {run}): {compared}",
+    )
+    written += write_table(
+        out,
+        "category_shares_definitions_country",
+        ["country", *COMPARISON_FIELDS],
+        table_rows(
+            S.compare(country["domain"], country["cluster"]), ["country", *COMPARISON_FIELDS]
+        ),
+        f"The two share definitions per country (run {run}): {compared}",
+    )
+    order = [*labels, A.UNCATEGORISED, A.MIXED]
+    names = {**labels, A.UNCATEGORISED: "uncategorised", A.MIXED: "mixed (no majority)"}
     for name, direction, fig_title in (
-        ("figure2_outgoing.png", "outgoing", "Figure 2: sites the universities link to"),
-        ("figure3_citing.png", "citing", "Figure 3: sites citing the universities"),
+        ("figure2_outgoing", "outgoing", "Figure 2: sites the universities link to"),
+        ("figure3_citing", "citing", "Figure 3: sites citing the universities"),
     ):
-        written.append(
-            share_figure(
-                out / name,
-                [r for r in shares if r.direction == direction],
-                [r for r in cshares if r.direction == direction],
-                order,
-                {**labels, A.UNCATEGORISED: "uncategorised"},
-                colors,
-                f"{fig_title} (run {run}; share of the domains with evidence)",
+        for definition, suffix, how in (
+            ("domain", "", "each domain in its own category"),
+            ("cluster", "_clusters", "each cluster's members in its category, as the paper"),
+        ):
+            written.append(
+                share_figure(
+                    out / f"{name}{suffix}.png",
+                    [r for r in uni[definition] if r.direction == direction],
+                    [r for r in country[definition] if r.direction == direction],
+                    order,
+                    names,
+                    colors,
+                    f"{fig_title} (run {run}; share of the domains with evidence; {how})",
+                )
             )
-        )
     return written
 
 
@@ -430,6 +511,14 @@ def _describe(name: str) -> str:
         "table3": "Table 3: outgoing and citing domains by language",
         "category_shares_university": "category shares per university (Figures 2-3)",
         "category_shares_country": "category shares per country (Figures 2-3)",
+        "category_shares_definitions": "shares by domain and by cluster (the paper's way) "
+        "per university, side by side with their difference",
+        "category_shares_definitions_country": "shares by domain and by cluster per country",
+        "figure2_outgoing_clusters": "Figure 2 by cluster (each cluster's members in its "
+        "category, as the paper)",
+        "figure3_citing_clusters": "Figure 3 by cluster (as the paper)",
+        "rank_sensitivity": "does each correlation's sign hold under both share definitions "
+        "and every stored clustering setting",
         "figure2_outgoing": "Figure 2: categories of the sites the universities link to",
         "figure3_citing": "Figure 3: categories of the sites citing the universities",
         "wif": "Web Impact Factor variants",
@@ -440,7 +529,9 @@ def _describe(name: str) -> str:
         "impact_ranks": "rank-weighted in-link counts (harmonic centrality, PageRank)",
         "rank_factors": "clusters, their size and the category shares per university, by rank",
         "rank_correlation": "Spearman's ρ and Kendall's τ of the groups with the rank "
-        "(n, 95 % interval, note); figure: the headline share against the rank",
+        "under both share definitions (n, p, p adjusted by Holm and by Benjamini-Hochberg, "
+        "95 % interval from 10 universities on, note); figure: the headline share against "
+        "the rank",
         "domain_categories": "every categorised domain (override applied)",
         "outgoing": "university→domain graph of the outgoing environment",
         "citing": "domain→university graph of the citing environment",

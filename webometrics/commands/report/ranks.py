@@ -1,10 +1,16 @@
 """The paper's finding in the report: a university's groups against its rank.
 
-``rank_factors.csv|md``: the factors per direction and university of the run
-(:func:`store.analytics.rank_factors`, view ``v_rank_factors``); ``rank_correlation.csv|md``:
-Spearman's ρ and Kendall's τ of each factor with the rank (and the impact rank where
-stored), with n, the bootstrap 95 % interval, the p-value, the sign in words and the note
-(:func:`store.analytics.rank_correlations`); ``rank_correlation.png``: the headline share
+``rank_factors.csv|md``: the factors per share definition (by domain, the view
+``v_rank_factors``; by cluster, the paper's way), direction and university of the run
+(:func:`store.analytics.rank_factors`), with the part of the headline share resting on
+unreviewed low-confidence domains; ``rank_correlation.csv|md``: Spearman's ρ and
+Kendall's τ of each factor with the rank (and the impact rank where stored) under each
+definition, with n, the p-value, the p-values adjusted over every factor x statistic x
+direction x target of the definition (Holm; Benjamini-Hochberg), the 95 % interval
+consistent with the test (from 10 universities on), the sign in words and the note
+(:func:`store.analytics.correlations_of`); ``rank_sensitivity.csv|md``: whether each sign
+holds under both definitions and every stored clustering setting
+(:func:`store.analytics.rank_sensitivity`); ``rank_correlation.png``: the headline share
 (universities plus scientific communities, seed 000's conclusion) against the rank, each
 university labelled, one panel per direction.
 """
@@ -21,6 +27,7 @@ from webometrics.commands.report.render import table_rows, write_table
 
 # the columns of rank_factors.csv around the shares (store.analytics.ranks.SHARE_COLUMNS)
 FACTOR_FIELDS_BEFORE = (
+    "definition",
     "direction",
     "university",
     "country",
@@ -34,9 +41,10 @@ FACTOR_FIELDS_BEFORE = (
     "unknown",
     "uncategorised",
 )
-FACTOR_FIELDS_AFTER = ("clustering_id",)
+FACTOR_FIELDS_AFTER = ("share_academic_low_confidence", "clustering_id")
 CORRELATION_FIELDS = (
     "run_id",
+    "definition",
     "direction",
     "target",
     "factor",
@@ -47,8 +55,21 @@ CORRELATION_FIELDS = (
     "high",
     "confidence",
     "p_value",
+    "p_holm",
+    "q_bh",
+    "tests",
     "reading",
     "note",
+)
+SENSITIVITY_FIELDS = (
+    "run_id",
+    "direction",
+    "target",
+    "factor",
+    "statistic",
+    "holds",
+    "line",
+    "signs",
 )
 
 
@@ -60,9 +81,16 @@ def _number(v: Any) -> Any:
 
 
 def write_rank_correlation(
-    engine: Any, out: Path, run_id: int | None, *, n_resamples: int = 9999, seed: int = 0
+    engine: Any,
+    out: Path,
+    run_id: int | None,
+    *,
+    n_resamples: int = 9999,
+    seed: int = 0,
+    low_confidence: float = 0.5,
 ) -> list[Path]:
-    """Write the factors, their rank correlations and the scatter of the headline share.
+    """Write the factors, their rank correlations, the sensitivity of their signs and the
+    scatter of the headline share.
 
     Parameters
     ----------
@@ -72,37 +100,87 @@ def write_rank_correlation(
     run_id : int or None
         The crawl run (``None``: no run has data; the files have their header only).
     n_resamples, seed
-        Of the bootstrap interval (:func:`analyse.ranks.correlate`).
+        Of the permutation test above 8 universities (:func:`analyse.ranks.correlate`).
+    low_confidence : float
+        ``[analyse] low_confidence``.
 
     Returns
     -------
     list of Path
-        ``rank_factors.csv|md``, ``rank_correlation.csv|md``, ``rank_correlation.png``.
+        ``rank_factors.csv|md``, ``rank_correlation.csv|md``, ``rank_sensitivity.csv|md``,
+        ``rank_correlation.png``.
     """
-    from analyse.ranks import SIGN_NOTE
+    from analyse.ranks import MIN_CONCLUSIVE, SIGN_NOTE
     from store import analytics as A
-    from store.analytics.ranks import SHARE_COLUMNS
+    from store.analytics.ranks import SHARE_COLUMNS, headline_low_confidence
 
     factor_fields = (*FACTOR_FIELDS_BEFORE, *SHARE_COLUMNS, *FACTOR_FIELDS_AFTER)
-    factors = A.rank_factors(engine, run_id=run_id) if run_id else []
-    corr = A.correlations_of(factors, n_resamples=n_resamples, seed=seed)
+    factor_rows: list[list[Any]] = []
+    corr: list[Any] = []
+    domain_factors: list[Any] = []
+    for definition in A.DEFINITIONS:
+        factors = A.rank_factors(engine, run_id=run_id, definition=definition) if run_id else []
+        if definition == "domain":
+            domain_factors = factors
+        low = (
+            headline_low_confidence(
+                engine, run_id=run_id, definition=definition, low_confidence=low_confidence
+            )
+            if run_id
+            else {}
+        )
+        for f in factors:
+            values: dict[str, Any] = {
+                "definition": definition,
+                "share_academic_low_confidence": low.get((f.direction, f.university_id)),
+            }
+            factor_rows.append(
+                [_number(values[k] if k in values else getattr(f, k)) for k in factor_fields]
+            )
+        corr += A.correlations_of(
+            factors, n_resamples=n_resamples, seed=seed, definition=definition
+        )
     written = write_table(
         out,
         "rank_factors",
         factor_fields,
-        [[_number(v) for v in row] for row in table_rows(factors, factor_fields)],
+        factor_rows,
         f"The groups of each university against its rank (run {run_id}; shares over the "
-        "domains with evidence; cluster columns empty without a clustering of the run)",
+        "domains with evidence, by domain: each in its own category, by cluster: each "
+        "cluster's members in its category, as the paper; cluster columns empty without a "
+        "clustering of the run; share_academic_low_confidence: the part of share_academic "
+        f"resting on unreviewed domains scored below {low_confidence:g})",
     )
+    tests = max((c.tests for c in corr), default=0)
     written += write_table(
         out,
         "rank_correlation",
         CORRELATION_FIELDS,
         [[_number(v) for v in row] for row in table_rows(corr, CORRELATION_FIELDS)],
         f"Rank correlations of the groups with the Webometrics rank (run {run_id}): "
-        f"{SIGN_NOTE}; interval: paired bootstrap, {n_resamples} resamples, seed {seed}",
+        f"{SIGN_NOTE}. p_holm and q_bh: p adjusted over the {tests} tests of each definition "
+        "(every factor x statistic x direction x rank) by Holm's method and by "
+        "Benjamini-Hochberg's. Below "
+        f"{MIN_CONCLUSIVE} universities p is an exact permutation test (all n! pairings up "
+        f"to 8, else {n_resamples} random ones, seed {seed}) and no interval is given (too "
+        "few to conclude; the note says why); from 10 on, p and the 95 % interval are "
+        "Fisher's z of the same statistic (Bonett-Wright for ρ, Fieller for τ), so the "
+        "interval excludes 0 exactly when p < 0.05",
     )
-    written.append(_scatter(out / "rank_correlation.png", factors, corr, run_id))
+    sens = A.rank_sensitivity(engine, run_id=run_id) if run_id else []
+    settings = A.clustering_settings(engine, run_id=run_id) if run_id else []
+    legend = "; ".join(f"{s.label}: {s.setting} ({s.clusterings} clusterings)" for s in settings)
+    written += write_table(
+        out,
+        "rank_sensitivity",
+        SENSITIVITY_FIELDS,
+        table_rows(sens, SENSITIVITY_FIELDS),
+        f"Does each sign hold under both share definitions and every clustering setting "
+        f"stored for run {run_id}? holds: the same sign under every defined variant; flips: "
+        f"it changes; undefined: fewer than two variants defined. Settings: {legend or 'none'}",
+    )
+    domain_corr = [c for c in corr if c.definition == "domain"]
+    written.append(_scatter(out / "rank_correlation.png", domain_factors, domain_corr, run_id))
     return written
 
 
@@ -170,4 +248,5 @@ def _scatter(path: Path, factors: Sequence[Any], corr: Sequence[Any], run_id: in
 def _fmt(symbol: str, c: Any) -> str:
     if math.isnan(c.estimate):
         return f"{symbol} undefined"
-    return f"{symbol} = {c.estimate:+.2f} [{c.low:+.2f}, {c.high:+.2f}]"
+    interval = "" if math.isnan(c.low) else f" [{c.low:+.2f}, {c.high:+.2f}]"
+    return f"{symbol} = {c.estimate:+.2f}{interval}, p = {c.p_value:.2f} (Holm {c.p_holm:.2f})"
