@@ -437,7 +437,7 @@ def language(code: str) -> Iterator[Translator]:
 def translate_report(files: Iterable[Path], code: str) -> list[Path]:
     """Rewrite the Markdown files among ``files`` in ``code``; returns those rewritten."""
     tr = Translator(code)
-    done = []
+    done: list[Path] = []
     if code == "en":
         return done
     for path in files:
