@@ -7,9 +7,11 @@ through :mod:`store.networks` for the dashboard).
 * :func:`environment_graph`: the bipartite university–domain graph of one direction, a
   ``networkx.DiGraph`` whose edges follow the links: university → domain for the
   *outgoing* environment, domain → university for the *citing* one. Node ids are
-  ``"u:<university>"`` and ``"d:<domain>"`` (a university's own domain can also be an
-  external domain of another university: the two stay distinct nodes), with ``label``,
-  ``kind`` (``university`` | ``domain``) and ``bipartite`` (0 | 1) attributes.
+  ``"u:<university>"`` and ``"d:<domain>"``, with ``label``, ``kind`` (``university`` |
+  ``domain``) and ``bipartite`` (0 | 1) attributes. A university's own domain (or a
+  subdomain of one, :func:`owner`) is never an external domain node: when another
+  university links to it or is cited from it, the edge joins the two universities'
+  nodes (a citing utexas.edu is the University of Texas citing).
 * :func:`colink_overlap`: for every pair of universities, the number of external domains
   both link to (*co-outlinks*, outgoing edges) or that link to both (*co-inlinks*, citing
   edges), and the Jaccard index ``|A ∩ B| / |A ∪ B|`` of their domain sets (Thelwall 2004,
@@ -65,8 +67,10 @@ __all__ = [
     "SharedDomain",
     "centralities",
     "colink_overlap",
+    "domain_owners",
     "environment_graph",
     "overlap_graph",
+    "owner",
     "shared_domains",
     "write_graph",
 ]
@@ -98,12 +102,47 @@ def _attr(value: Any) -> Any:
     return str(value)
 
 
+def owner(domain: str, owners: Mapping[str, str]) -> str | None:
+    """The university whose own domain ``domain`` is, or is a subdomain of.
+
+    Parameters
+    ----------
+    domain : str
+        A registered domain or a host.
+    owners : mapping
+        A university's own domain (lower case) -> its name.
+
+    Returns
+    -------
+    str or None
+        The university's name; ``None`` for an external domain.
+
+    Examples
+    --------
+    >>> owners = {"utexas.edu": "Texas", "cs.cornell.edu": "Cornell"}
+    >>> owner("utexas.edu", owners), owner("cs.utexas.edu", owners), owner("cornell.edu", owners)
+    ('Texas', 'Texas', None)
+    """
+    host = domain.lower().rstrip(".")
+    while host:
+        if host in owners:
+            return owners[host]
+        host = host.partition(".")[2]
+    return None
+
+
+def domain_owners(university_domains: Mapping[str, Iterable[str]]) -> dict[str, str]:
+    """``{own domain: university}`` of ``{university: its own domains}`` (lower case)."""
+    return {d.lower(): uni for uni, doms in university_domains.items() for d in doms}
+
+
 def environment_graph(
     edges: Iterable[Sequence[Any]],
     *,
     direction: str = "outgoing",
     university_attrs: Mapping[str, Mapping[str, Any]] | None = None,
     domain_attrs: Mapping[str, Mapping[str, Any]] | None = None,
+    university_domains: Mapping[str, Iterable[str]] | None = None,
 ) -> nx.DiGraph:
     """The bipartite university–domain graph of one direction.
 
@@ -116,6 +155,11 @@ def environment_graph(
         domain to the university.
     university_attrs, domain_attrs : mapping, optional
         Extra node attributes (country, rank, category, language ...).
+    university_domains : mapping, optional
+        Each university's own domains. A domain that is one of them or under one is
+        that university's node, never a domain node: the edge joins the two
+        universities (its weight added to theirs), and a university's link to its own
+        domain is no edge.
 
     Returns
     -------
@@ -132,18 +176,32 @@ def environment_graph(
     g = nx.DiGraph(direction=direction)
     uattrs = university_attrs or {}
     dattrs = domain_attrs or {}
-    for (uni, dom), weight in _clean(edges).items():
-        u, d = f"u:{uni}", f"d:{dom}"
+    owners = domain_owners(university_domains or {})
+
+    def university_node(uni: str) -> str:
+        u = f"u:{uni}"
         if u not in g:
             extra = {k: _attr(v) for k, v in uattrs.get(uni, {}).items()}
             g.add_node(u, label=uni, kind="university", bipartite=0, **extra)
-        if d not in g:
-            extra = {k: _attr(v) for k, v in dattrs.get(dom, {}).items()}
-            g.add_node(d, label=dom, kind="domain", bipartite=1, **extra)
-        if direction == "outgoing":
-            g.add_edge(u, d, weight=weight)
+        return u
+
+    for (uni, dom), weight in _clean(edges).items():
+        u = university_node(uni)
+        other = owner(dom, owners)
+        if other == uni:
+            continue  # a university's own domain is no part of its environment
+        if other is not None:
+            d = university_node(other)
         else:
-            g.add_edge(d, u, weight=weight)
+            d = f"d:{dom}"
+            if d not in g:
+                extra = {k: _attr(v) for k, v in dattrs.get(dom, {}).items()}
+                g.add_node(d, label=dom, kind="domain", bipartite=1, **extra)
+        a, b = (u, d) if direction == "outgoing" else (d, u)
+        if g.has_edge(a, b):
+            g[a][b]["weight"] += weight
+        else:
+            g.add_edge(a, b, weight=weight)
     return g
 
 

@@ -9,7 +9,8 @@ A theme is made of **whole words** (:func:`whole_words`: a run of letters as wri
 inner apostrophes kept, an English possessive ``'s`` dropped, a token with digits left
 out), **never a stop word** (:data:`STOP_WORDS`: the English and Russian lists of the
 maintained ``stop-words`` package, the Snowball lists of :mod:`extract.tokens`, a few
-words of page furniture, and the Russian function words in every case and gender),
+words of page furniture, the Russian function words in every case and gender, and the
+news boilerplate of :func:`news_words`: months, weekdays, reporting verbs),
 at least three letters long, and **in the language of the cluster**: its script
 (Cyrillic, Latin ...) is the one most of the cluster's words are written in, and a term
 in another script is left out (a Russian cluster is named in Russian words even when a
@@ -101,6 +102,7 @@ __all__ = [
     "distinctive_terms",
     "frequent_shingles",
     "largest_domains",
+    "news_words",
     "readable_terms",
     "script",
     "typical_titles",
@@ -145,6 +147,31 @@ def russian_function_words() -> frozenset[str]:
     )
 
 
+def news_words() -> frozenset[str]:
+    """The news boilerplate of ``analyse/news_words.txt``, normalised: words that say who
+    reported what and when, never what a site does.
+
+    Russian: every form of the months, the weekdays (not ``среда``, also
+    "environment"), the reporting verbs (``сообщить``, ``рассказать``, ``заявить`` ...,
+    both aspects) and the adverbs dating a report (``ранее``, ``накануне``) whose
+    likeliest reading in pymorphy3's dictionary is of that word; English: the months (not
+    may, march, august), weekdays and forms of the reporting verbs (``said``, ``told``,
+    ``according``). Written by ``scripts/ru_function_words.py``, which documents the
+    lists; in a cluster of news sites these were its most frequent words and became its
+    theme (``сообщает, ранее, служба``).
+
+    Examples
+    --------
+    >>> words = news_words()
+    >>> sorted({"сообщает", "рассказал", "ранее", "января", "said", "monday", "рублей"} & words)
+    ['monday', 'ранее', 'рассказал', 'said', 'сообщает', 'января']
+    """
+    text = Path(__file__).with_name("news_words.txt").read_text("utf-8")
+    return frozenset(
+        normalize(line) for line in text.splitlines() if line and not line.startswith("#")
+    )
+
+
 STOP_WORDS: frozenset[str] = (
     frozenset(
         normalize(w)
@@ -155,11 +182,12 @@ STOP_WORDS: frozenset[str] = (
         )
     )
     | russian_function_words()
+    | news_words()
 )
 """Words never used as theme terms, normalised (:func:`extract.tokens.normalize`): the
 English and Russian lists of the ``stop-words`` package, the Snowball lists, a few
-words of page furniture, and the Russian function words in every case and gender
-(:func:`russian_function_words`)."""
+words of page furniture, the Russian function words in every case and gender
+(:func:`russian_function_words`) and the news boilerplate (:func:`news_words`)."""
 
 
 def words(text: str) -> list[str]:

@@ -41,7 +41,32 @@ url = widgets.database_url()
 with st.sidebar:
     st.caption(f"database: `{redact(url)}`")
     if st.button("Reload data", help="forget cached query results", key="reload"):
-        data.reload()
+        data.reload(url)
+    clock = data.follow_changes(url)
+    if clock.read_at is not None:
+        st.caption(
+            f"data read {clock.read_at:%Y-%m-%d %H:%M:%S} UTC",
+            help=f"The database is checked for changes every {data.CHECK_SECONDS} s: a "
+            "change from the command line (`webometrics category set`, `analyse`, a "
+            "crawl) shows at your next click after that, and the time here moves. "
+            "Reload data reads everything again now.",
+        )
+
+
+@st.fragment(run_every=data.CHECK_SECONDS)
+def watch_changes() -> None:
+    """Say so in the sidebar when the data changed since the page read them (checked
+    every :data:`dashboard.data.CHECK_SECONDS`): the next click shows the new data, or
+    the button now. (The page is not run again by itself: while a crawl writes, the data
+    change every few seconds.)"""
+    if data.data_version(url) != data.data_clock(url).version:
+        st.info("The data changed since they were read: your next click shows them.")
+        if st.button("Show the new data", key="show-new-data"):
+            st.rerun(scope="app")
+
+
+with st.sidebar:
+    watch_changes()
 widgets.demo_banner(url)
 data.warm_imports()
 page.run()

@@ -7,12 +7,19 @@ only), and returns plain values or pandas frames, which Streamlit can copy out o
 cache. The only write, the analyst's category override, goes through
 :mod:`store.overrides` on a separate read-write engine and clears the cached results.
 
-Cached results live for :data:`TTL_SECONDS` or until the sidebar's *Reload data*.
+Cached results live for :data:`TTL_SECONDS` at most, until the sidebar's *Reload data*,
+or until the data change: every script run calls :func:`follow_changes`, which reads the
+database's data version (:func:`store.freshness.data_version`, at most once per
+:data:`CHECK_SECONDS`) and forgets every cached result when it differs from the version
+the cache was filled at. A change from the command line (``webometrics category set``,
+``analyse``) therefore shows on the next interaction after at most
+:data:`CHECK_SECONDS`; the sidebar says when the data were last read.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import importlib
 import threading
 from collections.abc import Iterable, Sequence
@@ -23,7 +30,7 @@ import streamlit as st
 from sqlalchemy import Engine
 
 from core.settings import Settings, load_settings
-from store import analytics, networks, open_database, queries
+from store import analytics, freshness, networks, open_database, queries
 from store.analytics.runs import resolve_run_fresh
 
 TTL_SECONDS = 600
@@ -85,9 +92,53 @@ def _frame_of(cls: type, rows: Sequence[Any]) -> pd.DataFrame:
     return frame(rows) if rows else _empty(cls)
 
 
-def reload() -> None:
-    """Forget every cached query result (not the engines)."""
+def reload(url: str | None = None) -> None:
+    """Forget every cached query result (not the engines); with ``url``, its data are
+    read anew from now (:func:`follow_changes` restarts its clock)."""
     st.cache_data.clear()
+    if url is not None:
+        data_clock(url).version = None
+
+
+CHECK_SECONDS = 5  # how often the data version is read: the longest a change waits
+
+
+@dataclasses.dataclass
+class DataClock:
+    """The data version the cached results of one database were read at, and when they
+    were last forgotten (``read_at``: every result shown was read since)."""
+
+    version: str | None = None
+    read_at: dt.datetime | None = None
+    lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
+
+
+@st.cache_resource(show_spinner=False)
+def data_clock(url: str) -> DataClock:
+    """The :class:`DataClock` of ``url``, one per server (shared by every session)."""
+    return DataClock()
+
+
+@st.cache_data(ttl=CHECK_SECONDS, show_spinner=False)
+def data_version(url: str) -> str:
+    """The database's data version (:func:`store.freshness.data_version`), read at most
+    once per :data:`CHECK_SECONDS`."""
+    return freshness.data_version(read_engine(url))
+
+
+def follow_changes(url: str) -> DataClock:
+    """Forget every cached result when the data version of ``url`` changed since they
+    were read (a stage or an analyst wrote, from this dashboard or the command line);
+    returns the clock, whose ``read_at`` the sidebar shows."""
+    clock = data_clock(url)
+    now = data_version(url)
+    with clock.lock:
+        if clock.version != now:
+            if clock.version is not None:
+                st.cache_data.clear()
+            clock.version = now
+            clock.read_at = dt.datetime.now(dt.UTC)
+    return clock
 
 
 # --- universities and runs -------------------------------------------------------------
@@ -251,6 +302,41 @@ def reached_pages(
     has_other = pages.assign(other=~hop).groupby("domain")["other"].transform("any")
     kept = pages[~hop | ~has_other]
     return kept.groupby("domain", sort=False).head(per_domain).reset_index(drop=True)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def member_pages(
+    url: str,
+    domains: tuple[str, ...],
+    per_domain: int,
+    direction: str,
+    university_id: int,
+    run_id: int | None = None,
+) -> pd.DataFrame:
+    """The pages that explain each domain's membership of a cluster of ``direction``, with
+    ``cites``: whether the page links to the university.
+
+    Outgoing: the domain's pages of role ``external`` (those the universities link to).
+    Citing: first its pages that cite the university (verified citations of ``run_id``,
+    whatever role the page was fetched in: a backlink export's citing page is often an
+    ``external`` page too), then the pages its document is built from (the extract stage
+    builds a domain's document from its fetched pages of every role but ``university``).
+    """
+    if direction == "outgoing":
+        return reached_pages(url, domains, per_domain, ("external",)).assign(cites=False)
+    rows = queries.citing_pages(
+        read_engine(url), university_id, domains, run_id=run_id, per_domain=per_domain
+    )
+    citing = _frame_of(queries.DomainPageRow, rows)
+    built = reached_pages(url, domains, per_domain, ("external", "citing"))
+    both = pd.concat(
+        [citing.assign(cites=True), built.assign(cites=built["url"].isin(set(citing["url"])))],
+        ignore_index=True,
+    )
+    both = both.drop_duplicates("url").sort_values(
+        ["domain", "cites"], ascending=[True, False], kind="stable"
+    )
+    return both.groupby("domain", sort=False).head(per_domain).reset_index(drop=True)
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)

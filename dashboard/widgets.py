@@ -55,7 +55,7 @@ def table(
     """Show ``df`` (missing texts as blank cells) and a button that downloads it as
     ``<name>.csv``."""
     st.dataframe(
-        blank_missing(df),
+        flags_as_text(blank_missing(df)),
         hide_index=True,
         column_config=column_config,
         height=height,
@@ -70,6 +70,33 @@ def blank_missing(df: pd.DataFrame) -> pd.DataFrame:
     if not text or df.empty:
         return df
     return df.assign(**{c: df[c].where(df[c].notna(), "") for c in text})
+
+
+def flags_as_text(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with its true/false columns as ``yes`` and ``no``: a read-only table shows
+    them as words, not as checkboxes that look editable but are not (the CSV download
+    keeps ``True``/``False``)."""
+    flags = [c for c in df.columns if df[c].dtype == bool]
+    if not flags:
+        return df
+    return df.assign(**{c: df[c].map({True: "yes", False: "no"}) for c in flags})
+
+
+def named_columns(
+    spec: Mapping[str, tuple[str, str | None]], *, links: Iterable[str] = ("url",)
+) -> dict[str, Any]:
+    """Column configuration from ``{column: (shown name, help)}``: each column under a
+    readable name with its help text (shown on the header's hover), the ``links`` columns
+    as links opening the page."""
+    linked = set(links)
+    return {
+        c: (
+            st.column_config.LinkColumn(name, help=help_text, display_text=None)
+            if c in linked
+            else st.column_config.Column(name, help=help_text)
+        )
+        for c, (name, help_text) in spec.items()
+    }
 
 
 def download(df: pd.DataFrame, name: str, *, key: str) -> None:

@@ -28,7 +28,7 @@ from sqlalchemy.orm import aliased
 
 from analyse.networks import Overlap as OverlapRow
 from analyse.networks import SharedDomain as SharedDomainRow
-from analyse.networks import colink_overlap
+from analyse.networks import colink_overlap, domain_owners, owner
 from core.choices import check_direction
 from core.exceptions import ParameterError
 from store.models import (
@@ -48,8 +48,10 @@ __all__ = [
     "category_labels",
     "colink_overlap",
     "colink_overlaps",
+    "domain_owners",
     "network_file",
     "network_runs",
+    "owner",
     "replace_category_labels",
     "replace_network",
     "shared_domains",

@@ -26,6 +26,44 @@ def _label(row: pd.Series) -> str:
     )
 
 
+# what each stored parameter means (webometrics dedup's methods, dedup/*.py); two k's:
+# the method's own shingle size, and the k the extract stage made the stored shingles with
+PARAMETER_MEANINGS = {
+    "k": "shingle size of the method: words per shingle it compares",
+    "shingle_k": "shingle size of the stored shingles (`[shingle] k` of `webometrics "
+    "extract`); the method made its own k-word shingles from the texts, so this one is "
+    "reported, not used",
+    "num_perm": "MinHash permutations per signature",
+    "threshold": "similarity from which two documents are near duplicates",
+    "seed": "random seed of the hash functions",
+    "canonical": "which member of a group is kept for clustering",
+    "n_pairs": "near-duplicate pairs found (before grouping)",
+    "n_super": "super-shingles per document",
+    "rows": "rows per band",
+    "bands": "bands of the locality-sensitive hash",
+    "n_bits": "bits of the fingerprint",
+    "n_words": "words per document signature",
+    "n_sentences": "sentences per document signature",
+    "stem": "words stemmed before comparing",
+    "b": "BM25's length normalisation",
+}
+
+
+# methods whose k is no shingle size
+K_MEANINGS = {
+    "simhash": "largest Hamming distance between the fingerprints of two near duplicates",
+    "a2-tfidf": "BM25's k1: term-frequency saturation",
+    "a5-heavy-sent": "BM25's k1: term-frequency saturation",
+}
+
+
+def parameter_meaning(method: str, name: str) -> str:
+    """What a parameter of a dedup run of ``method`` means (blank when not listed)."""
+    if name == "k" and method in K_MEANINGS:
+        return K_MEANINGS[method]
+    return PARAMETER_MEANINGS.get(name, "")
+
+
 labels = {int(r["id"]): _label(r) for _, r in runs.iterrows()}
 left, right = st.columns([3, 1])
 run_id = left.selectbox(
@@ -41,7 +79,21 @@ m[1].metric("documents", int(run["n_documents"]))
 m[2].metric("groups", int(run["n_groups"]))
 m[3].metric("duplicates removed", int(run["n_duplicates"]))
 if run["parameters"]:
-    st.caption("parameters: " + ", ".join(f"{k}={v}" for k, v in run["parameters"].items()))
+    with st.expander("Parameters of this run"):
+        widgets.table(
+            pd.DataFrame(
+                [
+                    {
+                        "parameter": name,
+                        "value": value,
+                        "meaning": parameter_meaning(run["method"], name),
+                    }
+                    for name, value in run["parameters"].items()
+                ]
+            ),
+            f"dedup run {run_id} parameters",
+            key="dedup-parameters",
+        )
 
 groups = data.duplicate_groups(
     url, int(run_id), None if language == "all" else language, MAX_GROUPS
@@ -75,7 +127,13 @@ widgets.table(
     shown,
     f"duplicate groups run {run_id}",
     key="groups",
-    column_config=widgets.link_config("canonical") if is_url else None,
+    column_config=widgets.named_columns(
+        {
+            "size": ("size", "documents in the group"),
+            "canonical": ("kept", "the member kept for clustering (`[dedup] canonical`)"),
+        },
+        links=("canonical",) if is_url else (),
+    ),
 )
 
 top = groups.head(MAX_EXPANDERS)
@@ -89,5 +147,15 @@ for _, g in top.iterrows():
             mine,
             f"duplicate group {g['id']}",
             key=f"group-{g['id']}",
-            column_config=widgets.link_config("key") if is_url else None,
+            column_config=widgets.named_columns(
+                {
+                    "key": ("document", f"the member: a {run['unit']} (the run's unit)"),
+                    "canonical": (
+                        "kept",
+                        "yes: the member kept for clustering; the others "
+                        "are left out as its near duplicates",
+                    ),
+                },
+                links=("key",) if is_url else (),
+            ),
         )

@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import data, widgets
+from store import networks
 
 DRAWN = 60  # domains drawn by default: readable labels; the slider goes up to the setting
 
@@ -83,6 +84,15 @@ if n_passing > drawn:
     )
 colors = widgets.category_colors(url)
 name = widgets.category_namer(url)
+unis = data.universities(url)
+# a university's own domain (or subdomain) is drawn as the university, never as an
+# external domain beside it (analyse.networks.owner, as in the GEXF)
+owners = networks.domain_owners(
+    {
+        n: [d.strip() for d in ds.split(",") if d.strip()]
+        for n, ds in zip(unis["name"], unis["domains"], strict=True)
+    }
+)
 
 
 def pyvis_html(frame: pd.DataFrame) -> str:
@@ -99,12 +109,20 @@ def pyvis_html(frame: pd.DataFrame) -> str:
     net = Network(
         height="620px", width="100%", directed=True, cdn_resources="in_line", bgcolor="#ffffff"
     )
+    # a domain of a university is that university's node; its link to its own is no edge
+    owner = frame["domain"].map(lambda d: networks.owner(d, owners))
+    frame = frame[owner.isna() | (owner != frame["university"])].assign(
+        node=lambda t: [
+            f"u:{o}" if isinstance(o, str) else f"d:{d}"
+            for o, d in zip(owner[t.index], t["domain"], strict=True)
+        ]
+    )
     # a fixed layout computed here (seeded): the page shows the graph at once and the same
     # way every time, instead of a physics simulation that a browser may never finish
     g = nx.Graph()
-    g.add_edges_from(
-        (f"u:{u}", f"d:{d}") for u, d in zip(frame["university"], frame["domain"], strict=True)
-    )
+    g.add_nodes_from(f"u:{u}" for u in frame["university"])
+    g.add_nodes_from(frame["node"])
+    g.add_edges_from((f"u:{u}", n) for u, n in zip(frame["university"], frame["node"], strict=True))
     unis = sorted(n for n in g if n.startswith("u:"))
     ring = {  # the universities held apart on an inner ring; the domains settle around them
         u: (
@@ -124,19 +142,22 @@ def pyvis_html(frame: pd.DataFrame) -> str:
     span = max((max(abs(x), abs(y)) for x, y in pos.values()), default=1.0) or 1.0
     xy = {n: (float(x) / span * 560, float(y) / span * 280) for n, (x, y) in pos.items()}
     net.toggle_physics(False)
-    for uni, rows in frame.groupby("university"):
-        x, y = xy[f"u:{uni}"]
+    country = dict(zip(frame["university"], frame["country"], strict=True))
+    for node in unis:
+        uni = node.removeprefix("u:")
+        rows = frame[frame["university"] == uni]
+        x, y = xy[node]
         net.add_node(
-            f"u:{uni}",
+            node,
             x=x,
             y=y,
             label=esc(uni),
-            title=esc(f"{uni} ({rows['country'].iloc[0]}): {len(rows)} domains"),
+            title=esc(f"{uni} ({country.get(uni, '?')}): {len(rows)} domains"),
             color="#111111",
             shape="box",
             font={"color": "#ffffff"},
         )
-    for dom, rows in frame.groupby("domain"):
+    for dom, rows in frame[frame["node"].str.startswith("d:")].groupby("domain"):
         cat = rows["category"].iloc[0] or "uncategorised"
         x, y = xy[f"d:{dom}"]
         net.add_node(
@@ -152,8 +173,9 @@ def pyvis_html(frame: pd.DataFrame) -> str:
             size=6 + 3 * rows["university"].nunique(),
             font={"size": 13},
         )
-    for _, r in frame.iterrows():
-        a, b = f"u:{r['university']}", f"d:{r['domain']}"
+    summed = frame.groupby(["university", "node"], as_index=False)[weight].sum()
+    for _, r in summed.iterrows():
+        a, b = f"u:{r['university']}", r["node"]
         if direction == "citing":
             a, b = b, a
         net.add_edge(a, b, value=int(r[weight]), title=f"{r[weight]} {weight}", color="#c8c8c8")
@@ -212,7 +234,12 @@ if not ov.empty:
         .encode(
             x=alt.X("a:N", title=None, axis=alt.Axis(labelLimit=220, labelAngle=-30)),
             y=alt.Y("b:N", title=None, axis=alt.Axis(labelLimit=220)),
-            color=alt.Color("jaccard:Q", scale=alt.Scale(scheme="blues")),
+            # from 0 (no shared domain), so a pale cell means little overlap
+            color=alt.Color(
+                "jaccard:Q",
+                scale=alt.Scale(scheme="blues", domain=[0, max(float(sym["jaccard"].max()), 1e-9)]),
+                title="Jaccard",
+            ),
             tooltip=["a", "b", "shared", "jaccard"],
         )
     )

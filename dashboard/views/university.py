@@ -104,7 +104,12 @@ m = st.columns(4)
 m[0].metric("documents", int(chosen["n_documents"]))
 m[1].metric("clusters", int(chosen["n_clusters"]))
 m[2].metric("near duplicates left out", int(chosen["n_excluded_duplicates"]))
-m[3].metric("seconds", f"{chosen['seconds']:.2f}" if pd.notna(chosen["seconds"]) else "–")
+m[3].metric(
+    "clustering time",
+    f"{chosen['seconds']:.2f} s" if pd.notna(chosen["seconds"]) else "–",
+    help="how long `webometrics cluster` took to make this clustering (reading the "
+    "documents, fitting, storing), in seconds",
+)
 
 final = data.clusters(url, cid, -1)
 final["category"] = final["category"].fillna("uncategorised")
@@ -164,12 +169,45 @@ by_size = members[members["unit"] == "domain"].sort_values(
     ["cluster_id", "n_pages", "domain"], ascending=[True, False, True]
 )
 domains = tuple(sorted(set(by_size.groupby("cluster_id").head(DOMAINS_WITH_PAGES)["domain"])))
-role = "external" if direction == "outgoing" else "citing"
-pages = data.reached_pages(url, domains, PAGES_PER_DOMAIN, (role,))
+run_of = chosen["run_id"]
+pages = data.member_pages(
+    url,
+    domains,
+    PAGES_PER_DOMAIN,
+    direction,
+    int(uid),
+    int(run_of) if pd.notna(run_of) else None,
+)
 page_docs = data.document_pages(
     url, tuple(int(i) for i in members.loc[members["unit"] == "page", "document_id"])
 )
-pages = pd.concat([pages, page_docs], ignore_index=True) if not page_docs.empty else pages
+if not page_docs.empty:
+    pages = pd.concat([pages, page_docs.assign(cites=False)], ignore_index=True)
+MEMBER_COLUMNS = {  # column -> (shown name, help)
+    "domain": ("domain", "the member's registered domain"),
+    "key": ("page", "the page this document is (clusterings of pages); a domain's document "
+            "is all its fetched pages"),
+    "unit": ("unit", "domain: the document is the domain's pages together; page: one page"),
+    "language": ("language", "the document's detected language"),
+    "n_pages": ("pages", "fetched pages in the document"),
+    "category": ("category", "the domain's category: the analyst's override when set, "
+                 "else the assigned one"),
+    "assigned_category": ("assigned category", "the category the analyse stage assigned "
+                          "(from the domain's text, name and patterns)"),
+    "overridden": ("overridden", "yes: an analyst set the category by hand (see "
+                   "Category override below)"),
+}  # fmt: skip
+PAGE_COLUMNS = {
+    "domain": ("domain", None),
+    "url": ("url", "the page; the link opens it"),
+    "title": ("title", None),
+    "language": ("language", None),
+    "http_status": ("HTTP status", "the status the page was fetched with"),
+    "role": ("fetched as", "external: a university links to it; citing: found linking to "
+             "a university; a domain's document is made of both"),
+    "cites": ("cites the university", "yes: the page links to this university (a verified "
+              "citation), the reason the domain is in its citing environment"),
+}  # fmt: skip
 if len(shown) > MAX_EXPANDERS:
     st.caption(f"The {MAX_EXPANDERS} largest clusters expand to their domains and pages.")
 for _, cl in top.iterrows():
@@ -182,26 +220,14 @@ for _, cl in top.iterrows():
         docs = members[members["cluster_id"] == cl["id"]]
         if int(cl["size"]) > len(docs):
             st.caption(f"The {len(docs)} largest of its {int(cl['size'])} documents.")
+        # a domain's document is keyed by its domain: the key column says something only
+        # for documents of single pages
+        shown_cols = [c for c in MEMBER_COLUMNS if c != "key" or (docs["unit"] == "page").any()]
         widgets.table(
-            widgets.readable_categories(
-                docs[
-                    [
-                        "domain",
-                        "key",
-                        "unit",
-                        "language",
-                        "n_pages",
-                        "category",
-                        "assigned_category",
-                        "overridden",
-                    ]
-                ],
-                url,
-                "category",
-                "assigned_category",
-            ),
+            widgets.readable_categories(docs[shown_cols], url, "category", "assigned_category"),
             f"cluster {cl['label']} domains",
             key=f"cl-{cl['id']}-docs",
+            column_config=widgets.named_columns({c: MEMBER_COLUMNS[c] for c in shown_cols}),
         )
         their = pages[pages["domain"].isin(set(docs["domain"]))]
         if docs["domain"].nunique() > DOMAINS_WITH_PAGES:
@@ -209,11 +235,17 @@ for _, cl in top.iterrows():
                 f"Pages of the {DOMAINS_WITH_PAGES} domains with most pages "
                 f"(up to {PAGES_PER_DOMAIN} each); links open the page."
             )
+        elif direction == "citing":
+            st.caption(
+                f"Each domain's pages that cite {names[uid].split(' (')[0]} first, then "
+                f"the other pages its text is made of (up to {PAGES_PER_DOMAIN} each)."
+            )
+        page_cols = list(PAGE_COLUMNS) if direction == "citing" else list(PAGE_COLUMNS)[:-1]
         widgets.table(
-            their[["domain", "url", "title", "language", "http_status", "role"]],
+            their[page_cols],
             f"cluster {cl['label']} pages",
             key=f"cl-{cl['id']}-pages",
-            column_config=widgets.link_config("url"),
+            column_config=widgets.named_columns({c: PAGE_COLUMNS[c] for c in page_cols}),
         )
 
 st.subheader("Category override")
@@ -332,7 +364,9 @@ if stored:
         "Cluster rows of level",
         list(level_names),
         format_func=level_names.__getitem__,
-        key="level",
+        # one picker per clustering: its options (and their labels) are that clustering's
+        # levels, so a choice made on another clustering never shows its label here
+        key=f"level-{cid}",
         help="final: the clusters above; a level: the clusters of that step of the dendrogram",
     )
     at_level = data.clusters(url, cid, int(level))

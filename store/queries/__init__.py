@@ -40,7 +40,13 @@ from store.queries.duplicates import (
     duplicate_members,
     list_dedup_runs,
 )
-from store.queries.pages import DomainPageRow, document_languages, document_pages, domain_pages
+from store.queries.pages import (
+    DomainPageRow,
+    citing_pages,
+    document_languages,
+    document_pages,
+    domain_pages,
+)
 from store.queries.runs import CrawlRunRow, PipelineRunRow, list_crawl_runs, list_pipeline_runs
 from store.queries.universities import UniversityRow, list_universities
 
@@ -54,6 +60,7 @@ __all__ = [
     "DuplicateMemberRow",
     "PipelineRunRow",
     "UniversityRow",
+    "citing_pages",
     "cluster_levels",
     "document_languages",
     "document_pages",

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from sqlalchemy import Engine, func, select
 
 from store.models import (
+    Citation,
     Document,
     Page,
 )
@@ -91,6 +92,82 @@ def document_pages(engine: Engine, document_ids: Sequence[int]) -> list[DomainPa
         .join(Document, Document.page_id == Page.id)
         .where(Document.id.in_(list(document_ids)))
         .order_by(Page.registered_domain, Page.url)
+    )
+    with engine.connect() as conn:
+        return [DomainPageRow(*row) for row in conn.execute(stmt)]
+
+
+def citing_pages(
+    engine: Engine,
+    university_id: int,
+    domains: Sequence[str],
+    *,
+    run_id: int | None = None,
+    per_domain: int = 20,
+) -> list[DomainPageRow]:
+    """Up to ``per_domain`` verified citing pages of each domain that link to the university,
+    by domain then URL: the pages that put a domain in the university's citing environment.
+
+    A citing page found by a backlink export or a crawl is stored as a page of whatever
+    role it was first fetched in (``external`` when a university links to it too), so the
+    citations, not the page roles, say which pages cite; a citing URL that was never
+    fetched is listed with its URL only.
+
+    Parameters
+    ----------
+    engine : Engine
+    university_id : int
+        The cited university (``university.id``).
+    domains : sequence of str
+        Registered citing domains.
+    run_id : int, optional
+        The crawl run of the citations (every run when ``None``).
+    per_domain : int
+        At most this many pages per domain (the first by URL).
+    """
+    if not domains:
+        return []
+    cond = [
+        Citation.university_id == university_id,
+        Citation.status == "verified",
+        Citation.citing_domain.in_(list(domains)),
+    ]
+    if run_id is not None:
+        cond.append(Citation.run_id == run_id)
+    cites = (  # one row per citing URL (a URL cites in several runs)
+        select(
+            Citation.citing_domain.label("domain"),
+            Citation.citing_url.label("url"),
+            func.max(Citation.page_id).label("page_id"),
+        )
+        .where(*cond)
+        .group_by(Citation.citing_domain, Citation.citing_url)
+        .subquery()
+    )
+    ranked = (
+        select(
+            cites.c.domain,
+            cites.c.url,
+            Page.title,
+            Page.language,
+            Page.http_status,
+            func.coalesce(Page.role, "citing").label("role"),
+            func.row_number().over(partition_by=cites.c.domain, order_by=cites.c.url).label("n"),
+        )
+        .outerjoin(Page, Page.id == cites.c.page_id)
+        .subquery()
+    )
+    stmt = (
+        select(
+            ranked.c.domain,
+            ranked.c.url,
+            ranked.c.title,
+            ranked.c.language,
+            ranked.c.http_status,
+            ranked.c.role,
+        )
+        .where(ranked.c.n <= per_domain)
+        .order_by(ranked.c.domain, ranked.c.url)
     )
     with engine.connect() as conn:
         return [DomainPageRow(*row) for row in conn.execute(stmt)]

@@ -218,3 +218,90 @@ def test_function_word_stems_are_dropped() -> None:
     business = groups("bbc")["business"]
     written = readable_terms(["said", "mr", "take", "market", "firm"], business)
     assert set(written) == {"market", "firm"}, written
+
+
+def _scripts_module() -> Any:
+    """``scripts/ru_function_words.py``, which writes and documents the news words."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[2] / "scripts" / "ru_function_words.py"
+    spec = importlib.util.spec_from_file_location("ru_function_words", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def is_news_boilerplate(term: str) -> bool:
+    """``term`` is a month, a weekday, a reporting verb or a relative time adverb: its
+    likeliest reading in pymorphy3's dictionary is of one of the lemmas the script lists
+    (read here independently of ``analyse/news_words.txt``), or one of the English words."""
+    script = _scripts_module()
+    if in_script(term, "CYRILLIC"):
+        lemmas = {*script.MONTHS, *script.WEEKDAYS, *script.REPORTING_VERBS, *script.TIME_WORDS}
+        return _norm(morph().parse(term)[0].normal_form) in {_norm(w) for w in lemmas}
+    return term in set(script.EN_NEWS_WORDS)
+
+
+def test_the_news_words_match_the_installed_dictionary() -> None:
+    """``analyse/news_words.txt`` is what the script makes of its lists with the installed
+    dictionary, and holds the issue's words in their forms."""
+    from analyse.themes import STOP_WORDS, news_words
+
+    path = Path(__file__).resolve().parents[2] / "analyse" / "news_words.txt"
+    written = [w for w in path.read_text("utf-8").splitlines() if w and not w.startswith("#")]
+    assert written == _scripts_module().news_words(morph())
+    assert news_words() == {_norm(w) for w in written} and news_words() <= STOP_WORDS
+    for word in ("сообщает", "сообщается", "рассказал", "ранее", "января", "понедельник"):
+        assert word in STOP_WORDS, word
+    # homonyms and topical words stay content words
+    for word in ("среда", "среде", "рублей", "нефти", "матче", "weather", "march", "may"):
+        assert word not in news_words(), word
+
+
+@functools.cache
+def _themes(name: str, stop: frozenset[str] | None) -> tuple[dict[str, list[str]], ...]:
+    """The c-TF-IDF terms and the activity stems' words of every class of ``name`` with
+    ``stop`` as the themes' stop words (``None``: as shipped)."""
+    import analyse.themes as themes
+
+    shipped = themes.STOP_WORDS
+    themes.STOP_WORDS = shipped if stop is None else stop
+    try:
+        texts = groups(name)
+        tfidf = cluster_themes(
+            {label: [ThemeDocument(t) for t in ts] for label, ts in texts.items()},
+            ThemeOptions(n_terms=N_TERMS),
+        )
+        labels = sorted(texts)
+        docs = [t for label in labels for t in texts[label]]
+        gold = np.array([i for i, label in enumerate(labels) for _ in texts[label]])
+        model = ActivityClusterer(seed=1).fit(docs)
+        stems = weighted_terms(model.matrix_, model.vocabulary_, gold, top=20)
+        activity = {
+            label: list(readable_terms([s for s, _ in stems[i]], texts[label]).values())[:N_TERMS]
+            for i, label in enumerate(labels)
+        }
+    finally:
+        themes.STOP_WORDS = shipped
+    return {label: list(th.terms) for label, th in tfidf.items()}, activity
+
+
+@pytest.mark.parametrize("name", ["lenta", "tgcontest-ru"])
+def test_news_boilerplate_never_names_a_cluster(name: str) -> None:
+    """Lenta.ru's and tgcontest's rubrics as clusters: without the news words their themes
+    held сообщает, рассказали, заявил, января ...; with them none is a theme term, and every
+    other term of those themes is still there (the topical words remain)."""
+    from analyse.themes import STOP_WORDS, news_words
+
+    without = _themes(name, STOP_WORDS - news_words())
+    shipped = _themes(name, None)
+    found_before = [t for way in without for terms in way.values() for t in terms]
+    assert any(is_news_boilerplate(t) for t in found_before), "the corpus shows no boilerplate"
+    for before, after in zip(without, shipped, strict=True):
+        for label, terms in after.items():
+            boiler = [t for t in terms if is_news_boilerplate(t)]
+            assert not boiler, f"{name}/{label}: news boilerplate {boiler} in {terms}"
+            kept = [t for t in before[label] if not is_news_boilerplate(t)]
+            lost = [t for t in kept if t not in terms]
+            assert not lost, f"{name}/{label}: topical terms {lost} lost from {terms}"

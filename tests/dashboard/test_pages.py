@@ -108,18 +108,22 @@ def test_runs(page, dashboard_db) -> None:
 
 def test_duplicates(page, dashboard_db) -> None:
     at = page("views/duplicates.py")
-    groups = frames(at)[0]
+    # the run's parameters first (in an expander), each with its meaning
+    params = frames(at)[0].set_index("parameter")
+    assert params["meaning"].str.len().gt(0).all(), params
+    groups = frames(at)[1]
     assert list(groups["size"]) == [3, 2]
     assert list(groups["canonical"]) == ["https://vk.com/spbu.ru/0", "https://mit.edu/spbu.ru/0"]
     assert [m.value for m in at.metric] == ["minhash-lsh", "5", "2", "3"]
-    assert len(at.expander) == 2
-    members = frames(at)[1]
-    assert list(members["canonical"]) == [True, False, False]
+    assert len(at.expander) == 3
+    members = frames(at)[2]
+    # a read-only table shows flags as words, not as checkboxes
+    assert list(members["canonical"]) == ["yes", "no", "no"]
     at.selectbox(key="dedup-language").set_value("en")
     rerun(at)
-    groups = frames(at)[0]
+    groups = frames(at)[1]
     assert list(groups["canonical"]) == ["https://mit.edu/spbu.ru/0"]
-    assert len(at.expander) == 1
+    assert len(at.expander) == 2
 
 
 def test_university_clusters(page, dashboard_db) -> None:
@@ -178,7 +182,11 @@ def test_university_filters(page, dashboard_db) -> None:
     assert list(clusters["theme"]) == [", ".join(theme_terms(key, n)) for n in CLUSTERINGS[key]]
     assert list(clusters["theme"]) == ["ru-web-term, research"]
     pages = frames(at)[2]
-    assert set(pages["role"]) == {"citing"}
+    # each member domain lists its pages citing the university first (whatever role they
+    # were fetched in), then the other pages of its document
+    assert set(pages["role"]) <= {"citing", "external"}
+    assert set(pages.loc[pages["cites"] == "yes", "domain"]) == set(pages["domain"])
+    assert (pages.groupby("domain")["cites"].first() == "yes").all()
     # a university without a clustering says how to get one
     at.selectbox(key="uni").set_value(dashboard_db.university_ids["nsu.ru"])
     rerun(at)
@@ -261,7 +269,9 @@ def test_university_levels(page, dashboard_db) -> None:
     assert list(levels["r"]) == [8, 6, 4, 2]
     assert list(levels["n_clusters"]) == [5, 4, 2, 2]
     assert list(levels["level"]) == [0, 1, 2, 3]
-    at.selectbox(key="level").set_value(0)
+    # one level picker per clustering (its own options and labels)
+    cid = dashboard_db.clustering_ids[("spbu.ru", "outgoing")]
+    at.selectbox(key=f"level-{cid}").set_value(0)
     rerun(at)
     rows = frames(at)[-1]
     assert len(rows) == 5 and set(rows["size"]) == {1}
@@ -425,7 +435,14 @@ def test_network_gexf_opens_in_networkx(dashboard_db) -> None:
     blob = data.gexf(dashboard_db.url, dashboard_db.run_ids[1], "outgoing")
     g = nx.read_gexf(io.BytesIO(blob))
     unis, doms, edges = _network("outgoing")
-    assert g.number_of_nodes() == unis + doms and g.number_of_edges() == edges
+    # a university's own domain is its node, never a domain node beside it: spbu.ru's
+    # links to mit.edu join the two universities
+    owned = {d for dirs in ENV[1].values() for d in dirs.get("outgoing", {}) if d in ENV[1]}
+    assert owned == {"mit.edu", "ox.ac.uk"}
+    assert g.number_of_nodes() == unis + doms - len(owned) and g.number_of_edges() == edges
+    assert not any(f"d:{d}" in g for d in owned)
+    mit = "u:Massachusetts Institute of Technology"
+    assert g["u:Saint Petersburg State University"][mit]["weight"] == 3
     assert g.nodes["d:lenta.ru"]["category"] == "media"
     assert g["u:Saint Petersburg State University"]["d:vk.com"]["weight"] == 4
 

@@ -862,8 +862,12 @@ class NetworksResult:
     network_seconds: float
 
 
-def _store_network(engine: Engine, run_id: int, direction: str, names: list[str]) -> None:
-    """The co-link overlaps, shared domains and GEXF graph of one run and direction."""
+def _store_network(
+    engine: Engine, run_id: int, direction: str, own: dict[str, tuple[str, ...]]
+) -> None:
+    """The co-link overlaps, shared domains and GEXF graph of one run and direction
+    (``own``: each university's own domains, which the graph draws as the university)."""
+    names = list(own)
     env = analytics.environment(engine, run_id=run_id, direction=direction)
     weight = "links" if direction == "outgoing" else "pages"
     edges = [(r.university, r.domain, getattr(r, weight)) for r in env]
@@ -876,6 +880,7 @@ def _store_network(engine: Engine, run_id: int, direction: str, names: list[str]
         domain_attrs={
             r.domain: {"category": r.category or "", "language": r.language or ""} for r in env
         },
+        university_domains=own,
     )
     with tempfile.TemporaryDirectory(prefix="webometrics-gexf-") as tmp:
         (path,) = networks.write_graph(graph, Path(tmp) / "graph", formats=("gexf",))
@@ -897,13 +902,13 @@ def store_networks(engine: Engine, *, progress: bool = True) -> NetworksResult:
         ``network_runs`` (run and direction pairs stored), ``network_seconds``.
     """
     started = time.perf_counter()
-    names = [u.name for u in queries.list_universities(engine)]
+    own = {u.name: u.domains for u in queries.list_universities(engine)}
     done = 0
     for run_id in tqdm(
         analytics.run_ids(engine), desc="networks", unit="run", disable=not progress or None
     ):
         for direction in DIRECTIONS:
-            _store_network(engine, run_id, direction, names)
+            _store_network(engine, run_id, direction, own)
             done += 1
     return NetworksResult(done, round(time.perf_counter() - started, 3))
 

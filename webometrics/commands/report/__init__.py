@@ -42,7 +42,8 @@ Files written (every one, also when a table is empty: then it has its header onl
 
 The package: this module is the command; :mod:`.build` writes the files
 (:func:`build_report`); :mod:`.ranks` the groups against the rank; :mod:`.render`
-renders a table as CSV and Markdown and the category shares as a figure.
+renders a table as CSV and Markdown and the category shares as a figure; :mod:`.i18n`
+translates the report (``--language ru``).
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from webometrics.commands.report import i18n
 from webometrics.commands.report.build import FIGURE_FILES, TABLE_FILES, build_report
 from webometrics.commands.report.render import markdown_table
 
@@ -86,7 +88,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--language",
         choices=("en", "ru"),
         default="en",
-        help="language of the category labels in the figures (default en)",
+        help="language of the report: headings, captions, table headers, notes, the "
+        "figures and the category labels (default en; the CSV files keep their English "
+        "column names)",
     )
     p.set_defaults(func=_report)
 
@@ -97,15 +101,17 @@ def _report(ctx: Context) -> int:
     out = ctx.output_folder(ctx.args.out)
     engine = ctx.engine(read_only=True)
     taxonomy = load_taxonomy(ctx.settings.analyse.taxonomy)
-    written = build_report(
-        engine,
-        out,
-        run_id=ctx.args.run,
-        compare_to=ctx.args.compare_to,
-        category_labels=taxonomy.labels(ctx.args.language, with_unknown=True),
-        category_colors=taxonomy.colors(),
-        low_confidence=ctx.settings.analyse.low_confidence,
-    )
+    with i18n.language(ctx.args.language):  # the figures' texts
+        written = build_report(
+            engine,
+            out,
+            run_id=ctx.args.run,
+            compare_to=ctx.args.compare_to,
+            category_labels=taxonomy.labels(ctx.args.language, with_unknown=True),
+            category_colors=taxonomy.colors(),
+            low_confidence=ctx.settings.analyse.low_confidence,
+        )
+    i18n.translate_report(written, ctx.args.language)  # the Markdown files
     print(f"report: {len(written)} files in {ctx.args.out}")
     for path in written:
         print(f"  {path}")

@@ -222,7 +222,10 @@ def build_report(
             table_rows(A.domain_categories(engine), DOMAIN_CATEGORY_FIELDS),
         )
     )
-    unis = {r.university: {"country": r.country, "rank": r.rank or ""} for r in t2}
+    unis = {
+        r.university: {"country": r.country, "rank": r.rank or "", "domains": ";".join(r.domains)}
+        for r in t2
+    }
     env = A.environment(engine, run_id=run) if run else []
     for direction, co in CO_LINKS:
         rows = [r for r in env if r.direction == direction]
@@ -424,7 +427,11 @@ def _network_files(
         (r.university, r.domain, r.links if direction == "outgoing" else r.pages) for r in rows
     ]
     doms = {r.domain: {"category": r.category or "", "language": r.language or ""} for r in rows}
-    graph = environment_graph(edges, direction=direction, university_attrs=unis, domain_attrs=doms)
+    own = {u: tuple(filter(None, str(a.get("domains", "")).split(";"))) for u, a in unis.items()}
+    graph = environment_graph(
+        edges, direction=direction, university_attrs=unis, domain_attrs=doms,
+        university_domains=own,
+    )  # fmt: skip
     written = write_graph(graph, net / direction)
     overlaps = colink_overlap(edges, universities=sorted(unis))
     written.append(

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from webometrics.commands.report.i18n import current
 from webometrics.commands.report.render import table_rows, write_table
 
 # the columns of rank_factors.csv around the shares (store.analytics.ranks.SHARE_COLUMNS)
@@ -195,6 +196,7 @@ def _scatter(path: Path, factors: Sequence[Any], corr: Sequence[Any], run_id: in
 
     from analyse.ranks import HEADLINE
 
+    tr = current()
     fig, axes = plt.subplots(1, 2, figsize=(13, 5.5), squeeze=False)
     for ax, direction in zip(axes[0], ("outgoing", "citing"), strict=True):
         pts = [
@@ -209,10 +211,15 @@ def _scatter(path: Path, factors: Sequence[Any], corr: Sequence[Any], run_id: in
         }
         if not pts:
             ax.text(
-                0.5, 0.5, "no ranked university", ha="center", va="center", transform=ax.transAxes
+                0.5,
+                0.5,
+                tr.text("no ranked university"),
+                ha="center",
+                va="center",
+                transform=ax.transAxes,
             )
             ax.set_axis_off()
-            ax.set_title(direction)
+            ax.set_title(tr.value(direction))
             continue
         xs, ys, _names = zip(*pts, strict=True)
         ax.scatter(xs, ys, color="#1f77b4", zorder=3)
@@ -221,22 +228,24 @@ def _scatter(path: Path, factors: Sequence[Any], corr: Sequence[Any], run_id: in
         if max(ys) / min(ys) > 20:
             ax.set_yscale("log")
         ax.invert_yaxis()  # rank 1, the best, at the top
-        ax.set_xlabel("universities + scientific communities, % of domains with evidence")
-        ax.set_ylabel("Webometrics rank (1 = best, at the top)")
+        ax.set_xlabel(tr.text("universities + scientific communities, % of domains with evidence"))
+        ax.set_ylabel(tr.text("Webometrics rank (1 = best, at the top)"))
         ax.grid(alpha=0.3)
-        lines = [direction]
+        lines = [tr.value(direction)]
         rho, tau = by_stat.get("spearman"), by_stat.get("kendall")
         if rho is not None and tau is not None:
             lines.append(f"{_fmt('ρ', rho)}   {_fmt('τ', tau)}   n = {rho.n}")
             if rho.note:
-                lines.append(textwrap.fill(rho.note.split(";")[0], width=80))
+                lines.append(textwrap.fill(tr.text(rho.note.split(";")[0]), width=80))
         ax.set_title("\n".join(lines), fontsize=9)
         lo, hi = min(xs), max(xs)
         pad = max(2.0, 0.1 * (hi - lo))
         ax.set_xlim(max(0.0, lo - pad), min(100.0, hi + 3 * pad))
     fig.suptitle(
-        f"Share of universities and scientific communities against the rank (run {run_id}); "
-        "a rise from left to right (higher share, better rank) is what the paper concluded",
+        tr.text(
+            f"Share of universities and scientific communities against the rank (run {run_id}); "
+            "a rise from left to right (higher share, better rank) is what the paper concluded"
+        ),
         fontsize=10,
     )
     fig.tight_layout(rect=(0, 0, 1, 0.95))

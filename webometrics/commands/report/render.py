@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from core.choices import UNKNOWN
+from webometrics.commands.report.i18n import current
 
 
 def _cell(value: Any) -> str:
@@ -119,14 +120,15 @@ def share_figure(
     ):
         share = {(key_of(r), r.category): r.known_share or 0.0 for r in rows}
         _share_bars(ax, keys, share, cats, colours, labels, unknown)
-    axes[0].set_title("per university")
-    axes[1].set_title("per country")
+    tr = current()
+    axes[0].set_title(tr.text("per university"))
+    axes[1].set_title(tr.text("per country"))
     handles, names = axes[0].get_legend_handles_labels()
     if not handles:
         handles, names = axes[1].get_legend_handles_labels()
     if handles:
         fig.legend(handles, names, loc="lower center", ncol=min(4, len(names)), fontsize=8)
-    fig.suptitle(title)
+    fig.suptitle(tr.text(title))
     fig.tight_layout(rect=(0, 0.12 if handles else 0, 1, 0.95))
     fig.savefig(path, dpi=120)
     plt.close(fig)
@@ -144,8 +146,9 @@ def _share_bars(
 ) -> None:
     """One panel of :func:`share_figure`: a stacked bar per key (a university or a country),
     labelled with its count of unknown domains."""
+    tr = current()
     if not keys:
-        ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
+        ax.text(0.5, 0.5, tr.text("no data"), ha="center", va="center", transform=ax.transAxes)
         ax.set_axis_off()
         return
     left = [0.0] * len(keys)
@@ -157,11 +160,11 @@ def _share_bars(
     ax.set_yticklabels(
         [
             (f"{k[1]} ({k[0]})" if isinstance(k, tuple) else k)
-            + (f" · {unknown[k]} unknown" if unknown.get(k) else "")
+            + (" · " + tr.text(f"{unknown[k]} unknown") if unknown.get(k) else "")
             for k in keys
         ],
         fontsize=8,
     )
     ax.invert_yaxis()
     ax.set_xlim(0, 100)
-    ax.set_xlabel("share of the external domains with evidence, %")
+    ax.set_xlabel(tr.text("share of the external domains with evidence, %"))
