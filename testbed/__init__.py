@@ -18,10 +18,15 @@ What the test web holds
 * **Other universities**: WebKB's *misc* pages, served at their original URLs.
 * **Generated external sites**: the registered domains the four universities link to and
   the corpus lacks, most-linked first, up to ``[testbed] max_sites``. Each gets a category
-  of the paper (below), a language (en/ru) and pages whose bodies are real texts (BBC
-  articles, Lenta.ru and tgcontest news, WebKB misc pages, Clough short answers, the real
-  HTML of scrapinghub-aeb and trafilatura-eval pages): every linked target URL (a share
-  ``link_rot`` of them 404), a home page and 1-4 more pages. A share ``https_share`` of the
+  of the paper (below), a language (en/ru) and pages whose bodies are real texts of its
+  kind where a corpus of the kind exists (:mod:`testbed.texts`: WebKB pages of other
+  universities; BBC, Lenta.ru, tgcontest and scrapinghub-aeb news; website-classification's
+  home pages of social networks, streaming and photography sites, travel, sports, law and
+  government sites), real texts of a neighbouring kind standing in where none does
+  (scientific communities; Russian social networks, media and other organisations), and
+  result lists of real headlines for search engines; the manifest says which
+  (``text_origin``): every linked target URL (a share ``link_rot`` of them 404), a home
+  page and 1-4 more pages. A share ``https_share`` of the
   sites redirect every ``http://`` URL to ``https://``. Linked domains beyond the cap are
   *dead*: the proxy answers ``502`` with ``X-Testbed-Error: unknown-host``.
 * **Citing sites**: generated domains (``tb-*``) whose pages link to a university page;
@@ -134,13 +139,27 @@ chain ends in 200 within 10 redirects, and the body is at most 10 MiB (the crawl
 ``Site``::
 
     {"category": str, "kind": "generated"|"corpus"|"university"|"dead"|"citing"|"trouble",
-     "language": "en"|"ru"|null, "https": bool, "hosts": [str, ...],
-     "pages": [{"url", "source", "language"}, ...]}
+     "language": "en"|"ru"|null, "https": bool,
+     "text_origin": "real"|"stand-in"|"generated"|null,
+     "hosts": [str, ...],
+     "pages": [{"url", "source", "language", "corpus", "document", ["part"]}, ...]}
 
 ``pages`` are the HTML pages served with status 200 (for ``kind="generated"`` and
 ``"citing"``, ``source`` names the real text, e.g. ``bbc/tech/042.txt``,
-``lenta/8/123``, ``webkb/misc/http://...``, ``aeb/<id>``, ``trafilatura/<file>``;
-``corpus`` sites list their WebKB pages).
+``lenta/8/123``, ``webkb/project/http://...``, ``aeb/<id>``, ``trafilatura/<file>``,
+``websites/<row>/<part>``; ``corpus`` and ``university`` sites list their WebKB pages).
+``corpus`` is the text's folder in the shared data (``bbc-fulltext``,
+``website-classification`` ...) and ``document`` its id there (``tech/042.txt``, a row
+number ...); a website-classification home page is split over several pages, ``part``
+says which (0 first). A search engine's result lists are assembled from several
+headlines: ``corpus`` and ``document`` are null.
+``text_origin`` says how the site's texts match its category: ``real`` (texts of its
+kind: university pages, news articles, home pages of social networks, media, travel,
+sports, law and government sites; and the WebKB pages of ``corpus`` and ``university``
+sites), ``stand-in`` (no corpus of the kind here: real texts of a neighbouring kind, e.g.
+research-project pages and science news for scientific communities, Telegram posts for
+Russian social networks), ``generated`` (search engines' result lists), null (dead
+sites, the trouble host). :data:`testbed.texts.ORIGINS` holds the table.
 
 ``Trouble``::
 

@@ -30,7 +30,7 @@ from testbed.sites import (
     render_text_page,
     stable_hash,
 )
-from testbed.texts import TextPools
+from testbed.texts import ORIGINS, REAL, Text, TextPools
 from testbed.trouble import TROUBLE_HOST
 
 _SECTIONS = {
@@ -103,9 +103,11 @@ class ExternalSites:
             dom = registered_domain(urlsplit(key).hostname or "")
             listed = self.sites.get(dom)
             if listed is not None and listed["kind"] in ("corpus", "university"):
+                listed["text_origin"] = REAL
                 listed["pages"].append(
-                    {"url": self.w.original[key], "source": source, "language": "en"}
-                )
+                    {"url": self.w.original[key], "source": source, "language": "en",
+                     **_webkb_provenance(source)}
+                )  # fmt: skip
                 host = urlsplit(key).netloc
                 if host not in listed["hosts"]:
                     listed["hosts"].append(host)
@@ -116,7 +118,7 @@ class ExternalSites:
         site = self.sites.setdefault(
             dom,
             {"category": category, "kind": kind, "language": language, "https": https,
-             "hosts": [], "pages": []},
+             "text_origin": None, "hosts": [], "pages": []},
         )  # fmt: skip
         return site
 
@@ -154,6 +156,9 @@ class ExternalSites:
             main_host = sorted(hosts, key=lambda h: (-hosts[h], h))[0] if hosts else f"www.{dom}"
         site = self._site(dom, kind, category, language, https)
         site["hosts"] = sorted(set(hosts) | {main_host})
+        site["text_origin"] = ORIGINS[(category, language)]
+        if category != "search":
+            pools.begin_site(category, language)
 
         def scheme_for(netloc: str) -> str:
             return "https" if https and ":" not in netloc else "http"
@@ -198,6 +203,7 @@ class ExternalSites:
                     query = results[0][1].split()[0].strip(".,:;«»\"'") if results else dom
                     body = render_results_page(dom, language, query, results, nav, extra)
                     source = "headlines/" + ",".join(r[0] for r in results[:3])
+                    origin: dict[str, Any] = {"corpus": None, "document": None}
                 else:
                     text = pools.take(category, language)
                     if text.html is not None:
@@ -205,8 +211,9 @@ class ExternalSites:
                     else:
                         body = render_text_page(dom, text, nav, extra)
                     source = text.source
+                    origin = text.provenance()
                 self.w.add(key_url, 200, html_headers(), body)
-                site["pages"].append({"url": url, "source": source, "language": language})
+                site["pages"].append({"url": url, "source": source, "language": language, **origin})
             if url.startswith("https://"):
                 redirect(self.w, "http://" + url[len("https://") :], url)
         for netloc in site["hosts"]:
@@ -283,3 +290,8 @@ class ExternalSites:
         link = f'<p class="see-also">See also: <a href="{href}">{escape(anchor)}</a></p>\n'
         body = insert_into_body(stored.body, link.encode())
         self.w.add(page, 200, stored.headers, body, replace=True)
+
+
+def _webkb_provenance(source: str) -> dict[str, str | int]:
+    """Corpus and document of a WebKB page served at its own URL (``webkb/<label>/<url>``)."""
+    return Text(source, "en", "").provenance()

@@ -160,12 +160,17 @@ def render_results_page(
 
 _BODY = re.compile(rb"<body[^>]*>", re.I)
 _BASE = re.compile(rb"<base\s[^>]*>", re.I)
+_COMMENT = re.compile(rb"<!--.*?(?:-->|$)", re.S)
 
 
 def insert_into_body(page: bytes, block: bytes) -> bytes:
     """``page`` with ``block`` right after its ``<body>`` tag. The tag is found where the
-    HTML parser puts the body (its source line), not in a script's string; a page
-    without a body tag gets the block first."""
+    HTML parser puts the body (its source line), not in a script's string nor in a
+    comment; a page without a body tag gets the block first.
+
+    >>> insert_into_body(b"<!--<body bgcolor=red>--><body><p>x</p>", b"<nav/>")
+    b'<!--<body bgcolor=red>--><body><nav/><p>x</p>'
+    """
     import lxml.html
 
     try:
@@ -180,9 +185,18 @@ def insert_into_body(page: bytes, block: bytes) -> bytes:
             if nl < 0:
                 break
             start = nl + 1
-    m = _BODY.search(page, start) if line else None
+    comments = [c.span() for c in _COMMENT.finditer(page)]
+
+    def body_tag(pos: int) -> re.Match[bytes] | None:
+        # the first <body> tag from pos that is not inside an HTML comment
+        for m in _BODY.finditer(page, pos):
+            if not any(a <= m.start() < b for a, b in comments):
+                return m
+        return None
+
+    m = body_tag(start) if line else None
     if m is None:
-        m = _BODY.search(page)
+        m = body_tag(0)
     if m is None:
         return block + page
     return page[: m.end()] + block + page[m.end() :]

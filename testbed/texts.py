@@ -1,29 +1,47 @@
-"""Real texts for the generated external sites, grouped by the paper's categories.
+"""Real texts for the external sites of the test web, by the paper's categories.
 
-Every generated page body is a real text from the shared data (never written by this
-project), so clustering the external sites by kind of activity has a ground truth:
+Every page body of a generated or citing site is a real text from the shared data (never
+written by this project); what kind of text depends on the site's category and language.
+Where a real corpus of the category exists, the site's texts come from it (origin
+``real``); where none exists here, the texts are real texts of a neighbouring kind that
+stand in for it (origin ``stand-in``); a search engine's result lists are assembled from
+real headlines (origin ``generated``). The manifest records the origin of every site
+(``text_origin``) and the corpus and document of every page (see :mod:`testbed`).
 
-==============  =========================================================================
-category        sources (language)
-==============  =========================================================================
-universities    WebKB misc pages of other universities (faculty, course, department,
-                staff, other), real HTML (en)
-scientific      WebKB misc research-project pages, real HTML; BBC tech (en); Lenta.ru
-                "Science and technology"; tgcontest "science", "technology" (ru, en)
-search          result lists of real BBC / Lenta.ru headlines with their lead sentence
-social          WebKB misc students' personal home pages (the social web of 1997), real
-                HTML; blog and forum pages of trafilatura-eval in English, real HTML; forum
-                threads of the Clough-Stevenson short answers (en); tgcontest "not_news"
-                and "other" posts (ru, en)
-media           BBC entertainment (en); tgcontest "entertainment" (ru, en)
-news            scrapinghub-aeb article pages, real HTML; BBC politics and sport (en);
-                Lenta.ru society, security, former USSR, sport; tgcontest society and
-                sports (ru, en)
-other           companies and organisations: BBC business; trafilatura-eval English pages
-                that are neither blogs nor news (companies, shops, government), real
-                HTML (en); tgcontest economy; Lenta.ru economy, self-care, construction,
-                travel (ru)
-==============  =========================================================================
+==============  ===  ==========  ===========================================================
+category        lan  origin      sources
+==============  ===  ==========  ===========================================================
+universities    en   real        WebKB *misc* pages of other universities (course,
+                                 department, faculty, staff, student, other), real HTML
+scientific      en   stand-in    WebKB *misc* research-project pages, real HTML; BBC tech;
+                                 tgcontest science, technology (no corpus of learned
+                                 societies' or conferences' sites here)
+scientific      ru   stand-in    Lenta.ru "Science and technology"; tgcontest science,
+                                 technology
+search          en   generated   result lists of real BBC headlines with their lead sentence
+search          ru   generated   result lists of real Lenta.ru / tgcontest headlines
+social          en   real        website-classification "Social Networking and Messaging"
+                                 home pages; trafilatura-eval blog and forum pages, real HTML
+social          ru   stand-in    tgcontest "not_news" posts of Telegram channels
+media           en   real        website-classification "Streaming Services",
+                                 "Photography" home pages
+media           ru   stand-in    tgcontest "entertainment" news
+news            en   real        BBC business, entertainment, politics, sport; tgcontest
+                                 news (society, economy, sports, entertainment, other);
+                                 scrapinghub-aeb article pages, real HTML;
+                                 website-classification "News" home pages
+news            ru   real        Lenta.ru society, economy, security, former USSR, sport;
+                                 tgcontest society, economy, sports, other; scrapinghub-aeb
+other           en   real        website-classification "Travel", "Sports", "Law and
+                                 Government" home pages
+other           ru   stand-in    Lenta.ru self-care, construction, travel
+==============  ===  ==========  ===========================================================
+
+A website-classification home page (lower-cased, lemmatised words, no punctuation, as the
+publisher cleaned it) is split into pages of :data:`WORDS_PER_PAGE` words, taken in order,
+and a site starts on a new home page (:meth:`TextPools.begin_site`), so a site's pages are
+the parts of one real website (of more when it has more pages than the home page has
+parts). Each text is used once before any repeats.
 
 Loading reads each corpus once: O(total size), a few seconds; the texts stay in memory
 (about 60 MB at most, mostly the HTML pages).
@@ -46,21 +64,75 @@ from testbed.webkb import WebkbPage
 csv.field_size_limit(1 << 24)
 
 
+#: The shared data folder of each text source (the manifest's ``corpus``).
+CORPORA: dict[str, str] = {
+    "aeb": "scrapinghub-aeb",
+    "bbc": "bbc-fulltext",
+    "lenta": "lenta-rubrics-asryan",
+    "tgcontest": "tgcontest-toloka-ru-en",
+    "trafilatura": "trafilatura-eval",
+    "webkb": "webkb-4universities",
+    "websites": "website-classification",
+}
+
+REAL, STAND_IN, GENERATED = "real", "stand-in", "generated"
+"""A site's ``text_origin``: texts of its kind, real texts standing in for a kind no
+corpus here holds, or pages assembled from real texts (search result lists)."""
+
+#: The origin of the texts of each (category, language) (the table above).
+ORIGINS: dict[tuple[str, str], str] = {
+    ("universities", "en"): REAL,
+    ("scientific", "en"): STAND_IN,
+    ("scientific", "ru"): STAND_IN,
+    ("search", "en"): GENERATED,
+    ("search", "ru"): GENERATED,
+    ("social", "en"): REAL,
+    ("social", "ru"): STAND_IN,
+    ("media", "en"): REAL,
+    ("media", "ru"): STAND_IN,
+    ("news", "en"): REAL,
+    ("news", "ru"): REAL,
+    ("other", "en"): REAL,
+    ("other", "ru"): STAND_IN,
+}
+
+WORDS_PER_PAGE = 90
+"""Words of a website-classification home page per served page."""
+MIN_WORDS = 40
+"""Home pages with fewer words are left out (a title and a menu say nothing of a kind)."""
+
+
 @dataclass(frozen=True)
 class Text:
     """One real text: paragraphs to render, or a whole real HTML page."""
 
-    source: str  # e.g. "bbc/tech/042.txt", "lenta/8/123", "aeb/<id>"
+    source: str  # e.g. "bbc/tech/042.txt", "lenta/8/123", "aeb/<id>", "websites/17/0"
     language: str  # "en" | "ru"
     title: str
     paragraphs: tuple[str, ...] = ()
     html: bytes | None = None  # real page HTML (UTF-8), served with a navigation block
+    part: int = 0  # the part of a document split over several pages (0: its first)
+
+    def provenance(self) -> dict[str, str | int]:
+        """Where the text is in the shared data: ``corpus`` (the folder), ``document``
+        (its id there) and, for a document split over pages, ``part``.
+
+        >>> Text("bbc/tech/042.txt", "en", "T").provenance()
+        {'corpus': 'bbc-fulltext', 'document': 'tech/042.txt'}
+        >>> Text("websites/17/2", "en", "T", part=2).provenance()
+        {'corpus': 'website-classification', 'document': '17', 'part': 2}
+        """
+        name, _, doc = self.source.partition("/")
+        if name == "websites":
+            row, _, _part = doc.partition("/")
+            return {"corpus": CORPORA[name], "document": row, "part": self.part}
+        return {"corpus": CORPORA[name], "document": doc}
 
 
 @dataclass
 class TextPools:
     """Texts by (category, language): each source in a seeded random order, the sources
-    of a pool taken in turn."""
+    of a pool taken in turn, a document's parts one after the other."""
 
     pools: dict[tuple[str, str], list[Text]] = field(default_factory=dict)
     headlines: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict)
@@ -71,6 +143,18 @@ class TextPools:
         if category == "search":
             langs = [lang for lang, pool in self.headlines.items() if pool]
         return sorted(langs)
+
+    def begin_site(self, category: str, language: str) -> None:
+        """Start a new site: skip the rest of a document split over pages, so the site's
+        first page is the start of a document."""
+        pool = self.pools.get((category, language))
+        if not pool:
+            return
+        i = self._next.get((category, language), 0)
+        for step in range(len(pool)):
+            if pool[(i + step) % len(pool)].part == 0:
+                self._next[(category, language)] = i + step
+                return
 
     def take(self, category: str, language: str) -> Text:
         """The next text of the pool (cycling when exhausted, so texts repeat only then)."""
@@ -143,34 +227,31 @@ def _tgcontest(root: Path) -> list[tuple[str, str, str, str, list[str]]]:
     return out
 
 
-def _clough_threads(root: Path) -> list[Text]:
-    folder = root / "clough-plagiarism-short-answers"
-    topics = {
-        "a": "Inheritance in object-oriented programming",
-        "b": "How does PageRank work?",
-        "c": "The vector space model in information retrieval",
-        "d": "Bayes' theorem and conditional probability",
-        "e": "Dynamic programming",
-    }
-    threads = []
-    for task, topic in topics.items():
-        answers = sorted(folder.glob(f"g*_task{task}.txt"))
-        # threads of four posts: a forum topic with replies
-        for start in range(0, len(answers), 4):
-            posts = []
-            for path in answers[start : start + 4]:
-                text = path.read_bytes().decode("utf-8", errors="replace")
-                posts.append(" ".join(text.split()))
-            if posts:
-                threads.append(
-                    Text(
-                        f"clough/task{task}/{start // 4}",
-                        "en",
-                        f"Forum: {topic}",
-                        tuple(posts),
-                    )
-                )
-    return threads
+def _websites(root: Path) -> list[tuple[str, list[Text]]]:
+    """website-classification's home pages, each split into parts of about
+    :data:`WORDS_PER_PAGE` words: one (label, parts) per site, a URL's second row and home
+    pages under :data:`MIN_WORDS` words left out."""
+    from corpora.websites import load_websites
+
+    out: list[tuple[str, list[Text]]] = []
+    seen: set[str] = set()
+    for doc in load_websites(root / "website-classification"):
+        words = doc.text.split()
+        url = doc.url.rstrip("/").lower()
+        if len(words) < MIN_WORDS or url in seen:
+            continue
+        seen.add(url)
+        n = max(1, round(len(words) / WORDS_PER_PAGE))
+        size = -(-len(words) // n)
+        parts = []
+        for k in range(n):
+            chunk = words[k * size : (k + 1) * size]
+            title = " ".join(chunk[:6]).capitalize()
+            paras = tuple(" ".join(chunk[j : j + 40]) for j in range(0, len(chunk), 40))
+            source = f"websites/{doc.doc_id}/{k}"
+            parts.append(Text(source, "en", title, paras, part=k))
+        out.append((doc.label, parts))
+    return out
 
 
 def _aeb(root: Path) -> list[Text]:
@@ -191,23 +272,23 @@ def _aeb(root: Path) -> list[Text]:
 
 
 _BLOG = re.compile(r"blog|forum|community|wordpress|reddit|discuss|threads/", re.I)
-_NEWSY = re.compile(r"news|article|story|stories|/20\d\d/|/19\d\d/|press|times|post|herald", re.I)
 
 
-def _trafilatura(root: Path) -> tuple[list[Text], list[Text]]:
-    """(English blog/forum pages, English other pages) of trafilatura-eval, real HTML."""
+def _trafilatura_blogs(root: Path) -> list[Text]:
+    """The English blog and forum pages of trafilatura-eval (by their URL), real HTML."""
     import py3langid
 
     folder = root / "trafilatura-eval"
     meta = json.loads((folder / "evaldata.json").read_text(encoding="utf-8"))
-    wanted: dict[str, tuple[str, bool]] = {}
+    wanted: dict[str, str] = {}
     for url, v in meta.items():
+        if not _BLOG.search(url):
+            continue
         sample = " ".join(v.get("with") or [])[:1500]
         if len(sample) < 80 or py3langid.classify(sample)[0] != "en":
             continue
-        wanted[v["file"]] = (url, bool(_BLOG.search(url)))
+        wanted[v["file"]] = url
     blogs: list[Text] = []
-    others: list[Text] = []
     with tarfile.open(folder / "trafilatura-eval-html.tar.gz", "r:gz") as tar:
         for m in tar:
             name = m.name.rsplit("/", 1)[-1]
@@ -220,17 +301,12 @@ def _trafilatura(root: Path) -> tuple[list[Text], list[Text]]:
                 html.decode("utf-8")
             except UnicodeDecodeError:
                 continue
-            url, is_blog = wanted.pop(name)
-            if not is_blog and _NEWSY.search(url):
-                continue
+            url = wanted.pop(name)
             t = re.search(rb"<title[^>]*>(.*?)</title>", html, re.I | re.S)
             title = " ".join(t.group(1).decode("utf-8", "replace").split()) if t else url
-            (blogs if is_blog else others).append(
-                Text(f"trafilatura/{name}", "en", title, (), html)
-            )
+            blogs.append(Text(f"trafilatura/{name}", "en", title, (), html))
     blogs.sort(key=lambda x: x.source)
-    others.sort(key=lambda x: x.source)
-    return blogs, others
+    return blogs
 
 
 def _webkb_text(page: WebkbPage) -> Text:
@@ -240,19 +316,28 @@ def _webkb_text(page: WebkbPage) -> Text:
     return Text(f"webkb/{page.label}/{page.url}", "en", title or page.url, (), html)
 
 
-#: Lenta.ru rubric codes per category (see lenta-rubrics-asryan/SOURCE.txt).
-LENTA = {"scientific": (8,), "news": (0, 2, 3, 4), "other": (1, 5, 6, 7)}
-#: tgcontest labels per category.
+#: Lenta.ru rubric codes per category (see lenta-rubrics-asryan/SOURCE.txt): science is
+#: the scientific stand-in; self-care, construction and travel stand in for the Russian
+#: other organisations; the rest is news.
+LENTA = {"scientific": (8,), "news": (0, 1, 2, 3, 4), "other": (5, 6, 7)}
+#: tgcontest labels per (category, language).
 TGCONTEST = {
-    "scientific": ("science", "technology"),
-    "social": ("not_news", "other"),
-    "media": ("entertainment",),
-    "news": ("society", "sports"),
-    "other": ("economy",),
+    ("scientific", "en"): ("science", "technology"),
+    ("scientific", "ru"): ("science", "technology"),
+    ("news", "en"): ("society", "economy", "sports", "entertainment", "other"),
+    ("news", "ru"): ("society", "economy", "sports", "other"),
+    ("media", "ru"): ("entertainment",),
+    ("social", "ru"): ("not_news",),
 }
 #: BBC topics per category.
-BBC = {"scientific": ("tech",), "media": ("entertainment",), "news": ("politics", "sport"),
-       "other": ("business",)}  # fmt: skip
+BBC = {"scientific": ("tech",), "news": ("business", "entertainment", "politics", "sport")}
+#: website-classification labels per category (all English).
+WEBSITES = {
+    "social": ("Social Networking and Messaging",),
+    "media": ("Streaming Services", "Photography"),
+    "news": ("News",),
+    "other": ("Travel", "Sports", "Law and Government"),
+}
 
 
 def load_pools(root: Path, misc_pages: list[WebkbPage], seed: int) -> TextPools:
@@ -266,51 +351,72 @@ def load_pools(root: Path, misc_pages: list[WebkbPage], seed: int) -> TextPools:
         WebKB pages of universities outside the test web's four (the *misc* part).
     seed : int
         Seeds the order of each pool.
+
+    Returns
+    -------
+    TextPools
+        One pool per key of :data:`ORIGINS` (search engines: the headlines).
     """
-    pools: dict[tuple[str, str], list[Text]] = defaultdict(list)
+    # a pool's documents; a document is the list of its parts (one Text but for websites)
+    pools: dict[tuple[str, str], list[list[Text]]] = defaultdict(list)
     bbc = _bbc(root)
     for source, topic, title, paras in bbc:
         for cat, topics in BBC.items():
             if topic in topics:
-                pools[(cat, "en")].append(Text(source, "en", title, tuple(paras)))
+                pools[(cat, "en")].append([Text(source, "en", title, tuple(paras))])
     for source, rubric, title, paras in _lenta(root):
         for cat, rubrics in LENTA.items():
             if rubric in rubrics:
-                pools[(cat, "ru")].append(Text(source, "ru", title, tuple(paras)))
+                pools[(cat, "ru")].append([Text(source, "ru", title, tuple(paras))])
     for source, lang, label, title, paras in _tgcontest(root):
-        for cat, labels in TGCONTEST.items():
-            if label in labels:
-                pools[(cat, lang)].append(Text(source, lang, title, tuple(paras)))
+        for (cat, language), labels in TGCONTEST.items():
+            if language == lang and label in labels:
+                pools[(cat, lang)].append([Text(source, lang, title, tuple(paras))])
     for page in misc_pages:
         if len(page.body) < 400:
             continue
-        # research projects are scientific communities; students' personal home pages
-        # are the social web of 1997 (as GeoCities and Tripod pages were)
-        cat = {"project": "scientific", "student": "social"}.get(page.label, "universities")
-        pools[(cat, "en")].append(_webkb_text(page))
-    pools[("social", "en")].extend(_clough_threads(root))
+        # research projects stand in for scientific communities; every other misc page
+        # (students' home pages too) is a page of a university
+        cat = "scientific" if page.label == "project" else "universities"
+        pools[(cat, "en")].append([_webkb_text(page)])
     for text in _aeb(root):
-        pools[("news", text.language)].append(text)
-    blogs, others = _trafilatura(root)
-    pools[("social", "en")].extend(blogs)
-    pools[("other", "en")].extend(others)
+        pools[("news", text.language)].append([text])
+    for label, parts in _websites(root):
+        for cat, labels in WEBSITES.items():
+            if label in labels:
+                pools[(cat, "en")].append(parts)
+    blogs = _trafilatura_blogs(root)
+    pools[("social", "en")].extend([t] for t in blogs)
+    unknown = set(pools) - set(ORIGINS)
+    if unknown:  # pragma: no cover - a mapping above names a pool the table lacks
+        raise RuntimeError(f"text pools without an origin: {sorted(unknown)}")
 
     rng = random.Random(seed)
     ordered = {}
     for key in sorted(pools):
-        # each source shuffled, then taken in turn, so a category's sites draw on all of
-        # its sources evenly (not mostly on the largest one)
-        by_source: dict[str, list[Text]] = defaultdict(list)
-        for text in sorted(pools[key], key=lambda t: t.source):
-            by_source[text.source.split("/", 1)[0]].append(text)
+        # each source's documents shuffled, then the next document taken from the source
+        # that has given the fewest pages so far, so a category's sites draw on all of its
+        # sources evenly (not mostly on the largest, nor on the one of long documents)
+        by_source: dict[str, list[list[Text]]] = defaultdict(list)
+        for doc in sorted(pools[key], key=lambda d: d[0].source):
+            by_source[doc[0].source.split("/", 1)[0]].append(doc)
         queues = []
         for name in sorted(by_source):
-            texts = by_source[name]
-            rng.shuffle(texts)
-            queues.append(texts)
+            docs = by_source[name]
+            rng.shuffle(docs)
+            queues.append(docs)
+        given = [0] * len(queues)
+        at = [0] * len(queues)
         pool: list[Text] = []
-        for i in range(max(len(q) for q in queues)):
-            pool.extend(q[i] for q in queues if i < len(q))
+        while True:
+            open_ = [i for i, q in enumerate(queues) if at[i] < len(q)]
+            if not open_:
+                break
+            i = min(open_, key=lambda i: (given[i], i))
+            doc = queues[i][at[i]]
+            at[i] += 1
+            given[i] += len(doc)
+            pool.extend(doc)
         ordered[key] = pool
     headlines: dict[str, list[tuple[str, str, str]]] = {"en": [], "ru": []}
     for source, _topic, title, paras in bbc:
