@@ -95,6 +95,23 @@ def run_job(job: dict[str, Any]) -> str:
     return outcome["reason"]
 
 
+def _take_secrets(job: dict[str, Any], environ: Any) -> None:
+    """Put the real URLs (passwords included) into ``job``: the job file holds the
+    database, proxy and Redis URLs masked, the parent gives the real ones in the
+    environment (:func:`webometrics.stages.crawl.job.child_environment`)."""
+    db_url = environ.get("WEBOMETRICS_DB_URL")
+    if db_url:
+        job["db_url"] = db_url
+    proxy = environ.get("WEBOMETRICS_CRAWL__PROXY")
+    if proxy and job.get("proxy"):
+        job["proxy"] = proxy
+        job["crawl"]["proxy"] = proxy
+    redis_url = environ.get("WEBOMETRICS_CRAWL__REDIS_URL")
+    if redis_url and job.get("redis"):
+        job["redis"]["url"] = redis_url
+        job["crawl"]["redis_url"] = redis_url
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     _die_with_parent()
@@ -106,9 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as exc:
         print(f"crawler.run: cannot read job file {argv[0]}: {exc}", file=sys.stderr)
         return 2
-    # the job file holds the database URL with its password masked; the real one comes
-    # in the environment from the parent (webometrics.stages.crawl.job.child_environment)
-    job["db_url"] = os.environ.get("WEBOMETRICS_DB_URL") or job["db_url"]
+    _take_secrets(job, os.environ)
     reason = run_job(job)
     if reason == "finished":
         return 0

@@ -18,6 +18,7 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError, SQLAlche
 from sqlalchemy.orm import Session, sessionmaker
 
 from core.exceptions import DatabaseError, SchemaOutOfDateError
+from core.secrets import redact_url
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -31,11 +32,9 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 
 
 def redact(url: str) -> str:
-    """The URL with its password hidden, for messages and logs."""
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except ArgumentError:
-        return url
+    """The URL with its password hidden, for messages and logs
+    (:func:`core.secrets.redact_url`)."""
+    return redact_url(str(url))
 
 
 def make_engine(url: str, *, read_only: bool = False, echo: bool = False) -> Engine:

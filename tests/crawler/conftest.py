@@ -63,7 +63,14 @@ class _Handler(BaseHTTPRequestHandler):
         if etag and self.headers.get("If-None-Match") == etag:  # a conditional request
             answer = Answer(304, b"", headers={"ETag": etag})
         with self.server.lock:
-            self.server.log.append({"url": url, "status": answer.status, "time": time.time()})
+            self.server.log.append(
+                {
+                    "url": url,
+                    "status": answer.status,
+                    "time": time.time(),
+                    "proxy_authorization": self.headers.get("Proxy-Authorization"),
+                }
+            )
         if answer.delay:
             time.sleep(answer.delay)
         self.send_response(answer.status)

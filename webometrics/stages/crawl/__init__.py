@@ -56,6 +56,7 @@ from webometrics.stages.crawl.job import (
     STATE_FILE,
     CrawlJob,
     CrawlScope,
+    child_environment,
     crawled_universities,
     open_job,
     phase_job,
@@ -247,7 +248,8 @@ def _run_phase(
     if farm is not None:
         publish(farm, settings, job.run_id, phase, job_file)
     processes = settings.crawl.processes
-    outcome = run_children(job_file, phase, progress, processes, db_url=job.db_url)
+    env = child_environment(job.db_url, settings.crawl)
+    outcome = run_children(job_file, phase, progress, processes, env=env)
     phase_stats = outcome.get("stats") or {}
     job.scrapy_stats[phase] = merge_scrapy_stats(job.scrapy_stats.get(phase, {}), phase_stats)
     if outcome["returncode"] != 0:
