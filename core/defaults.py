@@ -61,6 +61,11 @@ CRAWL_WORKER_LEASE = 60.0  # seconds without a heartbeat before a process's requ
 # how long a failed write of crawled pages is retried (exponential back-off) before the
 # crawl stops, its state kept to resume: long enough for a database restart or fail-over
 CRAWL_STORE_RETRY_SECONDS = 60.0
+# a crawl stops (interrupted, to resume) after this many fetches in a row failed for a
+# connection reason (refused, lost, timeout, DNS) across at least CRAWL_OUTAGE_HOSTS
+# hosts with no answer in between: its proxy or network went away (0: never stop)
+CRAWL_OUTAGE_FAILURES = 50
+CRAWL_OUTAGE_HOSTS = 3
 # a running crawl or pipeline run writes its heartbeat this often; a run whose heartbeat
 # is older than the lease is taken as dead (kill -9, power loss) and marked interrupted
 RUN_HEARTBEAT_SECONDS = 15.0

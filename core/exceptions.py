@@ -64,6 +64,11 @@ class DatabaseError(WebometricsError):
     exit_code = 2
 
 
+class ReadOnlyDatabaseError(DatabaseError):
+    """A command that writes was given a database file it cannot write (a read-only file,
+    folder or mount); the reading commands work on it."""
+
+
 class SchemaOutOfDateError(DatabaseError):
     """The database schema is older (or newer) than this version of the code."""
 

@@ -119,6 +119,7 @@ class CrawlSettings(_Section):
     processes: int = Field(D.CRAWL_PROCESSES, ge=1, le=256)
     worker_lease: float = Field(D.CRAWL_WORKER_LEASE, ge=5)
     store_retry_seconds: float = Field(D.CRAWL_STORE_RETRY_SECONDS, ge=0, le=86400)
+    outage_failures: int = Field(D.CRAWL_OUTAGE_FAILURES, ge=0)
 
     @field_validator("max_response_bytes")
     @classmethod

@@ -171,6 +171,8 @@ class Frontier:
         self._queued = 0
         self._internal_queued = 0
         self._held = 0
+        #: requests to fetch again when the crawl resumes (:meth:`requeue`)
+        self._again: set[str] = set()
         self._load()
 
     # -- life cycle ---------------------------------------------------------------------
@@ -465,14 +467,30 @@ class Frontier:
         return row[0] if row else None
 
     def done(self, fps: Iterable[str]) -> None:
-        """Mark requests whose pages are committed; their stored answers are dropped."""
-        rows = [(DONE, fp) for fp in fps if fp in self._known]
+        """Mark requests whose pages are committed; their stored answers are dropped (but
+        for those :meth:`requeue` gave back)."""
+        rows = [(DONE, fp) for fp in fps if fp in self._known and fp not in self._again]
         if not rows:
             return
         with self._transaction():
             self._db.executemany("UPDATE request SET state=?, response=NULL WHERE fp=?", rows)
         for _, fp in rows:
             self._known[fp] = (self._known[fp][0], DONE)
+
+    def requeue(self, fps: Iterable[str]) -> None:
+        """Fetch these requests again when the crawl resumes: their answers (connection
+        failures while the network was gone, :mod:`crawler.outage`) are dropped and they
+        are left *in flight*, which a restart queues again; this process does not send
+        them again, and a later :meth:`done` of their pages leaves them so."""
+        again = [fp for fp in fps if fp in self._known]
+        if not again:
+            return
+        with self._transaction():
+            self._db.executemany(
+                "UPDATE request SET state=?, response=NULL WHERE fp=?",
+                [(IN_FLIGHT, fp) for fp in again],
+            )
+        self._again.update(again)
 
     def robots(self, url: str) -> bytes | None:
         """A stored robots.txt answer."""

@@ -43,6 +43,7 @@ from crawler.errors import (
     classify_failure,
 )
 from crawler.frontier import dumps, loads
+from crawler.outage import OUTAGE
 from crawler.safety import address_kind, ip_literal, unsafe_reason
 from crawler.wiring import Frontier, frontier_of
 
@@ -258,7 +259,8 @@ class ReplayMiddleware:
         fp = request.meta.get("wm_fp")
         if frontier is None or not fp or isinstance(exception, IgnoreRequest):
             return
-        if not request.meta.get("wm_replayed"):
+        # not after the network went away (crawler.outage): a resumed crawl asks again
+        if not request.meta.get("wm_replayed") and not request.meta.get(OUTAGE):
             from twisted.python.failure import Failure
 
             frontier.received(fp, failure_to_blob(classify_failure(Failure(exception))))

@@ -188,6 +188,9 @@ class StorePipeline:
             return
         log.error("storing a batch of %d items failed: %s", n, failure.getTraceback())
         self.stats.inc_value("webometrics/batches_failed")
+        if not self.stats.get_value("webometrics/store_failed"):  # the cause, for the parent
+            first = (str(failure.value).strip().splitlines() or [failure.type.__name__])[0]
+            self.stats.set_value("webometrics/store_failed", f"{failure.type.__name__}: {first}")
         # a crawl that cannot store its pages must stop; the frontier keeps what was not
         # stored, so a restart after the cause is fixed stores it
         deferred_from_coro(self.crawler.engine.close_spider_async(reason="store_failed"))

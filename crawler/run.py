@@ -9,10 +9,12 @@ file. On Linux the process dies with its parent (``PR_SET_PDEATHSIG``), so killi
 ``webometrics crawl`` kills the crawl too.
 
 Exit codes: 0 the spider finished, 1 it closed for another reason (e.g. storage failed),
-2 the job file is unusable, 75 the database stayed unreachable past ``[crawl]
-store_retry_seconds`` (:data:`EXIT_STORE_UNAVAILABLE`; the frontier keeps what was not
-stored, the crawl resumes from its job folder), 130 interrupted (SIGINT/SIGTERM: Scrapy
-closes gracefully and the pipeline stores what it holds).
+2 the job file is unusable, 69 the fetches stopped answering (the proxy or network went
+away: :data:`EXIT_CONNECTION_LOST`, :mod:`crawler.outage`), 75 the database stayed
+unreachable past ``[crawl] store_retry_seconds`` (:data:`EXIT_STORE_UNAVAILABLE`; the
+frontier keeps what was not stored, the crawl resumes from its job folder), 130
+interrupted (SIGINT/SIGTERM: Scrapy closes gracefully and the pipeline stores what it
+holds).
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ from typing import Any
 
 #: exit code of a crawl stopped because the database stayed unreachable (EX_TEMPFAIL)
 EXIT_STORE_UNAVAILABLE = 75
+#: exit code of a crawl stopped because its fetches stopped answering: the proxy or the
+#: network went away (EX_UNAVAILABLE; :mod:`crawler.outage`)
+EXIT_CONNECTION_LOST = 69
 
 
 def _die_with_parent() -> None:
@@ -92,7 +97,34 @@ def run_job(job: dict[str, Any]) -> str:
         # the spider may have been closing already (finished) when the writes gave up
         print(f"crawler.run: {STORE_UNAVAILABLE}: {unavailable}", file=sys.stderr)
         return STORE_UNAVAILABLE
+    from crawler.outage import CONNECTION_LOST
+
+    failed = crawler.stats.get_value("webometrics/store_failed") if crawler.stats else None
+    if failed:  # the cause of a "store_failed" close, the last line the parent reads
+        print(f"crawler.run: storing pages failed: {failed}", file=sys.stderr)
+        return "store_failed"
+    lost = crawler.stats.get_value(f"webometrics/{CONNECTION_LOST}") if crawler.stats else None
+    if lost:
+        print(f"crawler.run: {CONNECTION_LOST}: {lost}", file=sys.stderr)
+        return CONNECTION_LOST
     return outcome["reason"]
+
+
+def _take_secrets(job: dict[str, Any], environ: Any) -> None:
+    """Put the real URLs (passwords included) into ``job``: the job file holds the
+    database, proxy and Redis URLs masked, the parent gives the real ones in the
+    environment (:func:`webometrics.stages.crawl.job.child_environment`)."""
+    db_url = environ.get("WEBOMETRICS_DB_URL")
+    if db_url:
+        job["db_url"] = db_url
+    proxy = environ.get("WEBOMETRICS_CRAWL__PROXY")
+    if proxy and job.get("proxy"):
+        job["proxy"] = proxy
+        job["crawl"]["proxy"] = proxy
+    redis_url = environ.get("WEBOMETRICS_CRAWL__REDIS_URL")
+    if redis_url and job.get("redis"):
+        job["redis"]["url"] = redis_url
+        job["crawl"]["redis_url"] = redis_url
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -106,9 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as exc:
         print(f"crawler.run: cannot read job file {argv[0]}: {exc}", file=sys.stderr)
         return 2
-    # the job file holds the database URL with its password masked; the real one comes
-    # in the environment from the parent (webometrics.stages.crawl.job.child_environment)
-    job["db_url"] = os.environ.get("WEBOMETRICS_DB_URL") or job["db_url"]
+    _take_secrets(job, os.environ)
     reason = run_job(job)
     if reason == "finished":
         return 0
@@ -118,7 +148,12 @@ def main(argv: list[str] | None = None) -> int:
 
     if reason == STORE_UNAVAILABLE:
         return EXIT_STORE_UNAVAILABLE
-    print(f"crawler.run: spider closed: {reason}", file=sys.stderr)
+    from crawler.outage import CONNECTION_LOST
+
+    if reason == CONNECTION_LOST:
+        return EXIT_CONNECTION_LOST
+    if reason != "store_failed":  # else run_job printed the cause
+        print(f"crawler.run: spider closed: {reason}", file=sys.stderr)
     return 1
 
 

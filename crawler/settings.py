@@ -39,6 +39,7 @@ DOWNLOADER_MIDDLEWARES = {
     "crawler.limits.BoundedDecompressionMiddleware": 590,
     "crawler.middlewares.SafetyMiddleware": 10,
     "crawler.middlewares.ReplayMiddleware": 20,
+    "crawler.outage.OutageWatch": 25,  # sees a final failure before the replay keeps it
     "crawler.middlewares.ProxyMiddleware": 740,
     "crawler.warc_writer.WarcMiddleware": 800,
 }
@@ -156,6 +157,7 @@ def scrapy_settings(
         "WEBOMETRICS_FIXED_BUDGETS": crawl.fixed_budgets,
         "WEBOMETRICS_ALLOW_PRIVATE_HOSTS": crawl.allow_private_hosts,
         "WEBOMETRICS_PROXY": proxy,
+        "WEBOMETRICS_OUTAGE_FAILURES": crawl.outage_failures,
         "WEBOMETRICS_PROXY_HOST": urlsplit(proxy).hostname if proxy else None,
         "WEBOMETRICS_WARC_DIR": crawl.warc_dir,
         "WEBOMETRICS_PROGRESS_FILE": progress_file,

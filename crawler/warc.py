@@ -8,7 +8,14 @@ kind ``import-warc`` (a university's page when its host is in a stored universit
 domains, else an external page), with the links :mod:`crawler.links` finds in HTML pages
 (all external links of university pages; links into universities of other pages).
 
-Time: linear in the archive size; memory: one record and one batch of pages.
+Every payload is bounded as a crawl's responses are (``[crawl] max_response_bytes``,
+never over :data:`core.defaults.CRAWL_MAX_RESPONSE_BYTES_CEILING`): payloads are
+decompressed as streams and read up to the cap, so a record whose gzip-encoded payload
+inflates to gigabytes (a decompression bomb in a small archive) costs at most the cap in
+memory and is stored as a page with ``fetch_error`` ``too_large: ...`` and no body.
+
+Time: linear in the archive size; memory: one record (at most the cap) and one batch of
+pages.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.choices import is_text_media_type
+from core.defaults import CRAWL_MAX_RESPONSE_BYTES_CEILING
 from core.exceptions import ConfigError, StageError
 from crawler.items import PageItem
 
@@ -117,12 +125,16 @@ def sniff(path: str | Path) -> str:
     )
 
 
-def iter_records(path: str | Path) -> Iterator[dict[str, Any]]:
+def iter_records(
+    path: str | Path, max_bytes: int = CRAWL_MAX_RESPONSE_BYTES_CEILING
+) -> Iterator[dict[str, Any]]:
     """The http(s) ``response``/``resource`` records of a WARC or ARC file.
 
     Yields dicts with ``url``, ``status``, ``headers`` (list of pairs), ``body`` (decoded
     payload), ``date`` and ``offset`` (of the record in the file; None where records
-    cannot be seeked to).
+    cannot be seeked to). A payload that decodes to more than ``max_bytes`` (bounded by
+    the ceiling) is not kept: its ``body`` is empty and ``too_large`` says why
+    (:func:`too_large_reason`); memory stays O(``max_bytes``) whatever it inflates to.
 
     WARC 1.x files are read strictly with warcio: a record shorter than its
     Content-Length, a gzip member cut before its end, a gzip stream that does not
@@ -146,7 +158,7 @@ def iter_records(path: str | Path) -> Iterator[dict[str, Any]]:
     done = 0
     try:
         with open(path, "rb") as fh:
-            for rec in _records(fh, path=path):
+            for rec in _records(fh, path=path, max_bytes=max_bytes):
                 done += 1
                 yield rec
         return
@@ -159,7 +171,7 @@ def iter_records(path: str | Path) -> Iterator[dict[str, Any]]:
     with open(path, "rb") as raw:
         fh = _open_maybe_gzip(raw)
         try:
-            for rec in _lenient_records(fh):
+            for rec in _lenient_records(fh, max_bytes):
                 n += 1
                 if n > done:
                     yield rec
@@ -190,22 +202,38 @@ _WARC_LINE = re.compile(rb"^WARC/\d+\.\d+\r?\n$")
 _ARC_LINE = re.compile(rb"^(\S+://\S*) (\S+) (\d{14}) (\S*) (\d+)\r?\n$")
 
 
-def _lenient_records(fh: Any) -> Iterator[dict[str, Any]]:
+def _lines(fh: Any, size: int = 1 << 16) -> Iterator[bytes]:
+    """The lines of ``fh``, a line longer than ``size`` in pieces (memory O(size))."""
+    while line := fh.readline(size):
+        yield line
+
+
+def _lenient_records(
+    fh: Any, max_bytes: int = CRAWL_MAX_RESPONSE_BYTES_CEILING
+) -> Iterator[dict[str, Any]]:
     """Records of a damaged WARC or ARC stream, whatever their Content-Length values say.
 
     A WARC record starts at a ``WARC/x.y`` line followed by a ``WARC-`` header line; an
     ARC record at a line ``URL IP YYYYMMDDhhmmss content-type length``. Memory: one
-    record.
+    record, at most ``max_bytes`` and its headers (a longer one is recorded too large).
     """
-    lines = iter(fh)
+    lines = _lines(fh)
     block: list[bytes] = []
+    size = 0
     arc: re.Match[bytes] | None = None
+    keep = max_bytes + (1 << 16)  # the payload and its headers
 
     def flush() -> dict[str, Any] | None:
         if not block:
             return None
         data = b"".join(block)
-        return _parse_arc_block(arc, data) if arc is not None else _parse_block(data)
+        if arc is not None:
+            rec = _parse_arc_block(arc, data, max_bytes)
+        else:
+            rec = _parse_block(data, max_bytes)
+        if rec is not None and size > keep:
+            _drop_body(rec, max_bytes)
+        return rec
 
     for line in lines:
         start: bool = False
@@ -225,21 +253,26 @@ def _lenient_records(fh: Any) -> Iterator[dict[str, Any]]:
             if rec is not None:
                 yield rec
             block, arc = new_block, next_arc
+            size = sum(map(len, block))
             continue
-        block.append(line)
+        size += len(line)
+        if size <= keep:
+            block.append(line)
     rec = flush()
     if rec is not None:
         yield rec
 
 
-def _parse_arc_block(header: re.Match[bytes], content: bytes) -> dict[str, Any] | None:
+def _parse_arc_block(
+    header: re.Match[bytes], content: bytes, max_bytes: int = CRAWL_MAX_RESPONSE_BYTES_CEILING
+) -> dict[str, Any] | None:
     url = header.group(1).decode("latin-1")
     if not url.lower().startswith(("http://", "https://")):
         return None
     date = _parse_date(header.group(3).decode())
     content = content.rstrip(b"\r\n")
     if content.startswith(b"HTTP/"):
-        rec = _parse_http(url, content)
+        rec = _parse_http(url, content, max_bytes)
         if rec is None:
             return None
         rec["date"] = date
@@ -256,7 +289,9 @@ def _split_head(data: bytes) -> tuple[list[bytes], bytes]:
     return data[: m.start()].splitlines(), data[m.end() :]
 
 
-def _parse_block(data: bytes) -> dict[str, Any] | None:
+def _parse_block(
+    data: bytes, max_bytes: int = CRAWL_MAX_RESPONSE_BYTES_CEILING
+) -> dict[str, Any] | None:
     head, content = _split_head(data)
     fields: dict[str, str] = {}
     for line in head[1:]:
@@ -273,13 +308,15 @@ def _parse_block(data: bytes) -> dict[str, Any] | None:
         headers = [("Content-Type", fields.get("content-type", ""))]
         return {"url": url, "status": 200, "headers": headers, "body": content,
                 "date": date, "offset": None}  # fmt: skip
-    rec = _parse_http(url, content)
+    rec = _parse_http(url, content, max_bytes)
     if rec is not None:
         rec["date"] = date
     return rec
 
 
-def _parse_http(url: str, content: bytes) -> dict[str, Any] | None:
+def _parse_http(
+    url: str, content: bytes, max_bytes: int = CRAWL_MAX_RESPONSE_BYTES_CEILING
+) -> dict[str, Any] | None:
     http_head, body = _split_head(content)
     if not http_head or not http_head[0].startswith(b"HTTP/"):
         return None
@@ -291,16 +328,65 @@ def _parse_http(url: str, content: bytes) -> dict[str, Any] | None:
     for line in http_head[1:]:
         name, _, value = line.decode("latin-1").partition(":")
         headers.append((name.strip(), value.strip()))
-    return {"url": url, "status": status, "headers": headers,
-            "body": _decode_body(body, headers), "date": None, "offset": None}  # fmt: skip
+    rec = {"url": url, "status": status, "headers": headers, "body": b"", "date": None,
+           "offset": None}  # fmt: skip
+    try:
+        rec["body"] = _decode_body(body, headers, max_bytes)
+    except BodyTooLargeError:
+        _drop_body(rec, max_bytes)
+    return rec
 
 
 _CHUNK_START = re.compile(rb"^[0-9a-fA-F]{1,8}[ \t]*(;[^\r\n]*)?\r\n")
 
 
-def _decode_body(body: bytes, headers: list[tuple[str, str]]) -> bytes:
+class BodyTooLargeError(ValueError):
+    """A payload that decodes to more than the cap."""
+
+
+def too_large_reason(max_bytes: int) -> str:
+    """The ``fetch_error`` of an archived payload over the cap."""
+    return (
+        f"too_large: the archived payload decodes to more than the cap of {max_bytes:,} "
+        "bytes ([crawl] max_response_bytes; a compression bomb?); the body was not kept"
+    )
+
+
+def _drop_body(rec: dict[str, Any], max_bytes: int) -> None:
+    rec["body"] = b""
+    rec["too_large"] = too_large_reason(max_bytes)
+
+
+def inflate(data: bytes, max_bytes: int, wbits: int = 47) -> bytes:
+    """``data`` decompressed (zlib, gzip or raw deflate by ``wbits``), at most
+    ``max_bytes`` of it: memory O(``max_bytes``) whatever it inflates to.
+
+    Raises
+    ------
+    BodyTooLargeError
+        It inflates to more than ``max_bytes``.
+    zlib.error
+        It does not decompress.
+
+    >>> inflate(zlib.compress(b"x" * 10), 10)
+    b'xxxxxxxxxx'
+    >>> inflate(zlib.compress(b"x" * 11), 10)
+    Traceback (most recent call last):
+    crawler.warc.BodyTooLargeError: inflates to more than 10 bytes
+    """
+    dec = zlib.decompressobj(wbits)
+    out = dec.decompress(data, max_bytes + 1)
+    if len(out) > max_bytes:
+        raise BodyTooLargeError(f"inflates to more than {max_bytes} bytes")
+    return out
+
+
+def _decode_body(
+    body: bytes, headers: list[tuple[str, str]], max_bytes: int = CRAWL_MAX_RESPONSE_BYTES_CEILING
+) -> bytes:
     """Undo chunking and compression when the body really is chunked or compressed (old
-    archives often keep those headers over an already decoded body)."""
+    archives often keep those headers over an already decoded body), at most
+    ``max_bytes`` of it (:class:`BodyTooLargeError` past it)."""
     values = {k.lower(): v.lower() for k, v in headers}
     if "chunked" in values.get("transfer-encoding", "") and _CHUNK_START.match(body):
         from warcio.bufferedreaders import ChunkedDataReader
@@ -309,10 +395,12 @@ def _decode_body(body: bytes, headers: list[tuple[str, str]]) -> bytes:
             body = ChunkedDataReader(io.BytesIO(body)).read()
     if body[:2] == b"\x1f\x8b":
         with contextlib.suppress(zlib.error):
-            body = zlib.decompress(body, 47)
+            body = inflate(body, max_bytes, 47)
     elif values.get("content-encoding", "") == "deflate":
         with contextlib.suppress(zlib.error):
-            body = zlib.decompress(body)
+            body = inflate(body, max_bytes, zlib.MAX_WBITS)
+    if len(body) > max_bytes:
+        raise BodyTooLargeError(f"{len(body)} bytes")
     return body
 
 
@@ -373,7 +461,9 @@ def _checked_iterator(fh: Any) -> Any:
     return CheckedIterator(fh)
 
 
-def _records(fh: Any, *, path: str | Path | None = None) -> Iterator[dict[str, Any]]:
+def _records(
+    fh: Any, *, path: str | Path | None = None, max_bytes: int = CRAWL_MAX_RESPONSE_BYTES_CEILING
+) -> Iterator[dict[str, Any]]:
     """The http(s) response/resource records warcio reads in ``fh``.
 
     With ``path``, damage is checked: a record shorter than its Content-Length or a last
@@ -385,9 +475,10 @@ def _records(fh: Any, *, path: str | Path | None = None) -> Iterator[dict[str, A
     records = _checked_iterator(fh)
     try:
         for record in records:
-            rec = _record(record, records)
+            rec = _record(record, records, max_bytes)
             if path is not None:
-                record.raw_stream.read()  # the rest of the block, whatever was kept of it
+                while record.raw_stream.read(1 << 20):  # the rest of the block, in pieces
+                    pass
                 short = getattr(record.raw_stream, "limit", None)
                 if short is None or short > 0:
                     url = record.rec_headers.get_header("WARC-Target-URI")
@@ -419,7 +510,7 @@ def _records(fh: Any, *, path: str | Path | None = None) -> Iterator[dict[str, A
         )
 
 
-def _record(record: Any, records: Any) -> dict[str, Any] | None:
+def _record(record: Any, records: Any, max_bytes: int) -> dict[str, Any] | None:
     if record.rec_type not in ("response", "resource"):
         return None
     url = (record.rec_headers.get_header("WARC-Target-URI") or "").strip("<> ")
@@ -438,10 +529,11 @@ def _record(record: Any, records: Any) -> dict[str, Any] | None:
         ctype = record.rec_headers.get_header("Content-Type")
         headers = [("Content-Type", ctype)] if ctype else []
     try:
-        body = record.content_stream().read()
+        # decoded as a stream (chunking, gzip...), at most the cap plus one byte of it
+        body = record.content_stream().read(max_bytes + 1)
     except Exception:  # a damaged compressed payload: keep the raw bytes
-        body = record.raw_stream.read()
-    return {
+        body = record.raw_stream.read(max_bytes + 1)
+    rec = {
         "url": url,
         "status": status,
         "headers": headers,
@@ -449,9 +541,14 @@ def _record(record: Any, records: Any) -> dict[str, Any] | None:
         "date": _parse_date(record.rec_headers.get_header("WARC-Date")),
         "offset": records.get_record_offset(),
     }
+    if len(body) > max_bytes:
+        _drop_body(rec, max_bytes)
+    return rec
 
 
-def read_record(data: bytes) -> dict[str, Any] | None:
+def read_record(
+    data: bytes, max_bytes: int = CRAWL_MAX_RESPONSE_BYTES_CEILING
+) -> dict[str, Any] | None:
     """The http(s) ``response``/``resource`` record held by one record's bytes (a byte
     range of a WARC file: a gzip member or plain), as :func:`iter_records` yields it
     (``offset`` 0), or None when the bytes hold no such record.
@@ -461,7 +558,7 @@ def read_record(data: bytes) -> dict[str, Any] | None:
     warcio.exceptions.ArchiveLoadFailed
         The bytes are not a WARC/ARC record.
     """
-    return next(_records(io.BytesIO(data)), None)
+    return next(_records(io.BytesIO(data), max_bytes=max_bytes), None)
 
 
 def record_item(rec: dict[str, Any], path: str, universities: Any) -> PageItem:
@@ -494,7 +591,10 @@ def record_item(rec: dict[str, Any], path: str, universities: Any) -> PageItem:
         warc_file=path,
         warc_offset=rec["offset"],
     )
-    if not 200 <= rec["status"] < 400:
+    if rec.get("too_large"):
+        item.fetch_error = rec["too_large"]
+        item.body = item.content_length = None
+    elif not 200 <= rec["status"] < 400:
         item.fetch_error = f"http_{rec['status']}: archived answer"
     elif rec["status"] == 200:
         for link in page_links(response):
@@ -513,6 +613,7 @@ def import_warc(
     *,
     batch_size: int = 200,
     progress: bool = False,
+    max_bytes: int = CRAWL_MAX_RESPONSE_BYTES_CEILING,
 ) -> dict[str, Any]:
     """Load WARC/ARC files as pages of an ``import-warc`` crawl run.
 
@@ -530,6 +631,10 @@ def import_warc(
         Pages per transaction.
     progress : bool
         Show a progress bar (records) on standard error.
+    max_bytes : int
+        The cap of a decoded payload (``[crawl] max_response_bytes``, bounded by the
+        ceiling); a record over it is stored with ``fetch_error`` ``too_large: ...`` and
+        no body.
 
     Returns
     -------
@@ -552,6 +657,7 @@ def import_warc(
     from sqlalchemy import select
     from tqdm import tqdm
 
+    from crawler.limits import body_limit
     from crawler.spiders.base import Universities
     from crawler.storage import failure_recorded, finalize_run, store_batch, update_run
     from store.models import CrawlRun, University
@@ -597,7 +703,7 @@ def import_warc(
                 batch: list[PageItem] = []
                 n = 0
                 try:
-                    for rec in iter_records(f):
+                    for rec in iter_records(f, body_limit(max_bytes)):
                         batch.append(record_item(rec, str(f.resolve()), unis))
                         n += 1
                         bar.update()

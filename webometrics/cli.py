@@ -76,6 +76,17 @@ class Context:
                 _mark_stale_runs(engine, self.settings.database.run_lease_seconds)
         return self._engines[read_only]
 
+    def reader(self) -> Engine:
+        """The engine of a command that only reads: the writing one when the database
+        can be written (so stale runs are marked first), else a read-only one (a
+        read-only file, folder or mount)."""
+        from core.exceptions import ReadOnlyDatabaseError
+
+        try:
+            return self.engine()
+        except ReadOnlyDatabaseError:
+            return self.engine(read_only=True)
+
     def output_folder(self, path: str | os.PathLike[str], option: str = "--out") -> Path:
         """The folder a command writes into, made now (with its parents) and checked
         writable, before any work: a path that cannot hold the output is bad input, told
@@ -191,6 +202,17 @@ def _setup_logging(verbose: int, quiet: bool) -> None:
             logging.getLogger(noisy).setLevel(logging.WARNING if verbose == 0 else logging.INFO)
 
 
+def _database_error(exc: Exception, ctx: Context | None) -> WebometricsError | None:
+    """The one-line error of a database driver's exception (else None), naming the
+    database from the settings (:func:`store.session.database_error`)."""
+    errors = sys.modules.get("sqlalchemy.exc")  # loaded by whatever raised it
+    if errors is None or not isinstance(exc, errors.DBAPIError):
+        return None
+    from store.session import database_error
+
+    return database_error(exc, ctx.settings.database.url if ctx is not None else None)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
     parser = build_parser()
@@ -213,8 +235,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = args.func(ctx)
         return int(code or 0)
     except WebometricsError as exc:
+        log.debug("the error's traceback", exc_info=True)
         print(f"webometrics: error: {exc}", file=sys.stderr)
         return exc.exit_code
+    except Exception as exc:
+        # a driver error no stage translated (a server gone, a damaged file): one line
+        error = _database_error(exc, ctx)
+        if error is None:
+            raise
+        log.debug("the database refused", exc_info=True)
+        print(f"webometrics: error: {error} (-vv shows where)", file=sys.stderr)
+        return error.exit_code
     except OSError as exc:  # a file or folder that cannot be read or written, a full disk
         log.debug("the file system refused", exc_info=True)
         where = f" {exc.filename}:" if exc.filename else ""

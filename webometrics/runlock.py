@@ -58,6 +58,7 @@ from sqlalchemy import Connection, Engine, text
 from sqlalchemy.exc import DBAPIError, OperationalError
 
 from core.exceptions import RunLockedError
+from core.secrets import redact_text
 
 log = logging.getLogger(__name__)
 
@@ -102,8 +103,7 @@ def _command_line() -> str:
     args = [Path(sys.argv[0]).name if sys.argv else "webometrics", *sys.argv[1:]]
     if args[0] in ("__main__.py", "-m", "-c"):
         args[0] = "webometrics"
-    line = " ".join(args)
-    return re.sub(r"(://[^:/@\s]*:)[^@\s]+@", r"\1***@", line)[:200]
+    return redact_text(" ".join(args))[:200]
 
 
 def _now() -> str:

@@ -31,6 +31,7 @@ from core.settings import CrawlSettings
 from crawler.errors import classify_failure
 from crawler.items import PageErrorItem, PageItem
 from crawler.links import content_type
+from crawler.outage import OUTAGE
 from crawler.wiring import Frontier, WmMeta, frontier_of, request_meta, wm_of
 
 _REDIRECTS = (301, 302, 303, 307, 308)
@@ -200,6 +201,8 @@ class BaseSpider(scrapy.Spider):
     def on_error(self, failure: Failure) -> Iterator[PageItem]:
         """A failed or refused request: one page item with the error and its reason."""
         request = failure.request  # type: ignore[attr-defined]
+        if request.meta.get(OUTAGE):  # the network went away: fetched again on resume
+            return
         wm = wm_of(request)
         owner = self.universities.owner(request.url)
         yield PageItem(

@@ -51,6 +51,9 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self) -> None:
+        if self.server.stopped:  # a kept-alive connection of a stopped server: dropped
+            self.close_connection = True
+            return
         path = self.path
         if path.startswith(("http://", "https://")):
             url = path
@@ -63,7 +66,14 @@ class _Handler(BaseHTTPRequestHandler):
         if etag and self.headers.get("If-None-Match") == etag:  # a conditional request
             answer = Answer(304, b"", headers={"ETag": etag})
         with self.server.lock:
-            self.server.log.append({"url": url, "status": answer.status, "time": time.time()})
+            self.server.log.append(
+                {
+                    "url": url,
+                    "status": answer.status,
+                    "time": time.time(),
+                    "proxy_authorization": self.headers.get("Proxy-Authorization"),
+                }
+            )
         if answer.delay:
             time.sleep(answer.delay)
         self.send_response(answer.status)
@@ -78,18 +88,20 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
 
-    def __init__(self, pages: dict[str, Answer]) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
+    def __init__(self, pages: dict[str, Answer], port: int = 0) -> None:
+        super().__init__(("127.0.0.1", port), _Handler)
         self.pages = pages
+        self.stopped = False
         self.log: list[dict[str, Any]] = []
         self.lock = threading.Lock()
 
 
 class LocalWeb:
-    """A dict of URLs served on 127.0.0.1 (as a proxy, or directly)."""
+    """A dict of URLs served on 127.0.0.1 (as a proxy, or directly); on ``port`` when
+    given (a server started again where a stopped one was)."""
 
-    def __init__(self, pages: dict[str, Answer]) -> None:
-        self._server = _Server(pages)
+    def __init__(self, pages: dict[str, Answer], port: int = 0) -> None:
+        self._server = _Server(pages, port)
         self.port = self._server.server_address[1]
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
@@ -114,6 +126,7 @@ class LocalWeb:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self._server.stopped = True
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(10)

@@ -8,6 +8,7 @@ that asks TCP clients for a password (scram-sha-256) and connects as a role with
 
 from __future__ import annotations
 
+import json
 import stat
 import subprocess
 from collections.abc import Iterator
@@ -128,3 +129,79 @@ def test_password_is_nowhere_on_disk(password_db: str, tmp_path: Path, local_web
         runs = conn.execute(text("SELECT status FROM crawl_run ORDER BY id")).scalars().all()
     assert runs and set(runs) == {"finished"}
     engine.dispose()
+
+
+PROXY_PASSWORD = "Px7-proxy-Pw-0815"
+REDIS_PASSWORD = "Rd3-redis-Pw-2718"
+
+
+@pytest.fixture
+def password_redis() -> Iterator[str]:
+    """A throw-away redis-server that asks for a password; its URL with the password."""
+    import redis
+
+    from tests.conftest import RedisServer
+
+    server = RedisServer()
+    server.start()
+    try:
+        redis.Redis(host="127.0.0.1", port=server.port).config_set("requirepass", REDIS_PASSWORD)
+        yield f"redis://:{REDIS_PASSWORD}@127.0.0.1:{server.port}/0"
+    finally:
+        server.stop()
+
+
+def test_proxy_and_redis_passwords_are_nowhere_but_in_the_crawlers_environment(
+    password_db: str, password_redis: str, tmp_path: Path, local_web
+) -> None:
+    import base64
+
+    import redis
+
+    with pytest.raises(redis.AuthenticationError):  # the server really asks for it
+        redis.Redis.from_url(password_redis.replace(REDIS_PASSWORD, "wrong")).ping()
+    migrated_engine(password_db).dispose()
+    pages = {
+        f"{A}/": html("Alpha", "/a.html", "http://ext.example.org/"),
+        f"{A}/a.html": html("Alpha page a"),
+        "http://ext.example.org/": html("External"),
+    }
+    unis = write_universities(
+        tmp_path / "u.toml",
+        {"name": "Alpha University", "domains": ["alpha-university.edu"], "home": [f"{A}/"]},
+    )
+    with local_web(pages) as web:
+        proxy = web.proxy_url.replace("http://", f"http://agent:{PROXY_PASSWORD}@")
+        out = _cli(
+            "crawl", "--universities", str(unis), "--direction", "outgoing", "--jobdir", "job",
+            "--proxy", proxy, "--redis", password_redis, cwd=tmp_path, db=password_db,
+        )  # fmt: skip
+        assert out.returncode == 0, out.stderr[-3000:]
+        requests = web.requests
+    # the crawler processes had the real secrets: the proxy got its credentials
+    token = base64.b64encode(f"agent:{PROXY_PASSWORD}".encode()).decode()
+    assert requests and all(r["proxy_authorization"] == f"Basic {token}" for r in requests)
+    secrets = (PROXY_PASSWORD, REDIS_PASSWORD, PASSWORD)
+    for secret in secrets:
+        assert secret not in out.stdout + out.stderr
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert (tmp_path / "job" / "outgoing.json") in written
+    for path in written:
+        for secret in secrets:
+            assert secret.encode() not in path.read_bytes(), path
+    job = json.loads((tmp_path / "job" / "outgoing.json").read_text(encoding="utf-8"))
+    assert job["proxy"] == proxy.replace(PROXY_PASSWORD, "***")
+    assert job["redis"]["url"] == password_redis.replace(REDIS_PASSWORD, "***")
+    engine = migrated_engine(password_db)
+    with engine.connect() as conn:
+        rows = list(conn.execute(text("SELECT CAST(t.* AS text) FROM crawl_run AS t")).scalars())
+        settings = conn.execute(
+            text("SELECT settings FROM crawl_run ORDER BY id DESC LIMIT 1")
+        ).scalar_one()
+    engine.dispose()
+    assert rows and not any(secret in row for row in rows for secret in secrets)
+    # the resume command names the variables that hold the secrets
+    resume = settings["resume"]
+    assert '--proxy "${WEBOMETRICS_CRAWL__PROXY:?' in resume
+    assert '--redis "${WEBOMETRICS_CRAWL__REDIS_URL:?' in resume
+    assert '--db-url "${WEBOMETRICS_DB_URL:?' in resume

@@ -201,6 +201,8 @@ def _crawl(ctx: Context) -> int:
     )
     if result.citations:
         print("citations: " + json.dumps(result.citations))
+    if result.warning:
+        print(f"webometrics: warning: crawl run {result.run_id}: {result.warning}", file=sys.stderr)
     return 0
 
 

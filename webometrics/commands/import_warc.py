@@ -45,6 +45,7 @@ def _warc(ctx: Context) -> int:
         ctx.engine(),
         ctx.args.files,
         batch_size=ctx.settings.crawl.batch_size,
+        max_bytes=ctx.settings.crawl.max_response_bytes,
         progress=not ctx.args.no_progress and not ctx.args.quiet,
     )
     print(

@@ -47,7 +47,7 @@ def _runs(ctx: Context) -> int:
     from webometrics.liveness import resume_hint
 
     limit = max(1, ctx.args.limit)
-    with session_scope(ctx.engine()) as s:
+    with session_scope(ctx.reader()) as s:
         pipeline_runs = select(PipelineRun).order_by(PipelineRun.id.desc()).limit(limit)
         crawl_runs = select(CrawlRun).order_by(CrawlRun.id.desc()).limit(limit)
         if ctx.args.status:
@@ -72,6 +72,9 @@ def _runs(ctx: Context) -> int:
                 )
                 if row.status in ("failed", "interrupted") and row.error:
                     print(f"         reason: {row.error.strip().splitlines()[0][:300]}")
+                warning = isinstance(row, CrawlRun) and (row.stats or {}).get("warning")
+                if warning:
+                    print(f"         warning: {warning}")
                 crawl = None
                 if kind == "pipeline":
                     crawl = s.scalars(

@@ -56,6 +56,7 @@ from webometrics.stages.crawl.job import (
     STATE_FILE,
     CrawlJob,
     CrawlScope,
+    child_environment,
     crawled_universities,
     open_job,
     phase_job,
@@ -115,8 +116,11 @@ class CrawlResult(StageResult):
     processes: int | None = None
     farm_workers: int | None = None
 
-    #: ``processes`` and ``farm_workers`` only for a crawl farm
-    OMIT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset({"processes", "farm_workers"})
+    #: what to say of a crawl most of whose pages got no answer (:func:`failures_warning`)
+    warning: str | None = None
+
+    #: ``processes``, ``farm_workers`` and ``warning`` only when there is one
+    OMIT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset({"processes", "farm_workers", "warning"})
 
 
 def run(
@@ -255,7 +259,8 @@ def _run_phase(
     if farm is not None:
         publish(farm, settings, job.run_id, phase, job_file)
     processes = settings.crawl.processes
-    outcome = run_children(job_file, phase, progress, processes, db_url=job.db_url)
+    env = child_environment(job.db_url, settings.crawl)
+    outcome = run_children(job_file, phase, progress, processes, env=env)
     phase_stats = outcome.get("stats") or {}
     job.scrapy_stats[phase] = merge_scrapy_stats(job.scrapy_stats.get(phase, {}), phase_stats)
     if outcome["returncode"] != 0:
@@ -285,6 +290,10 @@ def _finish(
             )
         )
     stats = finalize_run(engine, job.run_id)
+    warning = failures_warning(stats)
+    if warning:
+        stats["warning"] = warning
+        log.warning("crawl run %d: %s", job.run_id, warning)
     stats["citing_candidates"] = len(job.candidates)
     stats["citing_skipped"] = job.skipped
     stats["citing_checked"] = citations
@@ -296,6 +305,28 @@ def _finish(
     finished_at = dt.datetime.now(dt.UTC)
     update_run(engine, job.run_id, status="finished", finished_at=finished_at, stats=stats)
     return stats, shared
+
+
+def failures_warning(stats: dict[str, Any]) -> str | None:
+    """What to say of a crawl most of whose recorded pages got no answer for a connection
+    reason (:data:`crawler.outage.CONNECTION_KINDS`), else None.
+
+    >>> failures_warning({"pages_recorded": 10, "errors": {"connection_refused": 6}})[:59]
+    '6 of 10 pages recorded got no answer (connection_refused 6)'
+    >>> failures_warning({"pages_recorded": 10, "errors": {"http_404": 9}}) is None
+    True
+    """
+    from crawler.outage import CONNECTION_KINDS
+
+    errors = {k: v for k, v in (stats.get("errors") or {}).items() if k in CONNECTION_KINDS}
+    failed, recorded = sum(errors.values()), int(stats.get("pages_recorded") or 0)
+    if not recorded or failed * 2 <= recorded:
+        return None
+    kinds = ", ".join(f"{k} {v:,}" for k, v in sorted(errors.items(), key=lambda kv: -kv[1]))
+    return (
+        f"{failed:,} of {recorded:,} pages recorded got no answer ({kinds}): the proxy, the "
+        "network or the sites were down for much of the crawl; check the log, then crawl again"
+    )
 
 
 def _redirects(job: CrawlJob) -> dict[str, str]:
@@ -312,31 +343,46 @@ def _redirects(job: CrawlJob) -> dict[str, str]:
         frontier.close()
 
 
+#: the crawler processes' exit codes that stop a crawl to resume it later:
+#: (the marker of their reason on standard error, the reason without one, the advice)
+_STOPPED = {
+    "store": ("store_unavailable", "the database stayed unreachable", "When the database is back"),
+    "network": (
+        "connection_lost",
+        "the fetches stopped answering",
+        "When the proxy or the network is back",
+    ),
+}
+
+
 def _phase_failed(
     engine: Engine, job: CrawlJob, phase: str, outcome: dict[str, Any], window: float
 ) -> None:
     """Record a crawler process that did not finish (waiting up to ``window`` seconds for
     the database) and raise the error that says how to resume the run."""
-    from crawler.run import EXIT_STORE_UNAVAILABLE
+    from crawler.run import EXIT_CONNECTION_LOST, EXIT_STORE_UNAVAILABLE
     from crawler.storage import update_run
     from crawler.storage.retry import retried
 
     run_id, job_path, resume = job.run_id, job.path, job.resume
     code = outcome["returncode"]
     stderr = outcome.get("stderr", "")
-    if code == EXIT_STORE_UNAVAILABLE:
-        lost = _store_reason(outcome) or "the database stayed unreachable"
-        reason = f"{phase} crawl stopped: {lost}"
+    stopped = {EXIT_STORE_UNAVAILABLE: "store", EXIT_CONNECTION_LOST: "network"}.get(code)
+    advice = "Resume"
+    if stopped is not None:
+        marker, without, advice = _STOPPED[stopped]
+        reason = f"{phase} crawl stopped: {_marked_reason(stderr, marker) or without}"
+        status = "interrupted"
+    elif code < 0 or code == 130:
+        what = f"killed by {signal.Signals(-code).name}" if code < 0 else "interrupted"
+        reason = f"{phase} crawl {what}"
         status = "interrupted"
     else:
-        if code < 0:
-            what = f"killed by {signal.Signals(-code).name}"
-        elif code == 130:
-            what = "interrupted"
-        else:
-            what = f"failed (exit {code})"
-        reason = f"{phase} crawl {what}: {stderr[-2000:]}"
-        status = "interrupted" if code < 0 or code == 130 else "failed"
+        cause = child_error(
+            stderr, engine.url.database if engine.dialect.name == "sqlite" else None
+        )
+        reason = f"{phase} crawl failed (exit {code})" + (f": {cause}" if cause else "")
+        status = "failed"
     marked = ""
     try:
         # the database may still be coming back: wait for it as the writes did
@@ -359,22 +405,36 @@ def _phase_failed(
         )
     log_file = job_path / f"{phase}.log"
     raise StageError(
-        f"crawl run {run_id} {status}: {reason.splitlines()[0] if reason else ''}.\nWhat was "
+        f"crawl run {run_id} {status}: {reason}.\nWhat was "
         "stored is kept; so is the crawl's state (the answers fetched but not stored "
-        f"included) in {job_path}{marked}. "
-        + ("When the database is back, resume" if status == "interrupted" else "Resume")
-        + f" it with:\n  {resume}\nLog: {log_file}"
+        f"included) in {job_path}{marked}. {advice}"
+        + (" it with" if advice == "Resume" else ", resume it with")
+        + f":\n  {resume}\nLog: {log_file}"
     )
 
 
-def _store_reason(outcome: dict[str, Any]) -> str | None:
-    """Why the crawler process stopped storing (its ``store_unavailable:`` line)."""
-    from crawler.pipelines import STORE_UNAVAILABLE
+def child_error(stderr: str, database: str | None = None) -> str:
+    """The error a crawler process died of: the last line of its standard error that is
+    neither blank, a warning nor a traceback frame (a damaged database file named so)."""
+    from store.session import damaged_database_advice
 
-    marker = f"crawler.run: {STORE_UNAVAILABLE}: "
-    for line in reversed(outcome.get("stderr", "").splitlines()):
-        if line.startswith(marker):
-            return line[len(marker) :].strip()
+    lines = [line.strip() for line in stderr.splitlines()]
+    for line in reversed(lines):
+        if not line or line.startswith(("File ", "Traceback", "^", "~")):
+            continue
+        if "Warning" in line.split(":", 1)[0] or "warnings.warn" in line:
+            continue
+        advice = damaged_database_advice(line, database)
+        return f"{line[:500]}{'; ' + advice if advice else ''}"
+    return ""
+
+
+def _marked_reason(stderr: str, marker: str) -> str | None:
+    """Why the crawler process stopped (its ``crawler.run: <marker>: <reason>`` line)."""
+    prefix = f"crawler.run: {marker}: "
+    for line in reversed(stderr.splitlines()):
+        if line.startswith(prefix):
+            return line[len(prefix) :].strip()
     return None
 
 

@@ -16,10 +16,17 @@ from typing import Any
 from sqlalchemy import Engine
 
 from core.exceptions import ConfigError, ParameterError, StageError
+from core.secrets import has_secret
 from core.settings import CrawlSettings, Settings
 from store.session import redact
 from webometrics.stages import StageResult
-from webometrics.stages.crawl.job import FRONTIER_FILE, absolute_url, write_private
+from webometrics.stages.crawl.job import (
+    FRONTIER_FILE,
+    PROXY_ENV,
+    absolute_url,
+    child_environment,
+    write_private,
+)
 from webometrics.stages.crawl.processes import run_children
 
 log = logging.getLogger(__name__)
@@ -198,10 +205,35 @@ def _join_phase(
     job_file = tmp / f"{phase}.json"
     write_private(job_file, json.dumps(job))
     log.info("joined crawl run %d, %s phase, with %d processes", run_id, phase, processes)
-    outcome = run_children(job_file, phase, progress, processes, db_url=db_url)
+    outcome = run_children(
+        job_file,
+        phase,
+        progress,
+        processes,
+        env=child_environment(db_url, _worker_crawl(settings, job)),
+    )
     if outcome["returncode"] != 0:
         raise StageError(
             f"crawl run {run_id}: a {phase} crawler process failed (exit "
             f"{outcome['returncode']}): {outcome.get('stderr', '')[-2000:]}"
         )
     return int(outcome["stats"].get("webometrics/pages_stored", 0))
+
+
+def _worker_crawl(settings: Settings, job: dict[str, Any]) -> CrawlSettings:
+    """The ``[crawl]`` secrets a worker's processes get: its own Redis URL, and the
+    farm's proxy (announced with its password masked) from this machine's settings.
+
+    Raises
+    ------
+    ConfigError
+        The farm crawls through a proxy with a password and this machine has no proxy.
+    """
+    announced = job.get("proxy")
+    proxy = settings.crawl.proxy if has_secret(announced) else announced
+    if has_secret(announced) and not has_secret(proxy):
+        raise ConfigError(
+            f"the farm crawls through the proxy {announced} (its password is not announced): "
+            f"set {PROXY_ENV} (or [crawl] proxy) on this machine to that proxy's URL"
+        )
+    return settings.crawl.model_copy(update={"proxy": proxy})

@@ -4,9 +4,11 @@ that a crawl started again resumes), opening or resuming its
 :class:`~store.models.CrawlRun` (:func:`open_job`, giving the :class:`CrawlJob`), and the
 job file each phase's crawler process reads.
 
-No secret is written: the job file holds the database URL with its password masked;
-the crawler processes get the real URL in their environment (:data:`DB_URL_ENV`, see
-:func:`child_environment`). The job folder is the owner's only (0700, files 0600).
+No secret is written: the job file and the run's row hold the database, proxy and
+Redis URLs with their passwords masked (:func:`core.secrets.redact_url`); the crawler
+processes get the real URLs in their environment (:data:`DB_URL_ENV`, :data:`PROXY_ENV`,
+:data:`REDIS_ENV`, see :func:`child_environment`), and the resume command names those
+variables instead of a password. The job folder is the owner's only (0700, files 0600).
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from typing import Any
 from sqlalchemy import Engine, select
 
 from core.exceptions import ConfigError
-from core.settings import Settings
+from core.secrets import redact_url
+from core.settings import CrawlSettings, Settings
 from webometrics.stages.pipeline import default_crawl_folder
 
 log = logging.getLogger(__name__)
@@ -33,12 +36,37 @@ STATE_FILE = "state.json"
 FRONTIER_FILE = "frontier.sqlite"
 #: the environment variable that carries the real database URL to a crawler process
 DB_URL_ENV = "WEBOMETRICS_DB_URL"
+#: ... the real proxy and Redis URLs (the settings' own variables, ``[crawl] proxy`` and
+#: ``redis_url``, so that a pasted resume command finds them too)
+PROXY_ENV = "WEBOMETRICS_CRAWL__PROXY"
+REDIS_ENV = "WEBOMETRICS_CRAWL__REDIS_URL"
 
 
-def child_environment(db_url: str) -> dict[str, str]:
+def child_environment(db_url: str | None, crawl: CrawlSettings | None = None) -> dict[str, str]:
     """The environment of a crawler process: this one's, with the database URL (password
-    included) in :data:`DB_URL_ENV`; the job file holds it masked."""
-    return {**os.environ, DB_URL_ENV: db_url, "PYTHONUNBUFFERED": "1"}
+    included) in :data:`DB_URL_ENV` and the crawl's proxy and Redis URLs in
+    :data:`PROXY_ENV` and :data:`REDIS_ENV` (unset when the crawl has none); the job file
+    holds them masked."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    if db_url:
+        env[DB_URL_ENV] = db_url
+    if crawl is not None:
+        for name, value in ((PROXY_ENV, crawl.proxy), (REDIS_ENV, crawl.redis_url)):
+            if value:
+                env[name] = value
+            else:
+                env.pop(name, None)
+    return env
+
+
+def public_crawl_settings(crawl: CrawlSettings) -> dict[str, Any]:
+    """``[crawl]`` as written to a job file or a run row: the proxy and Redis URLs with
+    their passwords masked."""
+    out = crawl.model_dump()
+    for key in ("proxy", "redis_url"):
+        if out.get(key):
+            out[key] = redact_url(out[key])
+    return out
 
 
 def private_opener(path: str, flags: int) -> int:
@@ -269,11 +297,12 @@ def _create_run(engine: Engine, settings: Settings, scope: CrawlScope, uni_ids: 
     from store.models import CrawlRun
     from store.session import session_scope
 
+    public = public_crawl_settings(settings.crawl)
     recorded = {
-        "crawl": settings.crawl.model_dump(),
+        "crawl": public,
         "direction": scope.direction,
         "universities": uni_ids,
-        "proxy": settings.crawl.proxy,
+        "proxy": public["proxy"],
         "backlinks": list(scope.backlinks),
         "urls": list(scope.urls),
         "testbed": scope.testbed_dir,
@@ -306,44 +335,44 @@ def _record_resume(engine: Engine, run_id: int, job_path: Path, resume: str) -> 
 
 
 def resume_command(settings: Settings, scope: CrawlScope, jobdir: Path, db_url: str) -> str:
-    """The command line that resumes this crawl from its job folder (shell-quoted).
+    """The command line that resumes this crawl from its job folder, to paste into a shell.
 
-    The database URL is given when it holds no password (an SQLite file, a PostgreSQL URL
-    without one); otherwise the resumed crawl takes it where this one did (environment,
-    settings file). Paths are absolute; the budgets are this crawl's.
+    Paths are absolute; the budgets are this crawl's. A URL with a password (database,
+    proxy, Redis) is not written: its word names the environment variable that holds it
+    (:func:`core.secrets.shell_word`), which the shell refuses to expand when unset.
 
     >>> from core.settings import Settings
     >>> resume_command(Settings(), CrawlScope(direction="outgoing"), Path("/j/crawl-3"),
-    ...                "postgresql+psycopg://u:secret@h/db")
-    'webometrics crawl --jobdir /j/crawl-3 --direction outgoing --depth 3 --max-pages 2000'
+    ...                "postgresql+psycopg://u:secret@h/db")  # doctest: +NORMALIZE_WHITESPACE
+    'webometrics --db-url "${WEBOMETRICS_DB_URL:?set it to the database URL with its
+    password}" crawl --jobdir /j/crawl-3 --direction outgoing --depth 3 --max-pages 2000'
     """
     import shlex
 
-    from sqlalchemy import make_url
+    from core.secrets import shell_word
 
-    args = ["webometrics"]
-    if make_url(db_url).password is None:
-        args += ["--db-url", db_url]
-    args += ["crawl", "--jobdir", str(jobdir), "--direction", scope.direction]
+    words = ["webometrics", "--db-url", shell_word(db_url, DB_URL_ENV, "the database URL")]
+    args = ["crawl", "--jobdir", str(jobdir), "--direction", scope.direction]
     if scope.universities_file:
         args += ["--universities", str(Path(scope.universities_file).resolve())]
-    crawl = settings.crawl
-    if crawl.proxy:
-        args += ["--proxy", crawl.proxy]
     for path in scope.backlinks:
         args += ["--backlinks", str(Path(path).resolve())]
     for path in scope.urls:
         args += ["--urls", str(Path(path).resolve())]
     if scope.testbed_dir:
         args += ["--testbed", str(Path(scope.testbed_dir).resolve())]
+    crawl = settings.crawl
     args += ["--depth", str(crawl.depth), "--max-pages", str(crawl.max_pages_per_university)]
     if crawl.warc_dir:
         args += ["--warc-dir", str(Path(crawl.warc_dir).resolve())]
-    if crawl.redis_url:
-        args += ["--redis", crawl.redis_url]
     if crawl.processes > 1:
         args += ["--processes", str(crawl.processes)]
-    return shlex.join(args)
+    words += [shlex.quote(arg) for arg in args]
+    if crawl.proxy:
+        words += ["--proxy", shell_word(crawl.proxy, PROXY_ENV, "the proxy URL")]
+    if crawl.redis_url:
+        words += ["--redis", shell_word(crawl.redis_url, REDIS_ENV, "the Redis URL")]
+    return " ".join(words)
 
 
 def phase_job(
@@ -360,17 +389,18 @@ def phase_job(
     from store.session import redact
 
     jobdir = job.path
+    public = public_crawl_settings(settings.crawl)
     spec: dict[str, Any] = {
         "direction": phase,
         "run_id": job.run_id,
         "db_url": redact(job.db_url),
-        "crawl": settings.crawl.model_dump(),
+        "crawl": public,
         "extract": {
             "extract": settings.extract.model_dump(mode="json"),
             "shingle": settings.shingle.model_dump(mode="json"),
             "workers": settings.crawl.extract_workers,
         },
-        "proxy": settings.crawl.proxy,
+        "proxy": public["proxy"],
         "universities": job.universities,
         "site_rules": site_rules or {},
         "frontier": str(jobdir / FRONTIER_FILE),
@@ -380,7 +410,7 @@ def phase_job(
         from crawler.redis_frontier import run_prefix
 
         spec["redis"] = {
-            "url": settings.crawl.redis_url,
+            "url": public["redis_url"],
             "prefix": run_prefix(settings.crawl.redis_key, job.run_id),
             "lease": settings.crawl.worker_lease,
         }

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import queue
 import signal
 import subprocess
@@ -23,7 +22,12 @@ Lines = queue.Queue[tuple[int, str | None]]
 
 
 def run_children(
-    job_file: Path, phase: str, progress: bool, processes: int = 1, *, db_url: str | None = None
+    job_file: Path,
+    phase: str,
+    progress: bool,
+    processes: int = 1,
+    *,
+    env: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """Run one phase's crawler process(es), showing their progress; return the outcome.
 
@@ -32,8 +36,9 @@ def run_children(
     error goes to ``<phase>.stderr`` (``<phase>.<n>.stderr`` for several processes) in
     the job folder. The outcome holds the summed Scrapy statistics of the processes'
     last records (``stats``), the first failing ``returncode`` (else 0) and the failing
-    processes' standard error (``stderr``). ``db_url`` (password included) reaches the
-    processes in their environment, never in a file; those files are the owner's only.
+    processes' standard error (``stderr``). ``env`` is the processes' environment
+    (:func:`~webometrics.stages.crawl.job.child_environment`: the secrets reach them
+    there, never in a file); those files are the owner's only.
     """
     from tqdm import tqdm
 
@@ -49,7 +54,7 @@ def run_children(
     progress_file = job_file.with_suffix(".progress.jsonl")
     with open(progress_file, "a", encoding="utf-8", opener=private_opener) as records:
         try:
-            _start(job_file, db_url, err_paths, lines, procs)
+            _start(job_file, env, err_paths, lines, procs)
             _follow(lines, processes, records, bar, last)
             codes = [proc.wait() for proc in procs]
         except BaseException:
@@ -62,7 +67,7 @@ def run_children(
 
 def _start(
     job_file: Path,
-    db_url: str | None,
+    env: dict[str, str] | None,
     err_paths: list[Path],
     lines: Lines,
     procs: list[subprocess.Popen[str]],
@@ -70,7 +75,7 @@ def _start(
     """Start one crawler process per standard error file, each appended to ``procs`` as
     it starts, with a thread putting its output lines on ``lines``."""
     cmd = [sys.executable, "-m", "crawler.run", str(job_file)]
-    env = child_environment(db_url) if db_url else {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env = env if env is not None else child_environment(None)
 
     def pump(n: int, stream: IO[str]) -> None:
         for line in stream:

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from core.defaults import CRAWL_MAX_RESPONSE_BYTES_CEILING
 from core.settings import Settings
 from extract.page import ExtractOptions, extract_page
 from extract.shingles import Shingler
@@ -112,28 +113,54 @@ def _cut(value: str | None, size: int) -> str | None:
     return value[:size] if value else value
 
 
-def _read_warc_body(path: str, offset: int) -> bytes | None:
+def _read_warc_body(path: str, offset: int, max_bytes: int) -> bytes | None:
     from warcio.archiveiterator import ArchiveIterator
 
     with open(path, "rb") as fh:
         fh.seek(offset)
         for record in ArchiveIterator(fh):
-            return record.content_stream().read()  # type: ignore[no-any-return]
+            # decoded as a stream, at most the cap plus one byte of it
+            return record.content_stream().read(max_bytes + 1)  # type: ignore[no-any-return]
     return None
 
 
-def raw_body(body: bytes | None, warc_file: str | None, warc_offset: int | None) -> bytes | None:
-    """The raw body of a stored page: zlib column, else its WARC record."""
-    if body is not None:
-        return zlib.decompress(body)
-    if warc_file and warc_offset is not None:
-        return _read_warc_body(warc_file, warc_offset)
-    return None
+def raw_body(
+    body: bytes | None,
+    warc_file: str | None,
+    warc_offset: int | None,
+    max_bytes: int = CRAWL_MAX_RESPONSE_BYTES_CEILING,
+) -> bytes | None:
+    """The raw body of a stored page: zlib column, else its WARC record; decompressed as a
+    stream, so memory stays O(``max_bytes``) whatever it inflates to.
+
+    Raises
+    ------
+    BodyTooLargeError
+        It decodes to more than ``max_bytes`` (``[extract] max_html_bytes``).
+    """
+    from crawler.warc import BodyTooLargeError, inflate
+
+    raw: bytes | None
+    try:
+        if body is not None:
+            raw = inflate(body, max_bytes, zlib.MAX_WBITS)
+        elif warc_file and warc_offset is not None:
+            raw = _read_warc_body(warc_file, warc_offset, max_bytes)
+        else:
+            return None
+        if raw is not None and len(raw) > max_bytes:
+            raise BodyTooLargeError(f"{len(raw)} bytes")
+    except BodyTooLargeError:
+        raise BodyTooLargeError(
+            f"the stored body decodes to more than [extract] max_html_bytes = {max_bytes:,} "
+            "bytes; not read further"
+        ) from None
+    return raw
 
 
-def error_columns(reason: str) -> dict[str, Any]:
-    """The extraction columns of a page that could not be extracted (status ``error``,
-    ``reason`` as its extraction reason)."""
+def error_columns(reason: str, status: str = "error") -> dict[str, Any]:
+    """The extraction columns of a page that could not be extracted (``status``, by
+    default ``error``; ``reason`` as its extraction reason)."""
     return {
         "text": None,
         "title": None,
@@ -141,7 +168,7 @@ def error_columns(reason: str) -> dict[str, Any]:
         "sitename": None,
         "language": None,
         "language_score": None,
-        "extraction_status": "error",
+        "extraction_status": status,
         "extraction_reason": reason,
         "extracted_at": utcnow(),
         "shingles": None,

@@ -21,6 +21,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+from crawler.warc import BodyTooLargeError
 from extract.page import extract_page
 from webometrics.stages.extract.columns import (
     WorkerConfig,
@@ -61,19 +62,28 @@ def _worker_init() -> None:
 
 def _work(task: Task, config: WorkerConfig) -> tuple[int, dict[str, Any]]:
     """Extract one page in a worker process (under the watchdog)."""
-    page_id, url, body, content_type, charset, warc_file, warc_offset = task
+    page_id = task[0]
     hard = config.hard_seconds
     if hard is not None:
         faulthandler.dump_traceback_later(hard, exit=True)
     try:
-        try:
-            raw = raw_body(body, warc_file, warc_offset)
-        except (OSError, zlib.error, ValueError) as exc:
-            return page_id, error_columns(f"cannot read the stored body: {exc}")
-        return page_id, page_columns(url, raw, content_type, charset, config)
+        return page_id, _columns(task, config)
     finally:
         if hard is not None:
             faulthandler.cancel_dump_traceback_later()
+
+
+def _columns(task: Task, config: WorkerConfig) -> dict[str, Any]:
+    """The extraction columns of one task's page; its body is read up to ``[extract]
+    max_html_bytes`` (a larger one is ``too-large``, never inflated whole)."""
+    _page_id, url, body, content_type, charset, warc_file, warc_offset = task
+    try:
+        raw = raw_body(body, warc_file, warc_offset, config.options.max_html_bytes)
+    except BodyTooLargeError as exc:
+        return error_columns(str(exc), "too-large")
+    except (OSError, zlib.error, ValueError) as exc:
+        return error_columns(f"cannot read the stored body: {exc}")
+    return page_columns(url, raw, content_type, charset, config)
 
 
 class _Pool:
@@ -112,12 +122,7 @@ class _Pool:
 
 def work_inline(task: Task, config: WorkerConfig) -> tuple[int, dict[str, Any]]:
     """Extract one page in this process (no watchdog: it would end this process)."""
-    page_id, url, body, content_type, charset, warc_file, warc_offset = task
-    try:
-        raw = raw_body(body, warc_file, warc_offset)
-    except (OSError, zlib.error, ValueError) as exc:
-        return page_id, error_columns(f"cannot read the stored body: {exc}")
-    return page_id, page_columns(url, raw, content_type, charset, config)
+    return task[0], _columns(task, config)
 
 
 class _Feed:
