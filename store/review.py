@@ -72,6 +72,7 @@ from store.overrides import (
     normalise_domain,
     not_in_environment,
     set_override,
+    write_locked,
 )
 from store.session import session_scope
 
@@ -792,7 +793,8 @@ def import_sheet(
         raise SheetError(sheet, sorted(parsed.problems, key=lambda p: p.line))
     name = Path(sheet).name[:300]
     c = CategoryCoding
-    with session_scope(engine) as s:
+    # one import at a time (two of one coder at once would both delete, then both insert)
+    with session_scope(write_locked(engine)) as s:
         replaced = 0
         for chunk in _chunks(sorted(parsed.codings)):
             mine = (c.coder == who) & c.domain.in_(chunk)

@@ -488,3 +488,41 @@ def test_queue_on_the_pipeline_database(pipeline_db_copy: PipelineWorld, tmp_pat
         for r in filled_rows
     }
     assert len(stored) == 20
+
+
+def test_imports_of_one_coder_at_once_leave_one_coding_per_domain(filled: Facts) -> None:
+    import threading
+
+    from store.review import import_sheet
+
+    engine = make_engine(filled.url)
+    categories = ["media", "news", "social", "other"]
+    barrier = threading.Barrier(len(categories))
+    errors: list[BaseException] = []
+
+    def go(category: str) -> None:
+        barrier.wait()
+        try:
+            import_sheet(
+                engine, f"domain,category\nvk.com,{category}\n", coder="Ann", sheet=category
+            )
+        except BaseException as exc:  # reported by the assertion below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=go, args=(c,)) for c in categories]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    try:
+        assert errors == []
+        with engine.connect() as conn:
+            rows = conn.execute(
+                select(CategoryCoding.category, CategoryCoding.sheet).where(
+                    CategoryCoding.coder == "Ann"
+                )
+            ).all()
+        assert len(rows) == 1  # the last import's, whichever it was
+        assert rows[0].sheet in categories
+    finally:
+        engine.dispose()
