@@ -526,3 +526,27 @@ def test_imports_of_one_coder_at_once_leave_one_coding_per_domain(filled: Facts)
         assert rows[0].sheet in categories
     finally:
         engine.dispose()
+
+
+def test_uncertain_shares_per_university_and_direction(filled: Facts) -> None:
+    from store.review import uncertain_shares
+
+    _confide(filled.url)
+    engine = make_engine(filled.url)
+    try:
+        got = {
+            (r.university_id, r.direction): (r.domains, r.uncertain, r.share)
+            for r in uncertain_shares(engine, run_id=filled.run_ids[1], below=0.5)
+        }
+    finally:
+        engine.dispose()
+    expected = {}
+    for udom, directions in ENV[1].items():
+        for direction, domains in directions.items():
+            unsure = [d for d in domains if d not in OVERRIDES and CONFIDENCE.get(d, 0.0) < 0.5]
+            expected[(filled.university_ids[udom], direction)] = (
+                len(domains),
+                len(unsure),
+                pytest.approx(len(unsure) / len(domains)),
+            )
+    assert got == expected
