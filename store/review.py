@@ -46,9 +46,9 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +72,7 @@ from store.overrides import (
     normalise_domain,
     not_in_environment,
     set_override,
+    write_locked,
 )
 from store.session import session_scope
 
@@ -85,12 +86,16 @@ __all__ = [
     "QueueRow",
     "QueueSummary",
     "SheetError",
+    "UncertainShareRow",
     "accept_agreements",
     "adjudicate",
     "agreement",
     "coders",
+    "cohen_kappa",
+    "confidence_of",
     "evidence_summary",
     "import_sheet",
+    "pick_coders",
     "queue_summary",
     "review_queue",
     "review_run",
@@ -788,7 +793,8 @@ def import_sheet(
         raise SheetError(sheet, sorted(parsed.problems, key=lambda p: p.line))
     name = Path(sheet).name[:300]
     c = CategoryCoding
-    with session_scope(engine) as s:
+    # one import at a time (two of one coder at once would both delete, then both insert)
+    with session_scope(write_locked(engine)) as s:
         replaced = 0
         for chunk in _chunks(sorted(parsed.codings)):
             mine = (c.coder == who) & c.domain.in_(chunk)
@@ -987,21 +993,3 @@ def adjudicate(
     return set_override(
         engine, dom, category, note=why, analyst=who, taxonomy=taxonomy, require_environment=True
     )
-
-
-def as_dicts(rows: Iterable[Any]) -> list[dict[str, Any]]:
-    """Dataclass rows as dictionaries (JSON output)."""
-    return [asdict(r) for r in rows]
-
-
-def codings_by_domain(engine: Engine, domains: Sequence[str]) -> dict[str, dict[str, str]]:
-    """domain -> {coder: category} of ``domains``."""
-    out: dict[str, dict[str, str]] = defaultdict(dict)
-    c = CategoryCoding
-    with session_scope(engine) as s:
-        for chunk in _chunks(sorted(set(domains))):
-            for dom, who, key in s.execute(
-                select(c.domain, c.coder, c.category).where(c.domain.in_(chunk))
-            ):
-                out[dom][who] = key
-    return dict(out)

@@ -488,3 +488,65 @@ def test_queue_on_the_pipeline_database(pipeline_db_copy: PipelineWorld, tmp_pat
         for r in filled_rows
     }
     assert len(stored) == 20
+
+
+def test_imports_of_one_coder_at_once_leave_one_coding_per_domain(filled: Facts) -> None:
+    import threading
+
+    from store.review import import_sheet
+
+    engine = make_engine(filled.url)
+    categories = ["media", "news", "social", "other"]
+    barrier = threading.Barrier(len(categories))
+    errors: list[BaseException] = []
+
+    def go(category: str) -> None:
+        barrier.wait()
+        try:
+            import_sheet(
+                engine, f"domain,category\nvk.com,{category}\n", coder="Ann", sheet=category
+            )
+        except BaseException as exc:  # reported by the assertion below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=go, args=(c,)) for c in categories]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    try:
+        assert errors == []
+        with engine.connect() as conn:
+            rows = conn.execute(
+                select(CategoryCoding.category, CategoryCoding.sheet).where(
+                    CategoryCoding.coder == "Ann"
+                )
+            ).all()
+        assert len(rows) == 1  # the last import's, whichever it was
+        assert rows[0].sheet in categories
+    finally:
+        engine.dispose()
+
+
+def test_uncertain_shares_per_university_and_direction(filled: Facts) -> None:
+    from store.review import uncertain_shares
+
+    _confide(filled.url)
+    engine = make_engine(filled.url)
+    try:
+        got = {
+            (r.university_id, r.direction): (r.domains, r.uncertain, r.share)
+            for r in uncertain_shares(engine, run_id=filled.run_ids[1], below=0.5)
+        }
+    finally:
+        engine.dispose()
+    expected = {}
+    for udom, directions in ENV[1].items():
+        for direction, domains in directions.items():
+            unsure = [d for d in domains if d not in OVERRIDES and CONFIDENCE.get(d, 0.0) < 0.5]
+            expected[(filled.university_ids[udom], direction)] = (
+                len(domains),
+                len(unsure),
+                pytest.approx(len(unsure) / len(domains)),
+            )
+    assert got == expected
