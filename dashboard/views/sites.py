@@ -115,6 +115,11 @@ if preview_it or add_it:
     parts = (text or "").split()
     if not parts:
         st.error("Give a prefix such as vk.com/spbu, or two sites such as msu.ru msu.su.")
+    elif kind == "split" and len(parts) > 1:
+        st.error(
+            "A split takes one host or URL prefix (such as vk.com/spbu); choose merge to "
+            "make several sites one."
+        )
     else:
         try:
             if preview_it:
