@@ -1,11 +1,11 @@
 """The analysts' dashboard: ``streamlit run dashboard/app.py`` (``webometrics dashboard``).
 
-Seven pages (:func:`streamlit.navigation`; their titles are :data:`dashboard.PAGE_TITLES`
+Eight pages (:func:`streamlit.navigation`; their titles are :data:`dashboard.PAGE_TITLES`
 too, for the command line's help), each a script in ``views/`` that only renders: Overview
 (the paper's Tables 2 and 3), University (clusters, their domains and pages, dendrogram
 levels, category override), Countries (category shares, Figures 2 and 3), Rank vs groups
 (the groups against the Webometrics rank), Network (university-domain graph, co-link
-overlaps, GEXF), Duplicates and Runs.
+overlaps, GEXF), Duplicates, Runs and Sites (web entities: split and merge rules).
 The database URL comes from ``WEBOMETRICS_DB_URL`` (set by ``webometrics dashboard``).
 """
 

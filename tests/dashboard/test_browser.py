@@ -1,7 +1,7 @@
 """The dashboard in a real browser: ``webometrics dashboard`` on a free port of 127.0.0.1
 against the fixture database, Debian's headless Chromium driven over the DevTools
 protocol, the Overview table's text checked and a screenshot saved; and a first visit by
-each page's deep link, to a fresh dashboard, gets the seven pages of ``st.navigation`` and
+each page's deep link, to a fresh dashboard, gets the eight pages of ``st.navigation`` and
 the app's sidebar (six servers and six tabs of one Chromium, all at once)."""
 
 from __future__ import annotations
@@ -284,6 +284,7 @@ DEEP_LINKS = {
     "network": "Network",
     "duplicates": "Near duplicates",
     "runs": "Runs",
+    "sites": "Sites",
 }
 # the titles st.navigation gives the pages in dashboard/app.py, in its order
 NAVIGATION = [
@@ -294,6 +295,7 @@ NAVIGATION = [
     "Network",
     "Duplicates",
     "Runs",
+    "Sites",
 ]
 
 # once the page's script run is over (heading shown, status widget gone): the heading,
@@ -342,7 +344,7 @@ def first_visits(dashboard_db, tmp_path_factory) -> Iterator[dict[str, DevTools]
 def test_first_visit_by_deep_link_shows_the_named_pages(
     first_visits: dict[str, DevTools], dashboard_db, path: str
 ) -> None:
-    # a first visitor who opens a deep link gets the page, the seven pages of
+    # a first visitor who opens a deep link gets the page, the eight pages of
     # st.navigation (not Streamlit's list of the files of a pages/ folder), and the
     # sidebar of dashboard/app.py: the database and the Reload data button
     tab = first_visits[path]
