@@ -6,7 +6,8 @@ too, for the command line's help), each a script in ``views/`` that only renders
 levels, category override), Countries (category shares, Figures 2 and 3), Rank vs groups
 (the groups against the Webometrics rank), Network (university-domain graph, co-link
 overlaps, GEXF), Review (the review queue of uncertain categories, coding sheets, coders'
-agreement and adjudication), Duplicates and Runs.
+agreement and adjudication), Duplicates, Runs and Sites (web entities: split and merge
+rules).
 The database URL comes from ``WEBOMETRICS_DB_URL`` (set by ``webometrics dashboard``).
 """
 

@@ -34,9 +34,10 @@ def _rules(db_url: str) -> pd.DataFrame:
     rows = entities.list_rules(data.read_engine(db_url))
     df = pd.DataFrame([dataclasses.asdict(r) for r in rows])
     if df.empty:
-        return pd.DataFrame(columns=["kind", "key", "members", "note", "analyst", "created_at"])
+        return pd.DataFrame(columns=["kind", "key", "members", "note", "analyst", "added"])
     df["members"] = df["members"].map(", ".join)
-    return df.drop(columns=["id"])
+    df["created_at"] = df["created_at"].map(lambda t: f"{t:%Y-%m-%d %H:%M}")
+    return _blank(df.drop(columns=["id"]).rename(columns={"created_at": "added"}))
 
 
 @st.cache_data(ttl=data.TTL_SECONDS, show_spinner=False)
@@ -47,7 +48,8 @@ def _history(db_url: str) -> pd.DataFrame:
         return pd.DataFrame(columns=["at", "action", "kind", "key", "members", "note", "analyst"])
     df["members"] = df["members"].map(", ".join)
     df["rows re-keyed"] = df["counts"].map(lambda c: sum((c or {}).get("rows", {}).values()))
-    return df.drop(columns=["id", "counts"])
+    df["at"] = df["at"].map(lambda t: f"{t:%Y-%m-%d %H:%M:%S}")
+    return _blank(df.drop(columns=["id", "counts"]))
 
 
 @st.cache_data(ttl=data.TTL_SECONDS, show_spinner=False)
@@ -55,6 +57,13 @@ def _pending(db_url: str) -> entities.RekeyPlan:
     plan = entities.apply_rules(data.read_engine(db_url), dry_run=True)
     plan._updates.clear()  # the row ids: not needed to show it
     return plan
+
+
+def _blank(df: pd.DataFrame) -> pd.DataFrame:
+    """Missing text as blank cells, never "None" (pandas 3 keeps text in ``str`` columns,
+    which :func:`dashboard.widgets.blank_missing` passes over)."""
+    text = [c for c in df.columns if pd.api.types.is_string_dtype(df[c]) or df[c].dtype == object]
+    return df.assign(**{c: df[c].astype(object).where(df[c].notna(), "") for c in text})
 
 
 def _plan_frame(plan: entities.RekeyPlan) -> pd.DataFrame:
@@ -115,6 +124,11 @@ if preview_it or add_it:
     parts = (text or "").split()
     if not parts:
         st.error("Give a prefix such as vk.com/spbu, or two sites such as msu.ru msu.su.")
+    elif kind == "split" and len(parts) > 1:
+        st.error(
+            "A split takes one host or URL prefix (such as vk.com/spbu); choose merge to "
+            "make several sites one."
+        )
     else:
         try:
             if preview_it:
@@ -175,9 +189,9 @@ if not pending.changed_rows:
     st.success("Every stored row has its site under the current rules: nothing to apply.")
 else:
     _show_plan(pending, "Apply would change", "sites-pending-moves")
-    a1, a2 = st.columns([1, 2])
-    applier = a2.text_input("Your name (for the history)", key="sites-apply-by")
-    if a1.button("Apply", key="sites-apply", type="primary"):
+    a1, a2 = st.columns([2, 1], vertical_alignment="bottom")
+    applier = a1.text_input("Your name (for the history)", key="sites-apply-by")
+    if a2.button("Apply", key="sites-apply", type="primary"):
         try:
             done_plan = entities.apply_rules(data.write_engine(url), analyst=applier)
         except WebometricsError as exc:

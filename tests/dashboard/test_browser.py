@@ -1,7 +1,7 @@
 """The dashboard in a real browser: ``webometrics dashboard`` on a free port of 127.0.0.1
 against the fixture database, Debian's headless Chromium driven over the DevTools
 protocol, the Overview table's text checked and a screenshot saved; and a first visit by
-each page's deep link, to a fresh dashboard, gets the eight pages of ``st.navigation`` and
+each page's deep link, to a fresh dashboard, gets the nine pages of ``st.navigation`` and
 the app's sidebar (a server and a tab of one Chromium per page, all at once)."""
 
 from __future__ import annotations
@@ -287,6 +287,7 @@ DEEP_LINKS = {
     "review": "Review",
     "duplicates": "Near duplicates",
     "runs": "Runs",
+    "sites": "Sites",
 }
 # the titles st.navigation gives the pages in dashboard/app.py, in its order
 NAVIGATION = [
@@ -298,6 +299,7 @@ NAVIGATION = [
     "Review",
     "Duplicates",
     "Runs",
+    "Sites",
 ]
 
 # once the page's script run is over (heading shown, status widget gone): the heading,
