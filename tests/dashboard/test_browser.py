@@ -348,7 +348,7 @@ def first_visits(dashboard_db, tmp_path_factory) -> Iterator[dict[str, DevTools]
 def test_first_visit_by_deep_link_shows_the_named_pages(
     first_visits: dict[str, DevTools], dashboard_db, path: str
 ) -> None:
-    # a first visitor who opens a deep link gets the page, the eight pages of
+    # a first visitor who opens a deep link gets the page, the nine pages of
     # st.navigation (not Streamlit's list of the files of a pages/ folder), and the
     # sidebar of dashboard/app.py: the database and the Reload data button
     tab = first_visits[path]
