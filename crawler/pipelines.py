@@ -28,10 +28,12 @@ from twisted.internet.defer import DeferredLock
 
 from core import defaults as D
 from core.domains import normalize_url
+from core.entities import SiteRules
 from crawler.items import PageErrorItem, PageItem
 from crawler.storage import BatchResult, Extractor, extraction_state, store_batch
 from crawler.storage.retry import StoreUnavailableError, retried
 from crawler.wiring import Frontier, frontier_of
+from store.entities import site_rules
 from store.session import make_engine
 
 if TYPE_CHECKING:
@@ -85,6 +87,7 @@ class StorePipeline:
         self.last_flush = time.monotonic()
         self.loop: task.LoopingCall | None = None
         self.frontier: Frontier | None = None
+        self.sites: SiteRules | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> StorePipeline:
@@ -154,7 +157,11 @@ class StorePipeline:
 
         def write() -> BatchResult:
             attempts[0] += 1
-            return store_batch(self.engine, self.run_id, items, extractor=extractor)
+            if self.sites is None:  # the web-entity rules, read once per crawl process
+                self.sites = site_rules(self.engine)
+            return store_batch(
+                self.engine, self.run_id, items, extractor=extractor, sites=self.sites
+            )
 
         def count(result: Any) -> Any:
             if attempts[0] > 1:

@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from typing import Any
 
 import pytest
 from sqlalchemy import func, select
 
+from core.entities import SiteRules
 from core.exceptions import ParameterError
 from store import make_engine
 from store.entities import (
@@ -57,6 +59,9 @@ def test_rules_and_their_history(migrated_url: str) -> None:
         rules = site_rules(engine)
         assert rules.key("https://vk.com/spbu/x") == "vk.com/spbu"
         assert rules.key("http://www.msu.su/") == "msu.ru"
+        # what a crawl's job file carries to its processes gives the same rules back
+        spec = json.loads(json.dumps(rules.analyst_spec()))
+        assert SiteRules.default().with_analyst(**spec) == rules
         events = rule_history(engine)
         assert [(e.action, e.kind, e.key, e.analyst, e.note) for e in events] == [
             ("add", "merge", "msu.ru", "Dee", None),
