@@ -284,6 +284,9 @@ TEXT_MODEL_NAME = "category-model.npz"
 #: sites with text in each of two categories at least.
 MIN_DATABASE_SITES = 10
 
+#: ``category train`` leaves out a category with fewer sites than this.
+MIN_TRAIN_SITES = 5
+
 
 def default_text_model_path(environ: Mapping[str, str] | None = None) -> Path:
     """``category-model.npz`` in the user's data folder: ``$XDG_DATA_HOME/webometrics``,
@@ -508,7 +511,8 @@ def train_text_model(
 ) -> dict[str, Any]:
     """Train the text model on ``corpora`` (:mod:`corpora.site_kinds`) and, with an
     ``engine``, the database's labelled sites (:func:`database_site_samples`); save it to
-    ``out``; returns its provenance and the path.
+    ``out``; returns its provenance and the path. A category of fewer than
+    :data:`MIN_TRAIN_SITES` sites is left out (``left_out`` in the provenance).
 
     Raises
     ------
@@ -527,16 +531,29 @@ def train_text_model(
         samples += database_site_samples(
             engine, taxonomy, load_registry(cfg), per_domain=cfg.pages_per_domain
         )
-    sources = dict(Counter(s.corpus for s in samples))
+    sites: dict[str, set[str]] = defaultdict(set)
+    for smp in samples:
+        sites[smp.category].add(smp.site)
+    dropped = {c: len(v) for c, v in sorted(sites.items()) if len(v) < MIN_TRAIN_SITES}
+    kept = [smp for smp in samples if smp.category not in dropped]
+    sources = dict(Counter(smp.corpus for smp in kept))
     try:
         model = TextCategoryModel().fit(
-            site_terms([s.texts for s in samples]),
-            [s.category for s in samples],
-            [s.site for s in samples],
+            site_terms([smp.texts for smp in kept]),
+            [smp.category for smp in kept],
+            [smp.site for smp in kept],
             sources=sources,
         )
     except ValueError as exc:
-        raise ParameterError(f"cannot train the text model: {exc}") from exc
+        raise ParameterError(
+            f"cannot train the text model: {exc}"
+            + (
+                f" (categories with fewer than {MIN_TRAIN_SITES} sites left out: {dropped})"
+                if dropped
+                else ""
+            )
+        ) from exc
+    model.provenance_["left_out"] = dropped
     path = model.save(out)
     return {"model": str(path), **model.provenance_}
 
