@@ -287,6 +287,20 @@ def load_registry(cfg: AnalyseSettings) -> Registry | None:
     return registry
 
 
+def _categorise_all(
+    engine: Engine, taxonomy: Taxonomy, cfg: AnalyseSettings, progress: bool
+) -> DomainsResult:
+    """:func:`categorise_domains` of every domain with the run's settings and registries."""
+    return categorise_domains(
+        engine,
+        taxonomy,
+        per_domain=cfg.pages_per_domain,
+        max_words=cfg.max_words,
+        progress=progress,
+        registry=load_registry(cfg),
+    )
+
+
 def _clusterings_to_do(engine: Engine, ids: Sequence[int] | None, redo: bool) -> list[int]:
     with Session(engine) as s:
         if ids is not None:
@@ -784,14 +798,7 @@ def run(
     store_category_labels(engine, taxonomy)
     domains = None
     if scope.domains:
-        domains = categorise_domains(
-            engine,
-            taxonomy,
-            per_domain=cfg.pages_per_domain,
-            max_words=cfg.max_words,
-            progress=progress,
-            registry=load_registry(cfg),
-        )
+        domains = _categorise_all(engine, taxonomy, cfg, progress)
     todo = _clusterings_to_do(engine, scope.clustering_ids, scope.redo)
     named = _analyse_clusterings(engine, todo, taxonomy, cfg, progress)
     aggregated = store_aggregates(engine)
