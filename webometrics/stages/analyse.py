@@ -241,7 +241,7 @@ def categorise_domains(
     per_domain: int = 20,
     max_words: int = 5000,
     progress: bool = True,
-    settings: Settings | None = None,
+    cfg: AnalyseSettings | None = None,
 ) -> DomainsResult:
     """Categorise domains and store :class:`DomainCategory` rows (overrides untouched).
 
@@ -257,7 +257,7 @@ def categorise_domains(
         Pages read per domain.
     max_words : int
         Words of text read per domain.
-    settings : Settings, optional
+    cfg : AnalyseSettings, optional
         ``[analyse] text_model``, ``registries`` and ``registry_dir`` (default: the
         default settings).
 
@@ -269,7 +269,7 @@ def categorise_domains(
         per assigned category (``categories``).
     """
     todo = sorted(set(domains)) if domains is not None else _environment_domains(engine)
-    cfg = (settings or Settings()).analyse.model_copy(update={"max_words": max_words})
+    cfg = (cfg or Settings().analyse).model_copy(update={"max_words": max_words})
     categorizer = SiteCategorizer.make(engine, cfg, taxonomy)
     results = _categorised(engine, categorizer, todo, per_domain=per_domain, progress=progress)
     return _store_domain_categories(engine, taxonomy, results)
@@ -567,6 +567,21 @@ def load_registry(cfg: AnalyseSettings) -> Registry | None:
     registry = Registry.load(cfg.registry_folder())
     log.info("registries: %d organisations from %s", len(registry), registry.path)
     return registry
+
+
+def _categorise_all(
+    engine: Engine, taxonomy: Taxonomy, cfg: AnalyseSettings, progress: bool
+) -> DomainsResult:
+    """:func:`categorise_domains` of every domain with the run's settings (registries,
+    text model)."""
+    return categorise_domains(
+        engine,
+        taxonomy,
+        per_domain=cfg.pages_per_domain,
+        max_words=cfg.max_words,
+        progress=progress,
+        cfg=cfg,
+    )
 
 
 def _clusterings_to_do(engine: Engine, ids: Sequence[int] | None, redo: bool) -> list[int]:
@@ -1066,14 +1081,7 @@ def run(
     store_category_labels(engine, taxonomy)
     domains = None
     if scope.domains:
-        domains = categorise_domains(
-            engine,
-            taxonomy,
-            per_domain=cfg.pages_per_domain,
-            max_words=cfg.max_words,
-            progress=progress,
-            settings=settings,
-        )
+        domains = _categorise_all(engine, taxonomy, cfg, progress)
     todo = _clusterings_to_do(engine, scope.clustering_ids, scope.redo)
     named = _analyse_clusterings(engine, todo, taxonomy, cfg, progress)
     aggregated = store_aggregates(engine)
