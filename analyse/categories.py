@@ -35,11 +35,16 @@ for an analyst's category, ``none`` without evidence). The sources, weakest firs
 name), ``registry`` and ``known_domain``:
 
 * **registry** (:mod:`analyse.registries`, ``registry=``): the host or a parent domain
-  is an organisation of Hipo's universities list or ROR. Its category (ROR types mapped
-  by :func:`analyse.registries.category_of`) weighs :func:`registry_weight`, more than
-  patterns, name parts and keywords of another category can ever add up to, so a
-  registered university is a university whatever its pages say, and a ROR company is no
-  university. The evidence names the organisation, its country, kind and source.
+  is an organisation of Hipo's universities list or ROR. A university or scientific
+  community (ROR types mapped by :func:`analyse.registries.category_of`) weighs
+  :func:`registry_weight`, more than patterns, name parts and keywords of another
+  category can ever add up to, so a registered university is a university whatever its
+  pages say. Any other organisation (a company, hospital, ministry, library, charity)
+  weighs as a name part for *other organisations* and rules universities out for the
+  weaker evidence (scientific communities too for a ROR company, hospital, archive or
+  government body): a ROR company is no university, but its pages may still show a
+  media or news site (``nba.com``, ``paramount.com``).
+  The evidence names the organisation, its country, kind and source.
 * **known_domain**, the taxonomy's listed domains, outranks a registry match that is not
   more specific (``arxiv.org`` listed as a scientific community, a ``nonprofit`` in ROR;
   ``elsevier.com``, a company; ``bbc.com``, a government funder): a registry says what
@@ -144,10 +149,21 @@ class Evidence:
         ``pattern``, ``keywords``; a text model would add ``text_model``).
     scores : mapping of str to float
         A non-negative weight per category key (missing: 0).
+    excludes : frozenset of str
+        Categories this source rules out: the weaker sources (after it in
+        :data:`DECIDERS`) cannot give them any score (a registered company is no
+        university, whatever its pages say).
     """
 
     source: str
     scores: Mapping[str, float]
+    excludes: frozenset[str] = frozenset()
+
+
+def _rank(source: str) -> int:
+    """A source's place in :data:`DECIDERS` (an unlisted one, e.g. a text model, ranks
+    with the keywords)."""
+    return DECIDERS.index(source) if source in DECIDERS else DECIDERS.index("keywords")
 
 
 def combine(
@@ -164,7 +180,7 @@ def combine(
     taxonomy : Taxonomy
     evidence : sequence of Evidence
         Every source's scores; their sum per category decides (the taxonomy's order
-        breaks ties).
+        breaks ties), less what a stronger source excludes.
     details : dict
         What matched (stored as the assignment's evidence; ``decided_by`` is added).
     override : str, optional
@@ -188,8 +204,12 @@ def combine(
     'none'
     """
     scores = {c.key: 0.0 for c in taxonomy.categories}
+    ruled_out = [(_rank(ev.source), ev.excludes) for ev in evidence if ev.excludes]
+    kept = []
     for ev in evidence:
-        for key, value in ev.scores.items():
+        out = {k for rank, ex in ruled_out if rank < _rank(ev.source) for k in ex}
+        kept.append(Evidence(ev.source, {k: v for k, v in ev.scores.items() if k not in out}))
+        for key, value in kept[-1].scores.items():
             if value > 0 and key in scores:
                 scores[key] += value
     if override is not None:
@@ -201,8 +221,8 @@ def combine(
     if result.score <= 0:
         details["decided_by"] = "none"
         return result
-    share = {ev.source: 0.0 for ev in evidence}
-    for ev in evidence:
+    share = {ev.source: 0.0 for ev in kept}
+    for ev in kept:
         share[ev.source] += max(ev.scores.get(result.category, 0.0), 0.0)
     order = {name: i for i, name in enumerate(DECIDERS)}
     details["decided_by"] = min(share, key=lambda n: (-share[n], order.get(n, len(order))))
@@ -227,6 +247,13 @@ def registry_weight(taxonomy: Taxonomy) -> float:
     return sc.domain_pattern + sc.name_part * heaviest_part + keywords + 1.0
 
 
+#: registry categories that decide (registry_weight); another (other organisations) weighs
+#: as a name part and rules universities out for the weaker evidence, and scientific
+#: communities too for the ROR types of _NOT_RESEARCH
+_REGISTRY_STRONG = frozenset({"universities", "scientific_communities"})
+_NOT_RESEARCH = frozenset({"company", "healthcare", "archive", "government"})
+
+
 def _specificity(key: str) -> int:
     """Labels of a host plus segments of a path: ``cs.ox.ac.uk`` 4, ``vk.com/x`` 3."""
     host, _, path = key.partition("/")
@@ -236,8 +263,11 @@ def _specificity(key: str) -> int:
 def _registry_evidence(
     taxonomy: Taxonomy, match: RegistryMatch, listed: Mapping[str, Sequence[str]]
 ) -> tuple[Evidence, dict[str, Any]]:
-    """The registry's evidence for ``match``: its category at :func:`registry_weight`,
-    or nothing when a listed domain at least as specific says another category."""
+    """The registry's evidence for ``match``: a university or scientific community at
+    :func:`registry_weight`; another organisation at the weight of a name part, ruling
+    universities out for patterns and keywords (and scientific communities for a company,
+    hospital, archive or government body); nothing when a listed domain at least as
+    specific says another category."""
     detail = match.as_evidence()
     category = match.category if match.category in taxonomy else None
     if category is None:
@@ -253,7 +283,16 @@ def _registry_evidence(
     if rival:
         detail["outranked_by"] = f"known domain {rival[0]}"
         return Evidence("registry", {}), detail
-    return Evidence("registry", {category: registry_weight(taxonomy)}), detail
+    if category in _REGISTRY_STRONG:
+        return Evidence("registry", {category: registry_weight(taxonomy)}), detail
+    # another organisation: no university by its pages or name; no scientific community
+    # either when its types say so (a company, hospital, archive, government body), but
+    # what kind of site it runs (a media company's, a sports league's) its pages tell
+    # better than "other", which it weighs as a part of a name does
+    types = set(match.kind.split(";"))
+    ruled = {"universities"} | ({"scientific_communities"} if types & _NOT_RESEARCH else set())
+    ruled_out = frozenset(ruled & set(taxonomy.keys()))
+    return Evidence("registry", {category: taxonomy.scoring.name_part}, ruled_out), detail
 
 
 # --- scoring ----------------------------------------------------------------------------

@@ -88,7 +88,9 @@ class Reliability:
     registry_university : float, default 0.97
         Hipo's list of universities, or a key under a university's domain.
     registry_research : float, default 0.85
-        A ROR record (its types mapped onto the categories: ``analyse.registries``).
+        A ROR record of a scientific community (its types mapped onto the categories:
+        ``analyse.registries``); a registry's other organisation (a company, a ministry)
+        weighs as a name part: it says little of the kind of site it runs.
     known_domain : float, default 0.95
         A domain the taxonomy lists, or one of the universities under study.
     pattern : float, default 0.95
@@ -263,7 +265,7 @@ def combine_evidence(
     )
 
 
-def name_facts(names: Assignment) -> list[NameFact]:
+def name_facts(names: Assignment, reliability: Reliability | None = None) -> list[NameFact]:
     """The facts of a name behind the category of ``names``
     (:func:`analyse.categories.categorize_domain` of the name alone, with the registries):
     its registry match (unless a listed domain outranked it), listed domains, host
@@ -274,11 +276,15 @@ def name_facts(names: Assignment) -> list[NameFact]:
     facts: list[NameFact] = []
     reg = ev.get("registry")
     if reg and not reg.get("outranked_by") and reg.get("category") == names.category:
+        # a university or research body decides; another organisation (a company, a
+        # ministry) says little of the kind of site it runs: a name part's reliability
+        weak = names.category not in ("universities", "scientific_communities")
         facts.append(
             NameFact(
                 "registry",
                 names.category,
                 f"{reg['name']} ({reg['country']}, {reg['source']}:{reg['source_id']})",
+                reliability=(reliability or Reliability()).name_part if weak else None,
             )
         )
     for source, key in (
@@ -361,7 +367,7 @@ def categorize_site(
     keys = taxonomy.keys()
     combined = combine_evidence(
         keys,
-        facts=name_facts(names),
+        facts=name_facts(names, reliability),
         keywords=words.scores if words.category != UNKNOWN else None,
         text=text,
         reliability=reliability,

@@ -754,6 +754,7 @@ def write_snapshot(
             gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=9) as gz,
         ):
             gz.write(buf.getvalue().encode("utf-8"))
+        os.chmod(tmp, 0o644)  # mkstemp's 0600 would hide it from the other users
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -241,7 +241,7 @@ def categorise_domains(
     per_domain: int = 20,
     max_words: int = 5000,
     progress: bool = True,
-    settings: Settings | None = None,
+    cfg: AnalyseSettings | None = None,
 ) -> DomainsResult:
     """Categorise domains and store :class:`DomainCategory` rows (overrides untouched).
 
@@ -257,7 +257,7 @@ def categorise_domains(
         Pages read per domain.
     max_words : int
         Words of text read per domain.
-    settings : Settings, optional
+    cfg : AnalyseSettings, optional
         ``[analyse] text_model``, ``registries`` and ``registry_dir`` (default: the
         default settings).
 
@@ -269,7 +269,7 @@ def categorise_domains(
         per assigned category (``categories``).
     """
     todo = sorted(set(domains)) if domains is not None else _environment_domains(engine)
-    cfg = (settings or Settings()).analyse.model_copy(update={"max_words": max_words})
+    cfg = (cfg or Settings().analyse).model_copy(update={"max_words": max_words})
     categorizer = SiteCategorizer.make(engine, cfg, taxonomy)
     results = _categorised(engine, categorizer, todo, per_domain=per_domain, progress=progress)
     return _store_domain_categories(engine, taxonomy, results)
@@ -283,6 +283,9 @@ TEXT_MODEL_NAME = "category-model.npz"
 #: The database's own labels train a model when no file is there and it has this many
 #: sites with text in each of two categories at least.
 MIN_DATABASE_SITES = 10
+
+#: ``category train`` leaves out a category with fewer sites than this.
+MIN_TRAIN_SITES = 5
 
 
 def default_text_model_path(environ: Mapping[str, str] | None = None) -> Path:
@@ -508,7 +511,8 @@ def train_text_model(
 ) -> dict[str, Any]:
     """Train the text model on ``corpora`` (:mod:`corpora.site_kinds`) and, with an
     ``engine``, the database's labelled sites (:func:`database_site_samples`); save it to
-    ``out``; returns its provenance and the path.
+    ``out``; returns its provenance and the path. A category of fewer than
+    :data:`MIN_TRAIN_SITES` sites is left out (``left_out`` in the provenance).
 
     Raises
     ------
@@ -527,16 +531,29 @@ def train_text_model(
         samples += database_site_samples(
             engine, taxonomy, load_registry(cfg), per_domain=cfg.pages_per_domain
         )
-    sources = dict(Counter(s.corpus for s in samples))
+    sites: dict[str, set[str]] = defaultdict(set)
+    for smp in samples:
+        sites[smp.category].add(smp.site)
+    dropped = {c: len(v) for c, v in sorted(sites.items()) if len(v) < MIN_TRAIN_SITES}
+    kept = [smp for smp in samples if smp.category not in dropped]
+    sources = dict(Counter(smp.corpus for smp in kept))
     try:
         model = TextCategoryModel().fit(
-            site_terms([s.texts for s in samples]),
-            [s.category for s in samples],
-            [s.site for s in samples],
+            site_terms([smp.texts for smp in kept]),
+            [smp.category for smp in kept],
+            [smp.site for smp in kept],
             sources=sources,
         )
     except ValueError as exc:
-        raise ParameterError(f"cannot train the text model: {exc}") from exc
+        raise ParameterError(
+            f"cannot train the text model: {exc}"
+            + (
+                f" (categories with fewer than {MIN_TRAIN_SITES} sites left out: {dropped})"
+                if dropped
+                else ""
+            )
+        ) from exc
+    model.provenance_["left_out"] = dropped
     path = model.save(out)
     return {"model": str(path), **model.provenance_}
 
@@ -550,6 +567,21 @@ def load_registry(cfg: AnalyseSettings) -> Registry | None:
     registry = Registry.load(cfg.registry_folder())
     log.info("registries: %d organisations from %s", len(registry), registry.path)
     return registry
+
+
+def _categorise_all(
+    engine: Engine, taxonomy: Taxonomy, cfg: AnalyseSettings, progress: bool
+) -> DomainsResult:
+    """:func:`categorise_domains` of every domain with the run's settings (registries,
+    text model)."""
+    return categorise_domains(
+        engine,
+        taxonomy,
+        per_domain=cfg.pages_per_domain,
+        max_words=cfg.max_words,
+        progress=progress,
+        cfg=cfg,
+    )
 
 
 def _clusterings_to_do(engine: Engine, ids: Sequence[int] | None, redo: bool) -> list[int]:
@@ -1054,14 +1086,7 @@ def run(
     store_category_labels(engine, taxonomy)
     domains = None
     if scope.domains:
-        domains = categorise_domains(
-            engine,
-            taxonomy,
-            per_domain=cfg.pages_per_domain,
-            max_words=cfg.max_words,
-            progress=progress,
-            settings=settings,
-        )
+        domains = _categorise_all(engine, taxonomy, cfg, progress)
     todo = _clusterings_to_do(engine, scope.clustering_ids, scope.redo)
     named = _analyse_clusterings(engine, todo, taxonomy, cfg, progress)
     aggregated = store_aggregates(engine)
