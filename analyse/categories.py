@@ -49,8 +49,9 @@ name), ``registry`` and ``known_domain``:
   more specific (``arxiv.org`` listed as a scientific community, a ``nonprofit`` in ROR;
   ``elsevier.com``, a company; ``bbc.com``, a government funder): a registry says what
   kind of *organisation* runs a site, the analyst's list what kind of *site* it is, which
-  is what the paper's categories are. A registry match more specific than the listing
-  (``research.example.com`` under a listed ``example.com``) wins. The registry's say is
+  is what the paper's categories are. A university or scientific community the registry
+  finds more specific than the listing (``research.example.com`` under a listed
+  ``example.com``) wins; another organisation there weighs too little to. The registry's say is
   then kept in the evidence (``registry`` with ``outranked_by``) but weighs nothing.
 
 A text model's probabilities would be one more :class:`Evidence` passed to
@@ -103,6 +104,7 @@ from analyse.registries import Registry, RegistryMatch
 from analyse.taxonomy import Taxonomy, load_taxonomy
 from analyse.themes import words
 from core.choices import UNKNOWN
+from core.domains import registered_domain
 
 # Taxonomy and load_taxonomy (analyse.taxonomy) are used here and imported from here too
 __all__ = [
@@ -261,30 +263,36 @@ def _specificity(key: str) -> int:
 
 
 def _registry_evidence(
-    taxonomy: Taxonomy, match: RegistryMatch, listed: Mapping[str, Sequence[str]]
+    taxonomy: Taxonomy,
+    match: RegistryMatch,
+    listed: Mapping[str, Sequence[str]],
+    listed_scores: Mapping[str, float],
 ) -> tuple[Evidence, dict[str, Any]]:
     """The registry's evidence for ``match``: a university or scientific community at
-    :func:`registry_weight`; another organisation at the weight of a name part, ruling
-    universities out for patterns and keywords (and scientific communities for a company,
-    hospital, archive or government body); nothing when a listed domain at least as
-    specific says another category."""
+    :func:`registry_weight` (plus the score of a less specific listing of another
+    category: ``fpi.gov.ru`` under a listed ``gov.ru``); another organisation at the
+    weight of a name part, ruling universities out for patterns and keywords (and
+    scientific communities for a company, hospital, archive or government body); nothing
+    when a listed domain at least as specific says another category."""
     detail = match.as_evidence()
     category = match.category if match.category in taxonomy else None
     if category is None:
         detail["outranked_by"] = f"the taxonomy has no category {match.category!r}"
         return Evidence("registry", {}), detail
-    rival = [
+    outranking = [
         d
         for key, doms in listed.items()
         if key != category
         for d in doms
         if "*" not in d and _specificity(d) >= _specificity(match.matched_domain)
     ]
-    if rival:
-        detail["outranked_by"] = f"known domain {rival[0]}"
+    if outranking:
+        detail["outranked_by"] = f"known domain {outranking[0]}"
         return Evidence("registry", {}), detail
     if category in _REGISTRY_STRONG:
-        return Evidence("registry", {category: registry_weight(taxonomy)}), detail
+        # more specific than any listing of another category: it outweighs those too
+        rival = max((v for k, v in listed_scores.items() if k != category), default=0.0)
+        return Evidence("registry", {category: registry_weight(taxonomy) + rival}), detail
     # another organisation: no university by its pages or name; no scientific community
     # either when its types say so (a company, hospital, archive, government body), but
     # what kind of site it runs (a media company's, a sports league's) its pages tell
@@ -310,8 +318,25 @@ def _host_forms(domain: str, hosts: Iterable[str]) -> set[str]:
 
 
 def _domain_matches(entry: str, forms: set[str]) -> bool:
+    """True when a host form matches a listed domain (itself or a subdomain) or a pattern;
+    a pattern ``*.edu.*`` only where ``edu.<suffix>`` is a public suffix (``unsw.edu.au``,
+    not the registered domain ``edu.homes``).
+
+    Examples
+    --------
+    >>> _domain_matches("*.edu.*", {"www.unsw.edu.au"})
+    True
+    >>> _domain_matches("*.edu.*", {"www.edu.homes"})
+    False
+    """
     if "*" not in entry:
         return any(f == entry or f.endswith("." + entry) for f in forms)
+    if entry.startswith("*.") and entry.endswith(".*") and "*" not in entry[2:-2]:
+        return any(
+            fnmatch.fnmatchcase(f, entry)
+            and registered_domain(f).partition(".")[2].startswith(entry[2:-1])
+            for f in forms
+        )
     return any(fnmatch.fnmatchcase(f, entry) for f in forms)
 
 
@@ -441,7 +466,7 @@ def categorize_domain(
     ]
     match = registry.lookup(domain) if registry is not None else None
     if match is not None:
-        found, evidence["registry"] = _registry_evidence(taxonomy, match, listed)
+        found, evidence["registry"] = _registry_evidence(taxonomy, match, listed, listed_scores)
         sources.append(found)
     nothing = not any(v for ev in sources for v in ev.scores.values())
     if nothing and override is None and not any(titles) and not any(texts):
