@@ -242,9 +242,7 @@ else:
             "category": shown["category label"],
             "by domain": shown["domain_share"].map(widgets.percent_text),
             "by cluster": shown["cluster_share"].map(widgets.percent_text),
-            "difference (points)": shown["difference"].map(
-                lambda v: "" if pd.isna(v) else f"{100 * v:+.1f}"
-            ),
+            "difference (points)": shown["difference"].map(widgets.points_text),
             "by domain: unreviewed low": shown["domain_low_confidence_share"].map(
                 widgets.percent_text
             ),

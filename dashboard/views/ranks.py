@@ -62,10 +62,6 @@ if factors.empty:
     st.stop()
 
 
-def points(value: float | None) -> str:
-    return "" if value is None or pd.isna(value) else f"{100 * value:+.1f}"
-
-
 st.subheader("Factors per university")
 threshold = data.low_confidence()
 both = data.share_comparison(url, run_id, direction, None, threshold)
@@ -108,7 +104,7 @@ with st.expander("The shares by domain and by cluster side by side"):
         side[f"{c} · domain"] = merged[f"{c} domain"].map(widgets.percent_text)
         side[f"{c} · cluster"] = merged[f"{c} cluster"].map(widgets.percent_text)
         side[f"{c} · difference (points)"] = (merged[f"{c} cluster"] - merged[f"{c} domain"]).map(
-            points
+            widgets.points_text
         )
     widgets.table(side, f"rank shares compared {direction} run {run_id}", key="ranks-compare")
 
