@@ -213,7 +213,7 @@ else:
                 "category label:N",
                 title=None,
                 sort=[*ORDER, "mixed"],
-                axis=alt.Axis(labelAngle=-30, labelLimit=0),
+                axis=alt.Axis(labelAngle=-35, labelLimit=0, labelOverlap=False),
             ),
             y=alt.Y("university:N", title=None, axis=alt.Axis(labelLimit=260)),
         )
