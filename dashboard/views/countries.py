@@ -143,7 +143,7 @@ def wide(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     out = text.pivot_table(index=by, columns="category", values="cell", aggfunc="first")
     # every chosen category is a column, "0.0 %" where a scope has none
     out = out.reindex(columns=categories)
-    out = out.fillna(widgets.percent_text(0.0))
+    out = out.astype(object).fillna(widgets.percent_text(0.0))
     out.columns = [label_of(c) for c in out.columns]
     return out.reset_index()
 
