@@ -52,12 +52,15 @@ def _truth(manifest_dir: Path) -> dict[str, str]:
     """domain -> the manifest's category of every site of the test web, as a key of the
     taxonomy (the manifest says ``news``, the taxonomy ``news_portals``: its aliases)."""
     from analyse.taxonomy import load_taxonomy
-    from bench.categories import _manifest_truth
     from testbed.manifest import load_manifest
 
     tax = load_taxonomy()
-    truth, _kinds = _manifest_truth(load_manifest(manifest_dir))
-    return {d: tax.resolve(c) for d, c in truth.items()}
+    manifest = load_manifest(manifest_dir)
+    truth = {d: "universities" for u in manifest.universities for d in u["domains"]}
+    for d, site in manifest.data["sites"].items():
+        if site.get("category"):
+            truth[d] = tax.resolve(site["category"])
+    return truth
 
 
 def _members(engine: Any, chosen: dict[tuple[int, str], int]) -> list[tuple[Any, ...]]:

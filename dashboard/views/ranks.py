@@ -14,9 +14,8 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from analyse.ranks import MIN_CONCLUSIVE
 from dashboard import data, widgets
-from store.analytics.ranks import HEADLINE, SHARE_COLUMNS
+from store.analytics.ranks import HEADLINE, MIN_CONCLUSIVE, SHARE_COLUMNS
 
 SHARES = list(SHARE_COLUMNS)
 DEFINITIONS = {
