@@ -341,3 +341,11 @@ def number_text(value: Any, spec: str = ".3f") -> str:
     if value is None or (isinstance(value, float) and pd.isna(value)) or value is pd.NA:
         return ""
     return format(value, spec)
+
+
+def points_text(value: Any) -> str:
+    """A difference of two fractions in percentage points (``-0.146`` -> ``"-14.6"``,
+    never ``"-0.0"``), blank when missing."""
+    if value is None or (isinstance(value, float) and pd.isna(value)):
+        return ""
+    return f"{round(100 * float(value), 1) + 0.0:+.1f}"

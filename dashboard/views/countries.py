@@ -143,7 +143,7 @@ def wide(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     out = text.pivot_table(index=by, columns="category", values="cell", aggfunc="first")
     # every chosen category is a column, "0.0 %" where a scope has none
     out = out.reindex(columns=categories)
-    out = out.fillna(widgets.percent_text(0.0))
+    out = out.astype(object).fillna(widgets.percent_text(0.0))
     out.columns = [label_of(c) for c in out.columns]
     return out.reset_index()
 
@@ -213,7 +213,7 @@ else:
                 "category label:N",
                 title=None,
                 sort=[*ORDER, "mixed"],
-                axis=alt.Axis(labelAngle=-30, labelLimit=0),
+                axis=alt.Axis(labelAngle=-35, labelLimit=0, labelOverlap=False),
             ),
             y=alt.Y("university:N", title=None, axis=alt.Axis(labelLimit=260)),
         )
@@ -242,9 +242,7 @@ else:
             "category": shown["category label"],
             "by domain": shown["domain_share"].map(widgets.percent_text),
             "by cluster": shown["cluster_share"].map(widgets.percent_text),
-            "difference (points)": shown["difference"].map(
-                lambda v: "" if pd.isna(v) else f"{100 * v:+.1f}"
-            ),
+            "difference (points)": shown["difference"].map(widgets.points_text),
             "by domain: unreviewed low": shown["domain_low_confidence_share"].map(
                 widgets.percent_text
             ),

@@ -116,9 +116,7 @@ def shares_section(url: str, run_id: int) -> None:
             "by domain: unreviewed low": head["domain_low"].map(widgets.percent_text),
             "by cluster": head["cluster"].map(widgets.percent_text),
             "by cluster: unreviewed low": head["cluster_low"].map(widgets.percent_text),
-            "difference (points)": (head["cluster"] - head["domain"]).map(
-                lambda v: "" if pd.isna(v) else f"{100 * v:+.1f}"
-            ),
+            "difference (points)": (head["cluster"] - head["domain"]).map(widgets.points_text),
         }
     )
     widgets.table(table, f"academic share by definition run {run_id}", key="overview-shares")

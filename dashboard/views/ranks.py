@@ -14,9 +14,8 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from analyse.ranks import MIN_CONCLUSIVE
 from dashboard import data, widgets
-from store.analytics.ranks import HEADLINE, SHARE_COLUMNS
+from store.analytics.ranks import HEADLINE, MIN_CONCLUSIVE, SHARE_COLUMNS
 
 SHARES = list(SHARE_COLUMNS)
 DEFINITIONS = {
@@ -62,10 +61,6 @@ if factors.empty:
     st.stop()
 
 
-def points(value: float | None) -> str:
-    return "" if value is None or pd.isna(value) else f"{100 * value:+.1f}"
-
-
 st.subheader("Factors per university")
 threshold = data.low_confidence()
 both = data.share_comparison(url, run_id, direction, None, threshold)
@@ -108,7 +103,7 @@ with st.expander("The shares by domain and by cluster side by side"):
         side[f"{c} · domain"] = merged[f"{c} domain"].map(widgets.percent_text)
         side[f"{c} · cluster"] = merged[f"{c} cluster"].map(widgets.percent_text)
         side[f"{c} · difference (points)"] = (merged[f"{c} cluster"] - merged[f"{c} domain"]).map(
-            points
+            widgets.points_text
         )
     widgets.table(side, f"rank shares compared {direction} run {run_id}", key="ranks-compare")
 

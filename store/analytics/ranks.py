@@ -38,6 +38,7 @@ from analyse.ranks import (
     kendall_tau_b,
     spearman_rho,
 )
+from analyse.ranks import MIN_CONCLUSIVE as MIN_CONCLUSIVE  # for the dashboard
 from core.choices import check_direction
 from store.analytics.runs import resolve_run_fresh, typed_row
 from store.analytics.shares import (
@@ -505,11 +506,11 @@ def rank_sensitivity(
                         signs.append((name, sign))
                     if target != "rank" and all(sg is None for _n, sg in signs):
                         continue
-                    out.append(_sensitivity_row(run, direction, target, factor, statistic, signs))
+                    out.append(sensitivity_row(run, direction, target, factor, statistic, signs))
     return out
 
 
-def _sensitivity_row(
+def sensitivity_row(
     run: int,
     direction: str,
     target: str,
@@ -517,6 +518,8 @@ def _sensitivity_row(
     statistic: str,
     signs: Sequence[tuple[str, int | None]],
 ) -> SensitivityRow:
+    """The :class:`SensitivityRow` of the ``(variant, sign)`` pairs of one correlation
+    (sign -1, 0, 1, or ``None`` where undefined)."""
     symbol = {None: "undefined", -1: "−", 0: "0", 1: "+"}
     defined = [sg for _n, sg in signs if sg is not None]
     if len(defined) < 2:

@@ -47,6 +47,12 @@ def frames(at: AppTest) -> list[pd.DataFrame]:
     return [df.value for df in at.dataframe]
 
 
+def percent(cell: str) -> float:
+    """A rendered share (``"45.7 %"``, or ``"45.7 % (2.0)"`` with its low-confidence
+    points) as a fraction."""
+    return float(cell.split(" %")[0]) / 100
+
+
 def rerun(at: AppTest) -> AppTest:
     at.run()
     assert not at.exception, at.exception
@@ -318,15 +324,26 @@ def test_overview_tables(page, dashboard_db) -> None:
     assert any("kind" in f.columns for f in frames(at))
     at.toggle(key="overview-impact").set_value(False)
     rerun(at)
+    # the headline share by domain and by cluster: spbu.ru's outgoing domains, 2 of 5
+    # scientific communities and 1 university; by cluster its science cluster's 3 of 5
+    (shares,) = frames(at)
+    spbu = shares[shares["direction"] == "outgoing"].set_index("university")
+    spbu = spbu.loc["Saint Petersburg State University"]
+    assert (percent(spbu["by domain"]), percent(spbu["by cluster"])) == (0.6, 0.6)
+    assert spbu["difference (points)"] == "+0.0"
+    nsu = shares.set_index(["direction", "university"]).loc[
+        ("outgoing", "Novosibirsk State University")
+    ]
+    assert nsu["by cluster"] == nsu["difference (points)"] == ""  # no clustering: blank
+    assert "None" not in shares.to_string()
     # Web Impact Factors, and no earlier run to compare run 1 with, on demand
-    assert len(at.dataframe) == 0
     at.toggle(key="overview-more").set_value(True)
     rerun(at)
-    wif = frames(at)[0]
+    wif = frames(at)[1]
     spbu = wif.set_index("university").loc["Saint Petersburg State University"]
     assert spbu["wif_pages"] == pytest.approx(6 / 4)  # 6 citing pages / 4 site pages
     assert any("No earlier run" in i.value for i in at.info)
-    assert len(at.get("download_button")) == 3
+    assert len(at.get("download_button")) == 4
 
 
 def test_overview_changes(page, dashboard_db) -> None:
@@ -362,21 +379,45 @@ def test_countries(page, dashboard_db) -> None:
     rerun(at)
     per_uni, per_country = frames(at)[:2]
     spbu = per_uni.set_index("university").loc["Saint Petersburg State University"]
-    # lenta.ru counts as media: the analyst's override; columns by the taxonomy's labels
-    assert spbu["Scientific communities"] == pytest.approx(0.4)
-    assert spbu["Media"] == pytest.approx(0.2)
-    assert spbu["News portals"] == 0.0
+    # lenta.ru counts as media: the analyst's override; columns by the taxonomy's labels,
+    # shares as percentages like the charts' axes
+    assert spbu["Scientific communities"] == "40.0 %"
+    assert spbu["Media"] == "20.0 %"
+    assert spbu["News portals"] == "0.0 %"
     russia = per_country.set_index("country").loc["Russia"]
-    assert russia["Universities"] == pytest.approx(round(2 / 7, 4))
+    assert percent(russia["Universities"]) == pytest.approx(2 / 7, abs=5e-4)
     uk = per_country.set_index("country").loc["United Kingdom"]
-    assert uk["Media"] == pytest.approx(0.25)
+    assert uk["Media"] == "25.0 %"
+    assert all("None" not in f.to_string() for f in frames(at))
+    # the two definitions side by side: spbu.ru's science cluster holds 3 of its 5
+    # domains (scientific communities: +20 points), its social one media (by a tie)
+    compared = frames(at)[-1]
+    sci = compared[
+        (compared["university"] == "Saint Petersburg State University")
+        & (compared["category"] == "Scientific communities")
+    ].iloc[0]
+    assert (sci["by domain"], sci["by cluster"], sci["difference (points)"]) == (
+        "40.0 %",
+        "60.0 %",
+        "+20.0",
+    )
+    # the paper's way: the figures' shares from the clusters
+    at.radio(key="countries-definition").set_value("cluster")
+    rerun(at)
+    spbu = frames(at)[0].set_index("university").loc["Saint Petersburg State University"]
+    assert (spbu["Scientific communities"], spbu["Media"]) == ("60.0 %", "40.0 %")
+    assert "Novosibirsk State University" not in set(frames(at)[0]["university"])
+    at.radio(key="countries-definition").set_value("domain")
+    rerun(at)
     # the direction filter: citing
     at.radio(key="countries-direction").set_value("citing")
     rerun(at)
     per_uni = frames(at)[0].set_index("university")
     ox = ENV[1]["ox.ac.uk"]["citing"]
     share = sum(effective_category(d) == "universities" for d in ox) / len(ox)
-    assert per_uni.loc["University of Oxford", "Universities"] == pytest.approx(share, abs=1e-4)
+    assert percent(per_uni.loc["University of Oxford", "Universities"]) == pytest.approx(
+        share, abs=5e-4
+    )
     # the category and country filters
     at.multiselect(key="countries-country").set_value(["Russia"])
     at.multiselect(key="countries-category").set_value(["universities"])

@@ -16,7 +16,7 @@ from core.exceptions import ParameterError
 from store import analytics as A
 from store import make_engine
 from store.analytics import shares as S
-from store.analytics.ranks import _sensitivity_row
+from store.analytics.ranks import sensitivity_row
 from store.models import Cluster, Clustering, DomainCategory
 from tests.stored_world import UNI_BY_DOMAIN, Facts, add_clustering
 
@@ -197,12 +197,12 @@ def test_rank_factors_and_sensitivity_under_both_definitions(filled: Facts) -> N
 
 
 def test_a_sign_that_changes_is_said_to_flip() -> None:
-    row = _sensitivity_row(
+    row = sensitivity_row(
         1, "outgoing", "rank", "share_academic", "spearman", [("a", -1), ("b", 1), ("c", None)]
     )
     assert row.holds == "flips" and row.line == "the sign changes: a −, b +"
     assert row.signs == "a: −; b: +; c: undefined"
-    one = _sensitivity_row(1, "outgoing", "rank", "f", "kendall", [("a", -1), ("b", None)])
+    one = sensitivity_row(1, "outgoing", "rank", "f", "kendall", [("a", -1), ("b", None)])
     assert one.holds == "undefined"
 
 

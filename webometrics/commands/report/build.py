@@ -172,8 +172,7 @@ def build_report(
     category_colors : dict, optional
         Category key -> ``#rrggbb``, the same colour in every figure (the taxonomy's).
     low_confidence : float
-        ``[analyse] low_confidence``: each share says the part of it resting on
-        unreviewed domains scored below it.
+        ``[analyse] low_confidence``: the shares' part on domains scored below it.
 
     Returns
     -------
@@ -215,13 +214,8 @@ def build_report(
     written += _cluster_table(engine, out, run)
     written += _write_impact(engine, out)
     written += write_rank_correlation(engine, out, run, low_confidence=low_confidence)
-    written.append(
-        _write_csv(
-            out / "domain_categories.csv",
-            DOMAIN_CATEGORY_FIELDS,
-            table_rows(A.domain_categories(engine), DOMAIN_CATEGORY_FIELDS),
-        )
-    )
+    cats = table_rows(A.domain_categories(engine), DOMAIN_CATEGORY_FIELDS)
+    written.append(_write_csv(out / "domain_categories.csv", DOMAIN_CATEGORY_FIELDS, cats))
     unis = {
         r.university: {"country": r.country, "rank": r.rank or "", "domains": ";".join(r.domains)}
         for r in t2
@@ -338,8 +332,24 @@ def _category_shares(
         ),
         f"The two share definitions per country (run {run}): {compared}",
     )
+    return written + _share_figures(out, run, uni, country, labels, colors)
+
+
+def _share_figures(
+    out: Path,
+    run: int | None,
+    uni: dict[str, list[Any]],
+    country: dict[str, list[Any]],
+    labels: dict[str, str],
+    colors: dict[str, str],
+) -> list[Path]:
+    """Figures 2 and 3 under each share definition (``uni`` and ``country``: the rows of
+    each definition)."""
+    from store import analytics as A
+
     order = [*labels, A.UNCATEGORISED, A.MIXED]
     names = {**labels, A.UNCATEGORISED: "uncategorised", A.MIXED: "mixed (no majority)"}
+    written = []
     for name, direction, fig_title in (
         ("figure2_outgoing", "outgoing", "Figure 2: sites the universities link to"),
         ("figure3_citing", "citing", "Figure 3: sites citing the universities"),

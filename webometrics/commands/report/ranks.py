@@ -112,35 +112,12 @@ def write_rank_correlation(
         ``rank_correlation.png``.
     """
     from analyse.ranks import MIN_CONCLUSIVE, SIGN_NOTE
-    from store import analytics as A
-    from store.analytics.ranks import SHARE_COLUMNS, headline_low_confidence
+    from store.analytics.ranks import SHARE_COLUMNS
 
     factor_fields = (*FACTOR_FIELDS_BEFORE, *SHARE_COLUMNS, *FACTOR_FIELDS_AFTER)
-    factor_rows: list[list[Any]] = []
-    corr: list[Any] = []
-    domain_factors: list[Any] = []
-    for definition in A.DEFINITIONS:
-        factors = A.rank_factors(engine, run_id=run_id, definition=definition) if run_id else []
-        if definition == "domain":
-            domain_factors = factors
-        low = (
-            headline_low_confidence(
-                engine, run_id=run_id, definition=definition, low_confidence=low_confidence
-            )
-            if run_id
-            else {}
-        )
-        for f in factors:
-            values: dict[str, Any] = {
-                "definition": definition,
-                "share_academic_low_confidence": low.get((f.direction, f.university_id)),
-            }
-            factor_rows.append(
-                [_number(values[k] if k in values else getattr(f, k)) for k in factor_fields]
-            )
-        corr += A.correlations_of(
-            factors, n_resamples=n_resamples, seed=seed, definition=definition
-        )
+    factor_rows, corr, domain_factors = _factors_and_correlations(
+        engine, run_id, factor_fields, n_resamples, seed, low_confidence
+    )
     written = write_table(
         out,
         "rank_factors",
@@ -168,10 +145,62 @@ def write_rank_correlation(
         "Fisher's z of the same statistic (Bonett-Wright for ρ, Fieller for τ), so the "
         "interval excludes 0 exactly when p < 0.05",
     )
+    written += _sensitivity(engine, out, run_id)
+    domain_corr = [c for c in corr if c.definition == "domain"]
+    written.append(_scatter(out / "rank_correlation.png", domain_factors, domain_corr, run_id))
+    return written
+
+
+def _factors_and_correlations(
+    engine: Any,
+    run_id: int | None,
+    factor_fields: Sequence[str],
+    n_resamples: int,
+    seed: int,
+    low_confidence: float,
+) -> tuple[list[list[Any]], list[Any], list[Any]]:
+    """The rows of ``rank_factors`` under both share definitions, the correlations of
+    each (adjusted per definition) and the domain definition's factors (the scatter's)."""
+    from store import analytics as A
+    from store.analytics.ranks import headline_low_confidence
+
+    factor_rows: list[list[Any]] = []
+    corr: list[Any] = []
+    domain_factors: list[Any] = []
+    for definition in A.DEFINITIONS:
+        factors = A.rank_factors(engine, run_id=run_id, definition=definition) if run_id else []
+        if definition == "domain":
+            domain_factors = factors
+        low = (
+            headline_low_confidence(
+                engine, run_id=run_id, definition=definition, low_confidence=low_confidence
+            )
+            if run_id
+            else {}
+        )
+        for f in factors:
+            values: dict[str, Any] = {
+                "definition": definition,
+                "share_academic_low_confidence": low.get((f.direction, f.university_id)),
+            }
+            factor_rows.append(
+                [_number(values[k] if k in values else getattr(f, k)) for k in factor_fields]
+            )
+        corr += A.correlations_of(
+            factors, n_resamples=n_resamples, seed=seed, definition=definition
+        )
+    return factor_rows, corr, domain_factors
+
+
+def _sensitivity(engine: Any, out: Path, run_id: int | None) -> list[Path]:
+    """``rank_sensitivity.csv|md``: whether each sign holds
+    (:func:`store.analytics.rank_sensitivity`)."""
+    from store import analytics as A
+
     sens = A.rank_sensitivity(engine, run_id=run_id) if run_id else []
     settings = A.clustering_settings(engine, run_id=run_id) if run_id else []
     legend = "; ".join(f"{s.label}: {s.setting} ({s.clusterings} clusterings)" for s in settings)
-    written += write_table(
+    return write_table(
         out,
         "rank_sensitivity",
         SENSITIVITY_FIELDS,
@@ -180,9 +209,6 @@ def write_rank_correlation(
         f"stored for run {run_id}? holds: the same sign under every defined variant; flips: "
         f"it changes; undefined: fewer than two variants defined. Settings: {legend or 'none'}",
     )
-    domain_corr = [c for c in corr if c.definition == "domain"]
-    written.append(_scatter(out / "rank_correlation.png", domain_factors, domain_corr, run_id))
-    return written
 
 
 def _scatter(path: Path, factors: Sequence[Any], corr: Sequence[Any], run_id: int | None) -> Path:
