@@ -30,9 +30,8 @@ def _label(row: pd.Series) -> str:
 # the method's own shingle size, and the k the extract stage made the stored shingles with
 PARAMETER_MEANINGS = {
     "k": "shingle size of the method: words per shingle it compares",
-    "shingle_k": "shingle size of the stored shingles (`[shingle] k` of `webometrics "
-    "extract`); the method made its own k-word shingles from the texts, so this one is "
-    "reported, not used",
+    "shingle_k": "shingle size of the stored shingles ([shingle] k of the extract stage): "
+    "reported only, the method made its own k-word shingles",
     "num_perm": "MinHash permutations per signature",
     "threshold": "similarity from which two documents are near duplicates",
     "seed": "random seed of the hash functions",
@@ -79,13 +78,13 @@ m[1].metric("documents", int(run["n_documents"]))
 m[2].metric("groups", int(run["n_groups"]))
 m[3].metric("duplicates removed", int(run["n_duplicates"]))
 if run["parameters"]:
-    with st.expander("Parameters of this run"):
+    with st.expander("Parameters of this run", expanded=True):
         widgets.table(
             pd.DataFrame(
                 [
                     {
                         "parameter": name,
-                        "value": value,
+                        "value": str(value),
                         "meaning": parameter_meaning(run["method"], name),
                     }
                     for name, value in run["parameters"].items()

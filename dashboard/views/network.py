@@ -225,7 +225,21 @@ else:
     ov = data.overlaps(url, run_id, direction)
     if ov.empty:
         st.info(f"Co-link overlaps: {NOT_ANALYSED}")
-widgets.table(ov, f"co-link overlaps {direction} run {run_id}", key="overlaps")
+widgets.table(
+    ov,
+    f"co-link overlaps {direction} run {run_id}",
+    key="overlaps",
+    column_config=widgets.named_columns(
+        {
+            "a": ("university A", None),
+            "b": ("university B", None),
+            "shared": ("shared domains", "domains both universities have"),
+            "jaccard": ("Jaccard", "shared / union of the two universities' domains"),
+            "only_a": ("only A", "domains of university A alone"),
+            "only_b": ("only B", "domains of university B alone"),
+        }
+    ),
+)
 if not ov.empty:
     sym = pd.concat([ov, ov.rename(columns={"a": "b", "b": "a"})])
     heat = (

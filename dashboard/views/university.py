@@ -333,6 +333,17 @@ if not history.empty:
             key="override-history",
         )
 
+LEVEL_COLUMNS = {  # a stored level's fields -> (shown name, help)
+    "level": ("level", "the level's number, as the picker below names it"),
+    "resolution": ("resolution γ", "Leiden's resolution: higher gives more, smaller clusters"),
+    "n_clusters": ("clusters", "clusters at this level"),
+    "quality": ("modularity", "the partition's modularity at its resolution"),
+    "seconds": ("time (s)", "seconds this level's partition took to compute"),
+    "role": ("role", "clusters: the level shown above; finer: its sub-themes; coarser: "
+             "broader groups"),
+    "r": ("rows per band r", "the paper's LSH: rows per band of this level"),
+    "s_curve": ("s-curve", "(1/b)^(1/r): the similarity near which pairs start to merge"),
+}  # fmt: skip
 st.subheader("Dendrogram levels")
 levels = widgets.clustering_levels(chosen["levels"])
 kind = widgets.levels_kind(levels)
@@ -340,7 +351,14 @@ st.caption(widgets.LEVELS_CAPTIONS[kind])
 if levels.empty:
     st.info("This clustering stored no levels.")
 else:
-    widgets.table(levels, f"clustering {cid} levels", key="levels")
+    widgets.table(
+        levels,
+        f"clustering {cid} levels",
+        key="levels",
+        column_config=widgets.named_columns(
+            {c: LEVEL_COLUMNS[c] for c in levels.columns if c in LEVEL_COLUMNS}
+        ),
+    )
     if kind in widgets.LEVELS_AXES:
         column, title, order = widgets.LEVELS_AXES[kind]
         line = (
