@@ -106,7 +106,7 @@ class ExternalSites:
                 listed["text_origin"] = REAL
                 listed["pages"].append(
                     {"url": self.w.original[key], "source": source, "language": "en",
-                     **_webkb_provenance(source)}
+                     **Text(source, "en", "").provenance()}
                 )  # fmt: skip
                 host = urlsplit(key).netloc
                 if host not in listed["hosts"]:
@@ -290,8 +290,3 @@ class ExternalSites:
         link = f'<p class="see-also">See also: <a href="{href}">{escape(anchor)}</a></p>\n'
         body = insert_into_body(stored.body, link.encode())
         self.w.add(page, 200, stored.headers, body, replace=True)
-
-
-def _webkb_provenance(source: str) -> dict[str, str | int]:
-    """Corpus and document of a WebKB page served at its own URL (``webkb/<label>/<url>``)."""
-    return Text(source, "en", "").provenance()
