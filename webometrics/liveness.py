@@ -163,23 +163,35 @@ def resume_hint(kind: str, row: Any, crawl: Any | None = None) -> str | None:
     """The command that resumes an unfinished run, or ``None``.
 
     A crawl run gives the command it recorded (``settings["resume"]``). A pipeline run
-    gives its crawl's command while the crawl is unfinished, then the run of the stages
-    still to do.
+    gives its crawl's command while the crawl is unfinished, then the run command of the
+    stages it still had to do (recorded with its unfinished stage: its database, proxy,
+    direction... the secrets named by their environment variables), never a crawl that
+    finished or a stage it was not asked for.
     """
     if row.status == "finished":
         return None
     if kind == "crawl":
         return (row.settings or {}).get("resume")
-    done = {s.get("name") for s in row.stages or [] if s.get("status") == "finished"}
-    steps = []
-    if crawl is not None and crawl.status != "finished" and (crawl.settings or {}).get("resume"):
-        steps.append(crawl.settings["resume"])
-        done.add("crawl")
-    from webometrics.stages.pipeline import STAGES
+    entries = list(row.stages or [])
+    done = {s.get("name") for s in entries if s.get("status") == "finished"}
+    recorded = next((s["resume"] for s in reversed(entries) if s.get("resume")), None)
+    if recorded is not None:
+        todo = [name for name in recorded["todo"] if name not in done]
+        command = recorded["command"]
+    else:  # a run of an older version: the default stages, without its options
+        from webometrics.stages.pipeline import STAGES
 
-    todo = [name for name in STAGES if name not in done]
-    if todo and row.universities_file:
-        steps.append(
-            f"webometrics run --universities {row.universities_file} --stages {','.join(todo)}"
-        )
+        todo = [name for name in STAGES if name not in done]
+        command = f"webometrics run --universities {row.universities_file}"
+        if not row.universities_file:
+            todo = []
+    steps = []
+    if crawl is not None and "crawl" in todo:
+        if crawl.status == "finished":
+            todo.remove("crawl")
+        elif (crawl.settings or {}).get("resume"):
+            steps.append(crawl.settings["resume"])
+            todo.remove("crawl")
+    if todo:
+        steps.append(f"{command} --stages {','.join(todo)}")
     return " && ".join(steps) or None
