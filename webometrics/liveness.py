@@ -159,6 +159,64 @@ def mark_stale(engine: Engine, lease_seconds: float) -> list[StaleRun]:
     return marked
 
 
+def process_record() -> dict[str, Any]:
+    """This process as a run records it (``settings["process"]``): pid and host."""
+    import os
+    import socket
+
+    return {"pid": os.getpid(), "host": socket.gethostname()}
+
+
+def _process_alive(process: dict[str, Any] | None) -> bool:
+    """Whether a recorded process may still run: on this host, its pid exists; on
+    another, it cannot be told (the heartbeat says)."""
+    import os
+    import socket
+
+    if not process or process.get("host") != socket.gethostname():
+        return True
+    try:
+        os.kill(int(process["pid"]), 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, ValueError, KeyError, TypeError):
+        return True
+    return True
+
+
+def live_crawl(engine: Engine, lease_seconds: float) -> dict[str, Any] | None:
+    """A crawl run of another process that is alive: ``running``, its heartbeat newer
+    than the lease, and its process not known dead; its holder record (command, pid,
+    host, since) or None.
+
+    A lock can be lost while its holder runs on (a PostgreSQL restart ends the session
+    of an advisory lock): the crawl's own heartbeat still says it runs, so a second
+    crawl is refused by this (:class:`webometrics.runlock.RunLock`).
+    """
+    cutoff = utcnow() - dt.timedelta(seconds=lease_seconds)
+    me = process_record()
+    with session_scope(engine) as s:
+        rows = s.scalars(
+            select(CrawlRun).where(
+                CrawlRun.status == "running",
+                CrawlRun.heartbeat_at.is_not(None),
+                CrawlRun.heartbeat_at >= cutoff,
+            )
+        ).all()
+        for row in rows:
+            process = (row.settings or {}).get("process")
+            if process == me or not _process_alive(process):
+                continue
+            return {
+                "command": f"crawl run {row.id}",
+                "pid": (process or {}).get("pid", "?"),
+                "host": (process or {}).get("host", "?"),
+                "since": f"{row.started_at:%Y-%m-%d %H:%M:%S}",
+                "heartbeat": f"{row.heartbeat_at:%Y-%m-%d %H:%M:%S}",
+            }
+    return None
+
+
 def resume_hint(kind: str, row: Any, crawl: Any | None = None) -> str | None:
     """The command that resumes an unfinished run, or ``None``.
 
