@@ -154,11 +154,14 @@ class StorePipeline:
 
         def write() -> BatchResult:
             attempts[0] += 1
+            if attempts[0] == 2:  # shown on the console by the parent (progress records)
+                self.stats.set_value("webometrics/store_waiting", time.strftime("%H:%M:%S"))
             return store_batch(self.engine, self.run_id, items, extractor=extractor)
 
         def count(result: Any) -> Any:
             if attempts[0] > 1:
                 self.stats.inc_value("webometrics/store_retries", attempts[0] - 1)
+                self.stats.set_value("webometrics/store_waiting", "")
             return result
 
         what = f"storing a batch of {len(items)} items"
