@@ -69,6 +69,9 @@ CRAWL_OUTAGE_HOSTS = 3
 # a running crawl or pipeline run writes its heartbeat this often; a run whose heartbeat
 # is older than the lease is taken as dead (kill -9, power loss) and marked interrupted
 RUN_HEARTBEAT_SECONDS = 15.0
+# seconds to wait for a database server to answer a new connection (one that accepts
+# and never answers would hold a command for minutes: 131 s measured)
+DATABASE_CONNECT_TIMEOUT = 10
 RUN_LEASE_SECONDS = 180.0  # more than the store retry window: an outage is no death
 
 # --- extraction -----------------------------------------------------------

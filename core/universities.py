@@ -53,6 +53,17 @@ def _line_of(text: str, needle: str, nth_table: int) -> int | None:
     return None
 
 
+def normalize_name(text: str) -> str:
+    """A name with its white space normalised (any run of spaces, tabs or line breaks one
+    space, none at the ends), so that ``"Saint  Petersburg"`` is the university stored as
+    ``"Saint Petersburg"``, not a new one.
+
+    >>> normalize_name("  Saint  Petersburg\tState University ")
+    'Saint Petersburg State University'
+    """
+    return " ".join(text.split())
+
+
 def parse_universities(path: str | Path) -> list[UniversitySpec]:
     """Read and validate a universities file.
 
@@ -104,6 +115,7 @@ def parse_universities(path: str | Path) -> list[UniversitySpec]:
         name, country = t["name"], t["country"]
         if not isinstance(name, str) or not name.strip():
             raise UniversitiesFileError(f"{where('name')}: name must be a non-empty string")
+        name = normalize_name(name)
         if not isinstance(country, str) or not country.strip():
             raise UniversitiesFileError(f"{where('country')}: country must be a non-empty string")
         if name in seen_names:
@@ -150,8 +162,8 @@ def parse_universities(path: str | Path) -> list[UniversitySpec]:
             raise UniversitiesFileError(f"{where('home')}: home must be a list of http(s) URLs")
         specs.append(
             UniversitySpec(
-                name=name.strip(),
-                country=country.strip(),
+                name=name,
+                country=normalize_name(country),
                 rank=rank,
                 domains=tuple(clean),
                 home=tuple(home),

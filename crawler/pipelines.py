@@ -157,6 +157,8 @@ class StorePipeline:
 
         def write() -> BatchResult:
             attempts[0] += 1
+            if attempts[0] == 2:  # shown on the console by the parent (progress records)
+                self.stats.set_value("webometrics/store_waiting", time.strftime("%H:%M:%S"))
             if self.sites is None:  # the web-entity rules, read once per crawl process
                 self.sites = site_rules(self.engine)
             return store_batch(
@@ -166,6 +168,7 @@ class StorePipeline:
         def count(result: Any) -> Any:
             if attempts[0] > 1:
                 self.stats.inc_value("webometrics/store_retries", attempts[0] - 1)
+                self.stats.set_value("webometrics/store_waiting", "")
             return result
 
         what = f"storing a batch of {len(items)} items"

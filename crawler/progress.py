@@ -65,6 +65,8 @@ class ProgressReporter:
         held = frontier.held if frontier is not None else 0
         # queued: may leave now or soon; held: wait for their level (crawler.frontier)
         record["queued"], record["held"] = pending - held, held
+        # since when a write waits for the database (empty: none waits)
+        record["store_waiting"] = stats.get_value("webometrics/store_waiting") or ""
         return record
 
     def opened(self) -> None:

@@ -18,6 +18,7 @@ from sqlalchemy import Connection, Engine, create_engine, event, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
+from core.defaults import DATABASE_CONNECT_TIMEOUT
 from core.exceptions import DatabaseError, ReadOnlyDatabaseError, SchemaOutOfDateError
 from core.secrets import redact_url
 
@@ -153,8 +154,12 @@ def make_engine(url: str, *, read_only: bool = False, echo: bool = False) -> Eng
         kwargs["connect_args"] = {"timeout": 30, "check_same_thread": False}
     elif parsed.get_backend_name() == "postgresql":
         kwargs["pool_pre_ping"] = True
+        # a server that accepts and never answers: give up after a while (a URL's own
+        # ?connect_timeout= wins)
+        connect_args: dict[str, Any] = {"connect_timeout": DATABASE_CONNECT_TIMEOUT}
         if read_only:
-            kwargs["connect_args"] = {"options": "-c default_transaction_read_only=on"}
+            connect_args["options"] = "-c default_transaction_read_only=on"
+        kwargs["connect_args"] = connect_args
     try:
         engine = create_engine(parsed, **kwargs)
     except (ArgumentError, ImportError) as exc:

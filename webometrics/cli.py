@@ -257,9 +257,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt as exc:
         what = str(exc) if isinstance(exc, Terminated) else "interrupted"
+        # only crawl, pipeline and import runs are listed by `webometrics runs`
+        listed = args.command in ("crawl", "run", "schedule", "import")
         print(
-            f"webometrics: {what}; what was stored is kept (`webometrics runs` shows how to "
-            "resume)",
+            f"webometrics: {what}; what was stored is kept ("
+            + (
+                "`webometrics runs` shows how to resume)"
+                if listed
+                else f"run `webometrics {args.command}` again to go on)"
+            ),
             file=sys.stderr,
         )
         return 130

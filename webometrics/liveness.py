@@ -159,27 +159,97 @@ def mark_stale(engine: Engine, lease_seconds: float) -> list[StaleRun]:
     return marked
 
 
+def process_record() -> dict[str, Any]:
+    """This process as a run records it (``settings["process"]``): pid and host."""
+    import os
+    import socket
+
+    return {"pid": os.getpid(), "host": socket.gethostname()}
+
+
+def _process_alive(process: dict[str, Any] | None) -> bool:
+    """Whether a recorded process may still run: on this host, its pid exists; on
+    another, it cannot be told (the heartbeat says)."""
+    import os
+    import socket
+
+    if not process or process.get("host") != socket.gethostname():
+        return True
+    try:
+        os.kill(int(process["pid"]), 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, ValueError, KeyError, TypeError):
+        return True
+    return True
+
+
+def live_crawl(engine: Engine, lease_seconds: float) -> dict[str, Any] | None:
+    """A crawl run of another process that is alive: ``running``, its heartbeat newer
+    than the lease, and its process not known dead; its holder record (command, pid,
+    host, since) or None.
+
+    A lock can be lost while its holder runs on (a PostgreSQL restart ends the session
+    of an advisory lock): the crawl's own heartbeat still says it runs, so a second
+    crawl is refused by this (:class:`webometrics.runlock.RunLock`).
+    """
+    cutoff = utcnow() - dt.timedelta(seconds=lease_seconds)
+    me = process_record()
+    with session_scope(engine) as s:
+        rows = s.scalars(
+            select(CrawlRun).where(
+                CrawlRun.status == "running",
+                CrawlRun.heartbeat_at.is_not(None),
+                CrawlRun.heartbeat_at >= cutoff,
+            )
+        ).all()
+        for row in rows:
+            process = (row.settings or {}).get("process")
+            if process == me or not _process_alive(process):
+                continue
+            return {
+                "command": f"crawl run {row.id}",
+                "pid": (process or {}).get("pid", "?"),
+                "host": (process or {}).get("host", "?"),
+                "since": f"{row.started_at:%Y-%m-%d %H:%M:%S}",
+                "heartbeat": f"{row.heartbeat_at:%Y-%m-%d %H:%M:%S}",
+            }
+    return None
+
+
 def resume_hint(kind: str, row: Any, crawl: Any | None = None) -> str | None:
     """The command that resumes an unfinished run, or ``None``.
 
     A crawl run gives the command it recorded (``settings["resume"]``). A pipeline run
-    gives its crawl's command while the crawl is unfinished, then the run of the stages
-    still to do.
+    gives its crawl's command while the crawl is unfinished, then the run command of the
+    stages it still had to do (recorded with its unfinished stage: its database, proxy,
+    direction... the secrets named by their environment variables), never a crawl that
+    finished or a stage it was not asked for.
     """
     if row.status == "finished":
         return None
     if kind == "crawl":
         return (row.settings or {}).get("resume")
-    done = {s.get("name") for s in row.stages or [] if s.get("status") == "finished"}
-    steps = []
-    if crawl is not None and crawl.status != "finished" and (crawl.settings or {}).get("resume"):
-        steps.append(crawl.settings["resume"])
-        done.add("crawl")
-    from webometrics.stages.pipeline import STAGES
+    entries = list(row.stages or [])
+    done = {s.get("name") for s in entries if s.get("status") == "finished"}
+    recorded = next((s["resume"] for s in reversed(entries) if s.get("resume")), None)
+    if recorded is not None:
+        todo = [name for name in recorded["todo"] if name not in done]
+        command = recorded["command"]
+    else:  # a run of an older version: the default stages, without its options
+        from webometrics.stages.pipeline import STAGES
 
-    todo = [name for name in STAGES if name not in done]
-    if todo and row.universities_file:
-        steps.append(
-            f"webometrics run --universities {row.universities_file} --stages {','.join(todo)}"
-        )
+        todo = [name for name in STAGES if name not in done]
+        command = f"webometrics run --universities {row.universities_file}"
+        if not row.universities_file:
+            todo = []
+    steps = []
+    if crawl is not None and "crawl" in todo:
+        if crawl.status == "finished":
+            todo.remove("crawl")
+        elif (crawl.settings or {}).get("resume"):
+            steps.append(crawl.settings["resume"])
+            todo.remove("crawl")
+    if todo:
+        steps.append(f"{command} --stages {','.join(todo)}")
     return " && ".join(steps) or None

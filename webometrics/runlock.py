@@ -26,7 +26,12 @@ functions, not the commands, so it never waits for a lock it holds itself.
 PostgreSQL: session-level advisory locks (``pg_try_advisory_lock``) on one connection, so
 processes on different machines of a team exclude each other; the holder is found in
 ``pg_locks`` and ``pg_stat_activity`` (the lock connection's ``application_name`` carries
-the command, pid and host; its start time is "since"). SQLite: an exclusive ``flock`` on
+the command, pid and host; its start time is "since"). A server restart ends that session
+and its locks while the holder runs on: a keeper thread looks at the connection every
+:data:`KEEP_SECONDS` and takes the locks again on a new one as soon as the server is
+back; and a second ``crawl`` (or ``run``) that gets the lock first still finds the first
+crawl's run ``running`` with a fresh heartbeat (:func:`webometrics.liveness.live_crawl`)
+and is refused, so two crawls never write at once. SQLite: an exclusive ``flock`` on
 ``<database file>.lock`` (``run``) or ``<database file>.<lock>.lock`` beside the database
 (processes on one machine); the file holds the holder as JSON.
 
@@ -50,6 +55,7 @@ import os
 import re
 import socket
 import sys
+import threading
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -57,12 +63,15 @@ from typing import Any
 from sqlalchemy import Connection, Engine, text
 from sqlalchemy.exc import DBAPIError, OperationalError
 
+from core.defaults import RUN_LEASE_SECONDS
 from core.exceptions import RunLockedError
 from core.secrets import redact_text
 
 log = logging.getLogger(__name__)
 
 LOCK_KEY = 0x7765_626F  # "webo": the advisory-lock key of pipeline runs
+#: how often a PostgreSQL lock's connection is looked at (and its locks taken again)
+KEEP_SECONDS = 1.0
 
 #: Each lock's second advisory-lock key (PostgreSQL) and what overlapping would spoil.
 LOCKS: dict[str, tuple[int, str]] = {
@@ -144,6 +153,8 @@ class RunLock:
         }
         self._conn: Connection | None = None
         self._fds: list[int] = []
+        self._stop = threading.Event()
+        self._keeper: threading.Thread | None = None
 
     # --- SQLite: flock on files beside the database ----------------------------
     def lock_path(self, name: str = "run") -> Path:
@@ -204,6 +215,64 @@ class RunLock:
         return holder
 
     def _take_advisory(self) -> None:
+        conn = self._locked_connection()
+        if "crawl" in self.names:
+            from webometrics.liveness import live_crawl
+
+            running = live_crawl(self.engine, RUN_LEASE_SECONDS)
+            if running is not None:  # a crawl whose lock a server restart took away
+                self._unlock(conn)
+                raise self._refusal("crawl", running, "this PostgreSQL database")
+        self._conn = conn
+        self._keeper = threading.Thread(target=self._keep, name=f"lock-{self.name}", daemon=True)
+        self._keeper.start()
+
+    @staticmethod
+    def _unlock(conn: Connection) -> None:
+        with contextlib.suppress(DBAPIError):
+            conn.execute(text("SELECT pg_advisory_unlock_all()"))
+            conn.commit()
+        with contextlib.suppress(DBAPIError):
+            conn.close()
+
+    def _keep(self) -> None:
+        """Look at the lock's connection every :data:`KEEP_SECONDS`; when the server
+        ended its session (a restart), take the locks again on a new one."""
+        lost = False
+        while not self._stop.wait(KEEP_SECONDS):
+            conn = self._conn
+            try:
+                if conn is None or conn.closed or conn.invalidated:
+                    raise OSError("no connection")
+                conn.execute(text("SELECT 1")).scalar()
+                conn.commit()
+                continue
+            except (DBAPIError, OSError) as exc:
+                if not lost:
+                    log.warning(
+                        "the %s lock's database session was lost (%s); taking the lock "
+                        "again when the database is back",
+                        self.name,
+                        str(getattr(exc, "orig", exc) or exc).splitlines()[0],
+                    )
+                lost = True
+                if conn is not None:
+                    with contextlib.suppress(Exception):
+                        conn.invalidate()
+            try:
+                self._conn = self._locked_connection()
+            except RunLockedError as exc:
+                log.error("the %s lock could not be taken again: %s", self.name, exc)
+                self._conn = None
+            except DBAPIError:
+                continue  # the server is not back yet
+            else:
+                log.warning("the %s lock was taken again after the database came back", self.name)
+                lost = False
+
+    def _locked_connection(self) -> Connection:
+        """A new connection holding every lock of :attr:`names` (else
+        :class:`RunLockedError` naming the holder)."""
         conn = self.engine.connect()
         # the holder's description, found by a second comer in pg_stat_activity
         first = str(self.holder["command"]).split()
@@ -222,7 +291,7 @@ class RunLock:
             conn.close()
             raise self._refusal(name, holder, "this PostgreSQL database")
         conn.commit()
-        self._conn = conn
+        return conn
 
     def _refusal(self, name: str, holder: dict[str, Any] | None, where: str) -> RunLockedError:
         why = LOCKS[name][1]
@@ -260,6 +329,10 @@ class RunLock:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
+        self._stop.set()
+        if self._keeper is not None:
+            self._keeper.join(10)
+            self._keeper = None
         if self._conn is not None:
             try:
                 self._conn.execute(text("SELECT pg_advisory_unlock_all()"))

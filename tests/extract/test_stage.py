@@ -400,6 +400,8 @@ def test_interrupt_and_resume_through_the_cli(tmp_path, aeb_pages, how):
         _, err = proc.communicate(timeout=60)
         assert proc.returncode == 130, err
         assert b"interrupted" in err
+        # extract makes no run `webometrics runs` lists: the message says what to do
+        assert b"run `webometrics extract` again to go on" in err, err
     else:
         os.kill(proc.pid, signal.SIGKILL)
         proc.communicate(timeout=60)

@@ -8,6 +8,7 @@ exit non-zero, with no traceback and no Scrapy warning blamed. PostgreSQL stoppe
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import sqlite3
 import time
@@ -92,3 +93,36 @@ def test_postgresql_stopping_under_extract_is_one_clean_line(tmp_path: Path, cor
         assert len(err.splitlines()) <= 5, err
     finally:
         pg.server.stop()
+
+
+def test_a_server_that_accepts_and_never_answers_is_given_up(tmp_path: Path) -> None:
+    """A database address whose server accepts connections and never answers: the
+    command gives up after the connect timeout (``DATABASE_CONNECT_TIMEOUT``), not
+    minutes later."""
+    import socket
+    import threading
+
+    from core.defaults import DATABASE_CONNECT_TIMEOUT
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    held: list[socket.socket] = []
+
+    def accept() -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                held.append(listener.accept()[0])  # accepted, never answered
+
+    threading.Thread(target=accept, daemon=True).start()
+    port = listener.getsockname()[1]
+    try:
+        started = time.monotonic()
+        out = run_webometrics("runs", db=f"postgresql://u@127.0.0.1:{port}/db", cwd=tmp_path)
+        took = time.monotonic() - started
+    finally:
+        listener.close()
+        for conn in held:
+            conn.close()
+    assert out.returncode == 2, out.stderr
+    (line,) = _error_lines(out.stderr)
+    assert "cannot reach the database" in line and "timeout" in line.lower(), line
+    assert took < DATABASE_CONNECT_TIMEOUT + 30

@@ -167,7 +167,55 @@ def _options(ctx: Context, trigger: str):
         trigger=trigger,
         scopes={"crawl": crawl, **cc_scopes},
         http_cache=not args.no_http_cache,
+        resume=_resume_command(ctx, settings),
     )
+
+
+def _resume_command(ctx: Context, settings) -> str:
+    """This run's command line without ``--stages``, to paste into a shell: paths made
+    absolute, the database given (a URL with a password by the variable that holds it,
+    :func:`core.secrets.shell_word`), the crawl's proxy, Redis and options."""
+    import shlex
+    from pathlib import Path
+
+    from core.secrets import shell_word
+    from webometrics.stages.crawl.job import DB_URL_ENV, PROXY_ENV, REDIS_ENV, absolute_url
+
+    args = ctx.args
+
+    def path(value: str) -> str:
+        return shlex.quote(str(Path(value).resolve()))
+
+    db = shell_word(absolute_url(ctx.engine()), DB_URL_ENV, "the database URL")
+    words = ["webometrics", "--db-url", db]
+    if args.config:
+        words += ["--config", path(args.config)]
+    words += ["run", "--universities", path(args.universities), "--direction", args.direction]
+    if args.testbed:
+        words += ["--testbed", path(args.testbed)]
+    if args.no_http_cache:
+        words.append("--no-http-cache")
+    crawl = settings.crawl
+    if crawl.proxy:
+        words += ["--proxy", shell_word(crawl.proxy, PROXY_ENV, "the proxy URL")]
+    if crawl.redis_url:
+        words += ["--redis", shell_word(crawl.redis_url, REDIS_ENV, "the Redis URL")]
+        words += ["--processes", str(crawl.processes)]
+    parts = (
+        ("--graph-vertices", args.graph_vertices),
+        ("--graph-edges", args.graph_edges),
+        ("--cc-index", args.cc_index),
+    )
+    for option, files in parts:
+        if files:
+            words += [option, *(path(f) for f in files)]
+    if args.graph_ranks:
+        words += ["--graph-ranks", path(args.graph_ranks)]
+    if args.cc_index:
+        if args.cc_warc_prefix:
+            words += ["--cc-warc-prefix", shlex.quote(args.cc_warc_prefix)]
+        words += ["--cc-limit-per-domain", str(args.cc_limit_per_domain)]
+    return " ".join(words)
 
 
 def _once(ctx: Context, trigger: str) -> int:

@@ -32,6 +32,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         choices=RUN_STATUSES,
         help="only runs with this status",
     )
+    p.add_argument(
+        "--prune",
+        action="store_true",
+        help="remove the job folders that crawls without --jobdir keep to be resumed "
+        "(crawl-<id> in <database>-crawls/ or the state folder), of the runs that failed "
+        "or were interrupted: those runs can no longer be resumed (a crawl of the same "
+        "scope starts afresh); empty crawls folders go too. Folders given with --jobdir "
+        "are left alone",
+    )
     p.set_defaults(func=_runs)
 
 
@@ -46,6 +55,8 @@ def _runs(ctx: Context) -> int:
     from store.session import session_scope
     from webometrics.liveness import resume_hint
 
+    if ctx.args.prune:
+        return _prune(ctx)
     limit = max(1, ctx.args.limit)
     with session_scope(ctx.reader()) as s:
         pipeline_runs = select(PipelineRun).order_by(PipelineRun.id.desc()).limit(limit)
@@ -85,4 +96,48 @@ def _runs(ctx: Context) -> int:
                 hint = resume_hint(kind, row, crawl)
                 if hint and row.status in ("failed", "interrupted"):
                     print(f"         resume: {hint}")
+    return 0
+
+
+def _prune(ctx: Context) -> int:
+    """Remove the own job folders of the failed and interrupted crawl runs (their
+    settings record it: ``pruned``, no ``resume``), then the crawls folder if empty."""
+    import shutil
+    from pathlib import Path
+
+    from sqlalchemy import select
+
+    from store.models import CrawlRun
+    from store.session import session_scope
+    from webometrics.stages.pipeline import default_crawl_folder
+
+    engine = ctx.engine()
+    base = default_crawl_folder(engine)
+    if base is None:
+        print("no crawls folder (an in-memory database): nothing to prune")
+        return 0
+    folder = Path(base).resolve()
+    removed, size = [], 0
+    with session_scope(engine) as s:
+        rows = s.scalars(select(CrawlRun).where(CrawlRun.status.in_(["failed", "interrupted"])))
+        for row in rows:
+            settings = dict(row.settings or {})
+            jobdir = Path(settings.get("jobdir") or "/nonexistent")
+            if jobdir != folder / f"crawl-{row.id}" or not jobdir.is_dir():
+                continue  # a folder given with --jobdir, or gone already
+            size += sum(f.stat().st_size for f in jobdir.rglob("*") if f.is_file())
+            shutil.rmtree(jobdir)
+            settings.pop("resume", None)
+            settings["pruned"] = True
+            row.settings = settings
+            removed.append(row.id)
+    with_empty = ""
+    if folder.is_dir() and not any(folder.iterdir()):
+        folder.rmdir()
+        with_empty = f"; the empty folder {folder} removed"
+    runs = ", ".join(map(str, removed)) or "none"
+    print(
+        f"pruned the job folders of {len(removed)} crawl run(s) ({runs}; "
+        f"{size / 1e6:.1f} MB){with_empty}"
+    )
     return 0

@@ -79,6 +79,9 @@ class PipelineOptions:
     #: on its default scope. The crawl's gets the run's universities file and id.
     scopes: Mapping[str, Any] = field(default_factory=dict)
     http_cache: bool = True
+    #: the command line that runs this pipeline again, without ``--stages`` (recorded with
+    #: each stage, so that an unfinished run says how to run the stages still to do)
+    resume: str | None = None
 
 
 def _database_folder(engine: Engine, suffix: str, base: Path) -> str | None:
@@ -188,12 +191,15 @@ def run_pipeline(
             run_id = row.id
         with Heartbeat(engine, PipelineRun, run_id, settings.database.heartbeat_seconds):
             done: list[dict[str, Any]] = []
-            for name in options.stages:
+            for at, name in enumerate(options.stages):
                 stage_settings, scope = _stage_input(engine, settings, options, name, run_id)
                 call = functools.partial(
                     _call_stage, stage_lookup, name, engine, stage_settings, scope
                 )
-                done.append(_run_stage(engine, run_id, done, name, call))
+                resume = None
+                if options.resume:  # what is left to do should this stage not finish
+                    resume = {"command": options.resume, "todo": list(options.stages[at:])}
+                done.append(_run_stage(engine, run_id, done, name, call, resume))
             _save(engine, run_id, status="finished", finished_at=utcnow())
     return run_id
 
@@ -225,11 +231,16 @@ def _run_stage(
     done: list[dict[str, Any]],
     name: str,
     call: Callable[[], StageResult],
+    resume: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Run one stage, recording it as running, then finished (its entry, returned) or
-    failed: then the run is recorded failed (or interrupted) and the error raised again."""
+    failed: then the run is recorded failed (or interrupted) and the error raised again.
+    ``resume`` (the run's command and the stages left from this one) stays in the entry
+    until the stage is finished (:func:`webometrics.liveness.resume_hint` reads it)."""
     started = time.perf_counter()
     entry: dict[str, Any] = {"name": name, "status": "running", "started_at": utcnow().isoformat()}
+    if resume:
+        entry["resume"] = resume
     _save(engine, run_id, stages=[*done, entry])
     try:
         log.info("pipeline run %d: stage %s", run_id, name)
@@ -251,6 +262,7 @@ def _run_stage(
         if isinstance(exc, WebometricsError | KeyboardInterrupt):
             raise
         raise StageError(f"pipeline run {run_id}: stage {name} failed: {exc}") from exc
+    entry.pop("resume", None)
     entry.update(status="finished", seconds=round(time.perf_counter() - started, 3), stats=stats)
     _save(engine, run_id, stages=[*done, entry])
     return entry

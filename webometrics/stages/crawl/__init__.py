@@ -192,6 +192,8 @@ def run(
                     unpublish(farm, settings, job.run_id)
             if job.own_folder and finished:  # kept until the run is finished, to resume it
                 shutil.rmtree(job.path, ignore_errors=True)
+                with contextlib.suppress(OSError):  # the crawls folder, when it is empty
+                    job.path.parent.rmdir()
     return CrawlResult(run_id=job.run_id, **stats)
 
 

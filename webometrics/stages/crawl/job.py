@@ -325,12 +325,18 @@ def _record_resume(engine: Engine, run_id: int, job_path: Path, resume: str) -> 
     the Scrapy statistics of the phases it already ran (``stats["scrapy"]``)."""
     from store.models import CrawlRun
     from store.session import session_scope
+    from webometrics.liveness import process_record
 
     with session_scope(engine) as s:
         row = s.get(CrawlRun, run_id)
         if row is None:
             return {}
-        row.settings = {**(row.settings or {}), "jobdir": str(job_path), "resume": resume}
+        row.settings = {
+            **(row.settings or {}),
+            "jobdir": str(job_path),
+            "resume": resume,
+            "process": process_record(),  # who runs it (webometrics.liveness.live_crawl)
+        }
         return dict(row.stats.get("scrapy", {})) if isinstance(row.stats, dict) else {}
 
 

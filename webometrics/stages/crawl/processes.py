@@ -96,6 +96,7 @@ def _follow(
     ``records`` (with its process number when there are several), the last one of each
     process kept in ``last``, and the bar shows their sum."""
     open_streams = processes
+    waiting = False
     while open_streams:
         n, line = lines.get()
         if line is None:
@@ -109,6 +110,16 @@ def _follow(
             record["process"] = n
         records.write(json.dumps(record, default=str) + "\n")
         last[n] = record
+        if bool(record.get("store_waiting")) != waiting:  # say it: no silent waits
+            waiting = not waiting
+            bar.write(
+                f"webometrics: note: the database does not answer (since "
+                f"{record['store_waiting']}); the crawl keeps its pages and retries "
+                "([crawl] store_retry_seconds)"
+                if waiting
+                else "webometrics: note: the database answers again; the crawl goes on",
+                file=sys.stderr,
+            )
         stored = sum(int(r.get("stored") or 0) for r in last)
         if stored > bar.n:
             bar.update(stored - bar.n)
