@@ -26,8 +26,8 @@ EXIT_CODES: dict[int, str] = {
     2: "bad input (configuration, universities file, parameters) or unreachable database",
     3: "schema out of date (run `webometrics db upgrade`)",
     4: "another run holds the run lock, or another stage its stage lock (crawl with crawl, "
-    "cluster with analyse, ...; the holder is named; which stages may overlap: README "
-    "'Scheduled runs')",
+    "cluster with analyse, ...; the holder is named; which stages may overlap: "
+    "docs/operations.md)",
     130: "interrupted (Ctrl-C or SIGTERM; the run is marked interrupted, `webometrics runs` "
     "shows how to resume it)",
 }

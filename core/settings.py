@@ -384,7 +384,7 @@ class Settings(_Section):
             ]
             raise ParameterError(
                 "; ".join(problems) + " (a value given on the command line for this "
-                "configuration key; see README 'Configuration')"
+                "configuration key; see docs/configuration.md)"
             ) from None
 
     def with_options(self, **sections: Mapping[str, Any]) -> Settings:
@@ -435,7 +435,7 @@ def format_validation_error(exc: ValidationError, source: str, text: str | None 
                 where = f"{source}:{line}"
         msg = err["msg"]
         if err["type"] == "extra_forbidden":
-            msg = "unknown key (check the spelling; see README 'Configuration')"
+            msg = "unknown key (check the spelling; see docs/configuration.md)"
         lines.append(f"{where}: {field}: {msg}")
     return "\n".join(lines)
 

@@ -10,7 +10,7 @@ from core import defaults as D
 
 @dataclass(frozen=True)
 class BuildOptions:
-    """What the build makes; see ``[testbed]`` in README 'Configuration'."""
+    """What the build makes; see ``[testbed]`` in docs/configuration.md."""
 
     seed: int = D.TESTBED_SEED
     max_sites: int = D.TESTBED_MAX_SITES

@@ -301,7 +301,7 @@ class RunLock:
             what = f"the {name} lock"
         return RunLockedError(
             f"{what} on {where} is held by {holder_text(holder)}; {why}. Wait for it to "
-            "finish and run this again (which stages may overlap: README 'Scheduled runs')"
+            "finish and run this again (which stages may overlap: docs/operations.md)"
         )
 
     def __enter__(self) -> RunLock:

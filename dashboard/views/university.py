@@ -394,7 +394,7 @@ if stored:
         st.caption(
             "This level's clusters have no theme or category yet: the clustering was analysed "
             "before levels were named, or `[analyse] levels` left this one out; "
-            f"`webometrics analyse --clustering {cid}` names them (README 'Configuration')."
+            f"`webometrics analyse --clustering {cid}` names them (docs/configuration.md)."
         )
     widgets.table(
         pd.DataFrame(

@@ -55,7 +55,7 @@ def test_a_second_crawl_exits_4_naming_the_first(migrated_url: str, tmp_path: Pa
     assert re.search(holder, message), message
     assert re.search(r"since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\)", message)
     assert "fetch and store the same pages twice" in message
-    assert "README 'Scheduled runs'" in message
+    assert "docs/operations.md" in message
 
 
 @pytest.mark.parametrize("stage", ["cluster", "analyse"])

@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         epilog=(
             "lock: `analyse` and `cluster` share one lock: either exits 4 while the other (or"
             " a `webometrics run`) runs on the same database, naming it; a `crawl` or "
-            "`extract` may run meanwhile (README 'Scheduled runs')."
+            "`extract` may run meanwhile (docs/operations.md)."
         ),
         help="categorise external domains, name and categorise clusters",
         description=(

@@ -33,7 +33,7 @@ PAPER_OPTIONS = ("linkage", "threshold", "r0", "r_min", "step", "similarity", "s
 EPILOG = (
     "lock: `cluster` and `analyse` share one lock: either exits 4 while the other (or"
     " a `webometrics run`) runs on the same database, naming it; a `crawl` or "
-    "`extract` may run meanwhile (README 'Scheduled runs')."
+    "`extract` may run meanwhile (docs/operations.md)."
 )
 
 DESCRIPTION = (

@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         epilog=(
             "lock: a second `crawl` on the same database (or a `webometrics run`) exits 4 "
             "naming this one; `extract`, `dedup`, `cluster` and `analyse` may run meanwhile "
-            "(README 'Scheduled runs')."
+            "(docs/operations.md)."
         ),
         help="crawl the universities' outgoing and/or citing web environment (Scrapy)",
         description="Crawl each university's site within its domains and fetch the external "

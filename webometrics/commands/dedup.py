@@ -31,8 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "dedup",
         epilog=(
             "lock: a second `dedup` on the same database (or a `webometrics run`) exits 4 "
-            "naming this one; a `crawl` or `extract` may run meanwhile (README 'Scheduled "
-            "runs')."
+            "naming this one; a `crawl` or `extract` may run meanwhile "
+            "(docs/operations.md)."
         ),
         help="group fuzzy duplicates (mirrors, syndicated copies) before clustering",
         description="Run a near-duplicate method over the stored page or domain documents, "

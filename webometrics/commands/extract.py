@@ -16,8 +16,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "extract",
         epilog=(
             "lock: a second `extract` on the same database (or a `webometrics run`) exits 4 "
-            "naming this one; a `crawl`, `cluster` or `analyse` may run meanwhile (README "
-            "'Scheduled runs')."
+            "naming this one; a `crawl`, `cluster` or `analyse` may run meanwhile "
+            "(docs/operations.md)."
         ),
         help="extract main text, language and shingles of pending pages; build documents",
         description="Extract the main text (trafilatura), title, date, site name and "
