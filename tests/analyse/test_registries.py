@@ -10,6 +10,7 @@ import gzip
 import io
 import json
 import random
+import re
 import zipfile
 from pathlib import Path
 
@@ -425,8 +426,10 @@ def test_by_name_no_registered_non_university_is_a_university(
     others = [
         k for k, m in registry._index.items() if m.category != "universities" and not m.part_of
     ]
+    # every one a university pattern or name part could call a university, and a sample
+    risky = [k for k in others if re.search(r"\.(edu|ac)(\.|$|/)|univ|uni-|college|institut", k)]
     called = []
-    for key in others:
+    for key in sorted(set(risky) | set(random.Random(34).sample(others, 4000))):
         a = categorize_domain(key, taxonomy=taxonomy, registry=registry)
         if a.category == "universities":
             called.append((key, a.evidence))
