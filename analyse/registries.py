@@ -104,14 +104,21 @@ __all__ = [
     "RESEARCH_WORDS",
     "ROR_TYPES",
     "SNAPSHOT_NAME",
+    "DumpInput",
+    "Provenance",
     "Registry",
     "RegistryMatch",
     "RegistryRecord",
     "category_of",
+    "detect_source",
+    "key_rules",
+    "merged_snapshot",
     "packaged_snapshot",
+    "read_dump",
     "read_hipo",
     "read_ror",
     "read_snapshot",
+    "record_keys",
     "site_keys",
     "write_snapshot",
 ]
@@ -607,6 +614,10 @@ class Registry:
 
     def __len__(self) -> int:
         return len(self.records)
+
+    def matches(self) -> Iterator[tuple[str, RegistryMatch]]:
+        """Every key with the organisation that speaks for it."""
+        return iter(self._index.items())
 
     @property
     def keys(self) -> int:

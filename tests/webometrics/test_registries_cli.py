@@ -16,6 +16,7 @@ from subprocess import CompletedProcess
 import pytest
 
 from analyse.registries import SNAPSHOT_NAME, Registry, packaged_snapshot
+from core.exceptions import ConfigError
 from tests.analyse.test_registries import ror_record, ror_zip
 
 Run = Callable[..., CompletedProcess[str]]
@@ -162,3 +163,26 @@ def test_help_explains_the_sources(webometrics: Run, tmp_path: Path) -> None:
     assert out.returncode == 0
     for said in ("schema v2", "ror_id,name,types,websites", "nothing is replaced", "--into"):
         assert said in " ".join(out.stdout.split()), said
+
+
+def test_the_latest_ror_dump_is_found_in_a_zenodo_record(served: str, dumps: Path) -> None:
+    """Without --from, update asks Zenodo's API for the latest record and downloads its
+    zip: here a record in Zenodo's layout served on 127.0.0.1."""
+    from webometrics.commands.registries import latest_ror_zip
+
+    record = {
+        "id": 1,
+        "metadata": {"title": "ROR Data", "version": "v1.55"},
+        "files": [
+            {"key": "README.md", "links": {"self": f"{served}/README.md"}},
+            {"key": "v1.55-2024-10-31-ror-data.zip",
+             "links": {"self": f"{served}/v1.55-2024-10-31-ror-data.zip"}},
+        ],
+    }  # fmt: skip
+    (dumps / "record.json").write_text(json.dumps(record))
+    assert latest_ror_zip(f"{served}/record.json") == f"{served}/v1.55-2024-10-31-ror-data.zip"
+    (dumps / "nozip.json").write_text(json.dumps({"files": [{"key": "a.csv", "links": {}}]}))
+    with pytest.raises(ConfigError, match="no zip"):
+        latest_ror_zip(f"{served}/nozip.json")
+    with pytest.raises(ConfigError, match="not a Zenodo record"):
+        latest_ror_zip(f"{served}/v1.55-2024-10-31-ror-data.zip")

@@ -29,7 +29,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="categorise external domains, name and categorise clusters",
         description=(
             "Give every external domain a category of the taxonomy ([analyse] taxonomy, "
-            "default analyse/taxonomy.toml) with its evidence, then name the final clusters of "
+            "default analyse/taxonomy.toml) and of the registries of universities and research "
+            "organisations ([analyse] registries; `webometrics registries info`) with its "
+            "evidence and what decided it, then name the final clusters of "
             "the clusterings not analysed yet, and the clusters of their stored levels "
             "([analyse] levels: all, leiden or none), by most frequent shingles, distinctive "
             "terms, largest domains and typical titles, and vote their category. Analysts' "

@@ -163,15 +163,25 @@ def _fetch(source: str) -> bytes:
     return path.read_bytes()
 
 
-def _latest_ror_zip() -> str:
-    """The URL of the zip of ROR's latest data dump, from Zenodo's API."""
+def latest_ror_zip(api: str = ROR_LATEST) -> str:
+    """The URL of the zip of ROR's latest data dump, from a Zenodo record's JSON
+    (``files[].key`` and ``files[].links.self``).
+
+    Raises
+    ------
+    ConfigError
+        The record cannot be fetched, is not JSON or lists no zip.
+    """
     from core.exceptions import ConfigError
 
-    meta = json.loads(_fetch(ROR_LATEST))
-    files = meta.get("files") or []
+    try:
+        meta = json.loads(_fetch(api))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{api}: not a Zenodo record (JSON): {exc} (nothing replaced)") from exc
+    files = meta.get("files") or [] if isinstance(meta, dict) else []
     zips = [f for f in files if str(f.get("key", "")).endswith(".zip")]
     if not zips:
-        raise ConfigError(f"{ROR_LATEST}: no zip among the record's files (nothing replaced)")
+        raise ConfigError(f"{api}: no zip among the record's files (nothing replaced)")
     link = zips[0].get("links", {})
     return str(link.get("self") or link.get("content"))
 
@@ -191,7 +201,7 @@ def _update(ctx: Context) -> int:
         write_snapshot,
     )
 
-    sources = ctx.args.sources or [HIPO_URL, _latest_ror_zip()]
+    sources = ctx.args.sources or [HIPO_URL, latest_ror_zip()]
     folder = ctx.output_folder(_folder(ctx), "--into")
     dumps = _dumps(sources)  # every input read before anything is written
     current = Registry.load(folder)
