@@ -351,7 +351,8 @@ def test_overview_changes(page, dashboard_db) -> None:
     at.toggle(key="overview-impact").set_value(False)  # on at first: a web graph is stored
     at.toggle(key="overview-more").set_value(True)
     rerun(at)
-    summary = frames(at)[1].set_index(["university", "direction"])
+    # after the shares by definition and the Web Impact Factors
+    summary = frames(at)[2].set_index(["university", "direction"])
     spbu_out = summary.loc[("Saint Petersburg State University", "outgoing")]
     # run 1 -> run 2: the domains kept, appeared (gazprom.ru) and disappeared
     old, new = (set(ENV[n]["spbu.ru"]["outgoing"]) for n in (1, 2))
@@ -360,7 +361,7 @@ def test_overview_changes(page, dashboard_db) -> None:
         len(new - old),
         len(old - new),
     )
-    changes = frames(at)[2]
+    changes = frames(at)[3]
     appeared = changes[changes["change"] == "appeared"]
     # the domains new in run 2 where both runs have data (gazprom.ru: outgoing; cnn.com: citing)
     new_domains = [
