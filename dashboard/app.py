@@ -40,18 +40,17 @@ PAGES = [
 page = st.navigation(PAGES)
 url = widgets.database_url()
 with st.sidebar:
-    st.caption(f"database: `{redact(url)}`")
     if st.button("Reload data", help="forget cached query results", key="reload"):
         data.reload(url)
     clock = data.follow_changes(url)
-    if clock.read_at is not None:
-        st.caption(
-            f"data read {clock.read_at:%Y-%m-%d %H:%M:%S} UTC",
-            help=f"The database is checked for changes every {data.CHECK_SECONDS} s: a "
-            "change from the command line (`webometrics category set`, `analyse`, a "
-            "crawl) shows at your next click after that, and the time here moves. "
-            "Reload data reads everything again now.",
-        )
+    read = f" · data read {clock.read_at:%Y-%m-%d %H:%M:%S} UTC" if clock.read_at else ""
+    st.caption(
+        f"database: `{redact(url)}`{read}",
+        help=f"Data read: when the numbers on the page were read. The database is checked "
+        f"for changes every {data.CHECK_SECONDS} s: a change from the command line "
+        "(`webometrics category set`, `analyse`, a crawl) shows at your next click after "
+        "that, and the time here moves. Reload data reads everything again now.",
+    )
 
 
 @st.fragment(run_every=data.CHECK_SECONDS)

@@ -157,7 +157,8 @@ def pyvis_html(frame: pd.DataFrame) -> str:
             shape="box",
             font={"color": "#ffffff"},
         )
-    for dom, rows in frame[frame["node"].str.startswith("d:")].groupby("domain"):
+    external = frame[frame["node"].astype(str).str.startswith("d:")]
+    for dom, rows in external.groupby("domain"):
         cat = rows["category"].iloc[0] or "uncategorised"
         x, y = xy[f"d:{dom}"]
         net.add_node(

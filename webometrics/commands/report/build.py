@@ -216,14 +216,12 @@ def build_report(
     written += write_rank_correlation(engine, out, run, low_confidence=low_confidence)
     cats = table_rows(A.domain_categories(engine), DOMAIN_CATEGORY_FIELDS)
     written.append(_write_csv(out / "domain_categories.csv", DOMAIN_CATEGORY_FIELDS, cats))
-    unis = {
-        r.university: {"country": r.country, "rank": r.rank or "", "domains": ";".join(r.domains)}
-        for r in t2
-    }
+    unis = {r.university: {"country": r.country, "rank": r.rank or ""} for r in t2}
+    own = {r.university: r.domains for r in t2}  # drawn as the university (analyse.networks)
     env = A.environment(engine, run_id=run) if run else []
     for direction, co in CO_LINKS:
         rows = [r for r in env if r.direction == direction]
-        written += _network_files(out / "networks", direction, co, rows, unis)
+        written += _network_files(out / "networks", direction, co, rows, unis, own)
     written.append(_write_index(out, run, written))
     return written
 
@@ -420,10 +418,16 @@ def _cluster_table(engine: Any, out: Path, run: int | None) -> list[Path]:
 
 
 def _network_files(
-    net: Path, direction: str, co: str, rows: Sequence[Any], unis: dict[str, dict[str, Any]]
+    net: Path,
+    direction: str,
+    co: str,
+    rows: Sequence[Any],
+    unis: dict[str, dict[str, Any]],
+    own: dict[str, tuple[str, ...]],
 ) -> list[Path]:
-    """The environment graph of one direction, the universities' co-link overlaps (table
-    and graph), the most shared domains and the centralities."""
+    """The environment graph of one direction (``own``: each university's own domains,
+    drawn as the university), the universities' co-link overlaps (table and graph), the
+    most shared domains and the centralities."""
     from analyse.networks import (
         centralities,
         colink_overlap,
@@ -437,7 +441,6 @@ def _network_files(
         (r.university, r.domain, r.links if direction == "outgoing" else r.pages) for r in rows
     ]
     doms = {r.domain: {"category": r.category or "", "language": r.language or ""} for r in rows}
-    own = {u: tuple(filter(None, str(a.get("domains", "")).split(";"))) for u, a in unis.items()}
     graph = environment_graph(
         edges, direction=direction, university_attrs=unis, domain_attrs=doms,
         university_domains=own,
