@@ -1,4 +1,5 @@
-"""The faults and bad inputs of issue 20, provoked for real: what happens, what is lost.
+"""The faults and bad inputs of issues 20 and 36, provoked for real: what happens, what
+is lost.
 
 Each row runs the ``webometrics`` command line in a fresh temporary folder against a
 local web on 127.0.0.1 (``tests/crawler/conftest.py``'s ``LocalWeb``, the gzip-bomb and
@@ -81,7 +82,9 @@ class Folder:
     def query(self, sql: str) -> list[tuple[Any, ...]]:
         con = sqlite3.connect(self.path / "w.db")
         try:
-            return con.execute(sql).fetchall()
+            rows = con.execute(sql).fetchall()
+            con.commit()  # an UPDATE too
+            return rows
         finally:
             con.close()
 
@@ -469,6 +472,177 @@ def outage(root: Path, server: Any) -> Row:
     }
 
 
+# --- issue 36: the second round ---------------------------------------------------------------
+
+
+def warc_bomb(root: Path) -> list[Row]:
+    from tests.crawler.test_warc_bomb import URL, gzip_bomb, peak_run, write_bomb_warc
+
+    inflated = 2 << 30
+    f = Folder(root, "warcbomb")
+    bomb = write_bomb_warc(f.path / "bomb.warc.gz", gzip_bomb(inflated), page=html("A").body)
+    size = bomb.stat().st_size
+    code, peak, _err = peak_run("import", "warc", "--no-progress", str(bomb), db=f.db, cwd=f.path)
+    (fetch_error,) = f.query(f"SELECT fetch_error FROM page WHERE url = '{URL}'")[0]
+    f.query(
+        f"UPDATE page SET fetch_error = NULL, extraction_status = 'pending' WHERE url = '{URL}'"
+    )
+    code2, peak2, _err2 = peak_run("extract", "--workers", "1", db=f.db, cwd=f.path)
+    (status,) = f.query(f"SELECT extraction_status FROM page WHERE url = '{URL}'")[0]
+    return [
+        {
+            "fault": f"decompression bomb in a WARC ({size / 1e3:.1f} KB, a record inflating "
+            f"to {inflated >> 30} GiB)",
+            "happened": f"import warc: page stored as {str(fetch_error).split(':')[0]} without "
+            f"a body, peak RSS {peak / 2**20:.0f} MiB; extract of that record: "
+            f"{status}, peak RSS {peak2 / 2**20:.0f} MiB",
+            "lost": "none",
+            "message": f"page.fetch_error: {fetch_error}",
+            "exit": f"{code}, {code2}",
+        }
+    ]
+
+
+def lost_proxy(root: Path) -> list[Row]:
+    from tests.crawler.test_lost_proxy import _crawl_until_stopped
+
+    rows = []
+    for failures, what in ((50, "stops"), (0, "stop off")):
+        f = Folder(root, f"lostproxy{failures}")
+        done, _pages, _port = _crawl_until_stopped(f.path, f.db, failures, stop_after=15)
+        status, error, stats = f.query("SELECT status, error, stats FROM crawl_run")[0]
+        rows.append(
+            {
+                "fault": f"the proxy goes away mid-crawl ([crawl] outage_failures = "
+                f"{failures}: {what})",
+                "happened": f"run {status}"
+                + (f": {error.splitlines()[0][:160]}" if error else "")
+                + ("; stats.warning set" if '"warning"' in (stats or "") else ""),
+                "lost": "none (the failed fetches are sent again on resume)"
+                if status == "interrupted"
+                else "none (pages recorded as connection_refused)",
+                "message": message(done.stderr),
+                "exit": done.returncode,
+            }
+        )
+    return rows
+
+
+def proxy_password(root: Path) -> Row:
+    f = Folder(root, "proxypw")
+    unis = alpha(f)
+    secret = "Px7-proxy-pw"
+    with LocalWeb({f"{A}/": html("Home", "/a.html"), f"{A}/a.html": html("A")}) as web:
+        proxy = web.proxy_url.replace("http://", f"http://agent:{secret}@")
+        out = f.cli(*crawl_args(unis, proxy, "--direction", "outgoing", "--jobdir", "job"))
+        auth = {r["proxy_authorization"] for r in web.requests}
+    leaks = [str(p.relative_to(f.path)) for p in f.path.rglob("*")
+             if p.is_file() and p.name != "w.db" and secret.encode() in p.read_bytes()]  # fmt: skip
+    rows = f.query("SELECT settings, error FROM crawl_run")
+    in_rows = sum(secret in str(r) for r in rows)
+    return {
+        "fault": "proxy URL with a password (--proxy http://user:pw@host)",
+        "happened": f"files holding it: {len(leaks)}, run rows: {in_rows}, console: "
+        f"{int(secret in out.stdout + out.stderr)}; the proxy got the credentials: "
+        f"{'yes' if len(auth) == 1 and None not in auth else 'no'}",
+        "lost": "none",
+        "message": message(out.stderr),
+        "exit": out.returncode,
+    }
+
+
+def read_only(root: Path) -> list[Row]:
+    import shutil
+
+    from tests.webometrics.test_read_only import read_only_folder
+
+    f = Folder(root, "readonly")
+    alpha(f)
+    f.cli("universities", "import", str(f.path / "u.toml"))
+    db = f.path / "db"
+    db.mkdir()
+    shutil.copy(f.path / "w.db", db / "w.db")
+    with read_only_folder(db) as ro:
+        f.env["WEBOMETRICS_DB_URL"] = f"sqlite:///{ro / 'w.db'}"
+        reads = [f.cli("runs"), f.cli("universities", "list")]
+        write = f.cli("universities", "import", str(f.path / "u.toml"))
+    return [
+        {
+            "fault": "a database in a read-only folder (read-only bind mount)",
+            "happened": "runs and universities list: exit "
+            + ", ".join(str(r.returncode) for r in reads)
+            + "; a write refused at once",
+            "lost": "none",
+            "message": message(write.stderr),
+            "exit": write.returncode,
+        }
+    ]
+
+
+def damaged(root: Path) -> Row:
+    from tests.webometrics.test_damaged_database import damage
+
+    f = Folder(root, "damaged")
+    unis = alpha(f)
+    with LocalWeb({f"{A}/": html("Home", "/a.html"), f"{A}/a.html": html("A")}) as web:
+        f.cli(*crawl_args(unis, web.proxy_url, "--direction", "outgoing"))
+    damage(f.path / "w.db")
+    out = f.cli("extract", "--workers", "1")
+    return {
+        "fault": "a damaged SQLite page (the page table's root overwritten), then extract",
+        "happened": f"stopped at once; {len(out.stderr.splitlines())} line(s) on the console",
+        "lost": "(the damaged page)",
+        "message": message(out.stderr),
+        "exit": out.returncode,
+    }
+
+
+def silent_server(root: Path) -> Row:
+    import socket
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    held: list[socket.socket] = []
+
+    def accept() -> None:
+        try:
+            while True:
+                held.append(listener.accept()[0])
+        except OSError:
+            pass
+
+    threading.Thread(target=accept, daemon=True).start()
+    f = Folder(root, "silent")
+    f.env["WEBOMETRICS_DB_URL"] = f"postgresql://u@127.0.0.1:{listener.getsockname()[1]}/db"
+    started = time.perf_counter()
+    out = f.cli("runs")
+    took = time.perf_counter() - started
+    listener.close()
+    for conn in held:
+        conn.close()
+    return {
+        "fault": "a database server that accepts and never answers",
+        "happened": f"gave up after {took:.0f} s (the command's whole run)",
+        "lost": "none",
+        "message": message(out.stderr),
+        "exit": out.returncode,
+    }
+
+
+def doubled_space(root: Path) -> Row:
+    f = Folder(root, "names")
+    for name in ("Alpha University", "Alpha  University"):
+        f.universities({"name": name, "domains": ["alpha-university.edu"]})
+        out = f.cli("universities", "import", str(f.path / "u.toml"))
+    (n,) = f.query("SELECT count(*) FROM university")[0]
+    return {
+        "fault": "a university name with a doubled space, imported again",
+        "happened": f"universities stored: {n}",
+        "lost": "none",
+        "message": message(out.stderr),
+        "exit": out.returncode,
+    }
+
+
 # --- the table ------------------------------------------------------------------------------
 
 
@@ -490,6 +664,13 @@ def main() -> None:
             lambda: sigterm(root),
             lambda: kill9(root),
             lambda: postgres_rows(root),
+            lambda: warc_bomb(root),
+            lambda: lost_proxy(root),
+            lambda: proxy_password(root),
+            lambda: read_only(root),
+            lambda: damaged(root),
+            lambda: silent_server(root),
+            lambda: doubled_space(root),
         ]
         for step in steps:
             started = time.perf_counter()
@@ -503,11 +684,14 @@ def main() -> None:
                 rows.append(row)
                 print(f"{row['fault']}: exit {row['exit']}, lost {row['lost']}", flush=True)
     lines = [
-        "# Faults and bad inputs (issue 20)",
+        "# Faults and bad inputs (issues 20 and 36)",
         "",
         f"`python bench/faults.py`, {run_date()}, {machine()}. Each fault provoked for real "
         "through the command line on a local web (127.0.0.1) and a fresh database (SQLite; "
-        "a private PostgreSQL server for the password and restart rows).",
+        "a private PostgreSQL server for the password and restart rows). Issue 36's lock kept "
+        "across a PostgreSQL restart and the pasted pipeline resume advice are tested, not "
+        "timed here: `tests/crawler/test_lock_restart.py`, "
+        "`tests/webometrics/test_pipeline_resume.py`.",
         "",
         "| fault | what happened | data lost | message | exit |",
         "|---|---|---|---|---|",

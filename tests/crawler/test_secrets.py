@@ -13,6 +13,7 @@ import stat
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import text
@@ -67,6 +68,20 @@ def password_db() -> Iterator[str]:
         server.stop()
 
 
+def _alpha(tmp_path: Path) -> tuple[dict[str, Any], Path]:
+    """Alpha University's two pages and one external page, and its universities file."""
+    pages = {
+        f"{A}/": html("Alpha", "/a.html", "http://ext.example.org/"),
+        f"{A}/a.html": html("Alpha page a"),
+        "http://ext.example.org/": html("External"),
+    }
+    unis = write_universities(
+        tmp_path / "u.toml",
+        {"name": "Alpha University", "domains": ["alpha-university.edu"], "home": [f"{A}/"]},
+    )
+    return pages, unis
+
+
 def _cli(*args: str, cwd: Path, db: str) -> subprocess.CompletedProcess[str]:
     # the database on the command line (--db), where a password would show
     few_retries = {"WEBOMETRICS_CRAWL__RETRY_TIMES": "1", "WEBOMETRICS_CRAWL__FLUSH_SECONDS": "0.5"}
@@ -80,15 +95,7 @@ def test_password_is_nowhere_on_disk(password_db: str, tmp_path: Path, local_web
     with pytest.raises(psycopg.OperationalError, match="password authentication failed"):
         psycopg.connect(wrong).close()  # the server really checks the password
     migrated_engine(password_db).dispose()
-    pages = {
-        f"{A}/": html("Alpha", "/a.html", "http://ext.example.org/"),
-        f"{A}/a.html": html("Alpha page a"),
-        "http://ext.example.org/": html("External"),
-    }
-    unis = write_universities(
-        tmp_path / "u.toml",
-        {"name": "Alpha University", "domains": ["alpha-university.edu"], "home": [f"{A}/"]},
-    )
+    pages, unis = _alpha(tmp_path)
     outputs = []
     with local_web(pages) as web:
         for args in (
@@ -161,15 +168,7 @@ def test_proxy_and_redis_passwords_are_nowhere_but_in_the_crawlers_environment(
     with pytest.raises(redis.AuthenticationError):  # the server really asks for it
         redis.Redis.from_url(password_redis.replace(REDIS_PASSWORD, "wrong")).ping()
     migrated_engine(password_db).dispose()
-    pages = {
-        f"{A}/": html("Alpha", "/a.html", "http://ext.example.org/"),
-        f"{A}/a.html": html("Alpha page a"),
-        "http://ext.example.org/": html("External"),
-    }
-    unis = write_universities(
-        tmp_path / "u.toml",
-        {"name": "Alpha University", "domains": ["alpha-university.edu"], "home": [f"{A}/"]},
-    )
+    pages, unis = _alpha(tmp_path)
     with local_web(pages) as web:
         proxy = web.proxy_url.replace("http://", f"http://agent:{PROXY_PASSWORD}@")
         out = _cli(
