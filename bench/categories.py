@@ -1,6 +1,21 @@
-"""Category accuracy on the test web: the category the analyse stage assigns
-(analyse/taxonomy.toml, analyse/categories.py) against the category the testbed manifest
-records for each external site, per domain and per cluster, *unknown* counted apart.
+"""Categories measured: on real labelled sites, the taxonomy alone against the text model
+and the combined model (cross-validated by site); on the test web, the category the
+analyse stage assigns (analyse/taxonomy.toml, analyse/categories.py) against the category
+the testbed manifest records for each external site, per domain and per cluster,
+*unknown* counted apart.
+
+Real labelled sites (unless ``--no-real``): the site samples of
+:mod:`corpora.site_kinds` (``--corpora``), up to 5 pages of one site labelled with the
+site's category; the text model (:mod:`analyse.text_model`) cross-validated by a
+stratified group k-fold by site (``--folds``, default 5: a site's samples are never in
+both train and test; the BBC and Lenta.ru, one site each, are each tested by a model that
+never saw them), the taxonomy alone (:func:`analyse.categories.categorize_domain` of the
+name and texts) and the combined model (:func:`analyse.evidence.categorize_site` with the
+text model's out-of-fold probabilities): per category precision, recall, F1 and
+confusion, calibration (Brier, ECE), accuracy per corpus, alternatives of the text model
+(``--no-alternatives`` skips them), and the categories without labelled text
+(scientific communities, search engines) by name alone from the registries and the
+taxonomy's listed domains.
 
 A domain with nothing fetched and nothing in its name is :data:`core.choices.UNKNOWN`
 (migration 0008): it is neither right nor wrong, reported apart (how many, of which kinds
@@ -26,7 +41,9 @@ Sources:
     member domains, with purity (share of members whose manifest category is the
     cluster's), unknown clusters apart, and accuracy by the stored ``category_support``.
 
-Run: ``nice .venv/bin/python bench/categories.py --build`` (about 4 minutes on 2 cores;
+Run: ``nice .venv/bin/python bench/categories.py`` (the real sites and the test web,
+about 35 minutes on a busy 2-core machine, 10 without the alternatives); ``--build``
+adds the pipeline's database (about 4 more minutes on 2 cores;
 ``--db-url URL [--manifest DIR]`` for an existing database, e.g. the demo's after
 ``make demo``); writes ``bench/results/categories.json`` and ``.md``.
 """

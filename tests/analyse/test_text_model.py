@@ -105,9 +105,10 @@ def test_gate_covers_every_corpus_and_category(gate: dict[str, Any]) -> None:
     samples = gate["samples"]
     assert {s.corpus for s in samples} == {"webkb", "bbc", "lenta", "tgcontest", "websites"}
     assert set(gate["classes"]) == set(TEXT_FLOORS)
-    # a site's samples: at most 2 (the subsample), never split across two sites
-    per_site = Counter((s.site, s.category) for s in samples)
+    # a site's samples of one corpus: at most 2 (the subsample); a sample is one site's
+    per_site = Counter((s.corpus, s.site, s.category) for s in samples)
     assert max(per_site.values()) <= 2
+    assert all(1 <= len(s.texts) <= 2 for s in samples)
 
 
 def test_text_model_meets_its_floors(gate: dict[str, Any]) -> None:

@@ -1,14 +1,16 @@
 """The analyse stage: categories of external domains, themes and categories of clusters.
 
 1. **Domains**: every external registered domain of the environment (links and verified
-   citations) and of the documents gets a category from the taxonomy
-   (:func:`analyse.categories.categorize_domain`) read from up to
-   ``[analyse] pages_per_domain`` of its fetched pages (hosts, titles, texts) and the
+   citations) and of the documents gets a category pooled from all the evidence
+   (:func:`analyse.evidence.categorize_site`, through :class:`SiteCategorizer`): the
    registries of organisations (:mod:`analyse.registries`, loaded once per run; off with
-   ``[analyse] registries = false``); the studied universities' own domains count as
-   listed universities. Stored in
-   :class:`~store.models.DomainCategory` with its score and evidence (the raw scores
-   included, so cluster votes can be recomputed); an analyst's override is never touched.
+   ``[analyse] registries = false``), the taxonomy's listed domains, patterns, name parts
+   and keywords, and the text model (``[analyse] text_model``, :func:`choose_text_model`)
+   read from up to ``[analyse] pages_per_domain`` of its fetched pages (hosts, titles,
+   texts); the studied universities' own domains count as listed universities. Stored in
+   :class:`~store.models.DomainCategory` with its confidence (``score``) and evidence
+   (``decided_by``; the pooled distribution as ``scores``, so cluster votes can be
+   recomputed); an analyst's override is never touched.
 2. **Clusters**: for each clustering not analysed yet (its final clusters have no theme;
    or the ones asked for), the final clusters (level -1) and the clusters of its stored
    levels (``[analyse] levels``: every level by default — the activity clustering's
@@ -322,13 +324,14 @@ def database_site_samples(
     from corpora.site_kinds import SiteSample
 
     with engine.connect() as conn:
-        overrides = dict(
-            conn.execute(
+        overrides: dict[str, str] = {
+            d: str(c)
+            for d, c in conn.execute(
                 select(DomainCategory.domain, DomainCategory.override_category).where(
                     DomainCategory.override_category.is_not(None)
                 )
-            ).all()
-        )
+            )
+        }
     todo = sorted(set(domains) if domains is not None else _environment_domains(engine))
     known = {d: k for d, k in _university_domains(engine).items() if "universities" in taxonomy}
     labels: dict[str, str] = {}
