@@ -79,6 +79,7 @@ __all__ = [
     "SiteRules",
     "normalise_merge",
     "normalise_prefix",
+    "private_extractor",
     "site_of",
     "split_url",
 ]
@@ -90,7 +91,8 @@ KEY_MAX_LENGTH = 253
 
 
 @functools.cache
-def _private_extractor() -> tldextract.TLDExtract:
+def private_extractor() -> tldextract.TLDExtract:
+    """tldextract with the PSL's private section, on its bundled snapshot (no network)."""
     # suffix_list_urls=() -> the snapshot bundled with tldextract; no network, no cache dir
     return tldextract.TLDExtract(
         suffix_list_urls=(), cache_dir=None, include_psl_private_domains=True
@@ -258,7 +260,7 @@ class SiteRules:
             return Entity(host, f"platform subdomain {host}")
         if ip_literal(host) is not None:
             return Entity(host[:KEY_MAX_LENGTH], "host")
-        ext = _private_extractor()(host)
+        ext = private_extractor()(host)
         key = ext.top_domain_under_public_suffix
         if not key:
             return Entity(host[:KEY_MAX_LENGTH], "host")

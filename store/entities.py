@@ -128,7 +128,7 @@ def _rule_row(r: SiteRule) -> RuleRow:
 
 def _analyst(name: str | None) -> str | None:
     """Who, as they named themselves (the overrides' rule: blank is unknown)."""
-    from store.overrides import _analyst as analyst_name  # imported late: it imports us
+    from store.overrides import analyst_name  # imported late: it imports us
 
     return analyst_name(name)
 

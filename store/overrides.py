@@ -75,6 +75,7 @@ __all__ = [
     "LOCK_KEY",
     "OverrideEvent",
     "OverrideRow",
+    "analyst_name",
     "check_overrides",
     "clear_override",
     "list_overrides",
@@ -262,7 +263,7 @@ def write_locked(engine: Engine) -> Engine:
     return locked
 
 
-def _analyst(name: str | None) -> str | None:
+def analyst_name(name: str | None) -> str | None:
     """Who, as they named themselves (blank: unknown)."""
     name = " ".join((name or "").split())
     if len(name) > ANALYST_MAX_LENGTH:
@@ -316,7 +317,7 @@ def set_override(
     tax = _taxonomy(taxonomy)
     key = tax.resolve(category)
     dom = normalise_domain(domain, site_rules(engine))
-    who = _analyst(analyst)
+    who = analyst_name(analyst)
     why = (note or "").strip() or None
     with session_scope(write_locked(engine)) as s:
         if require_environment and _missing(s, [dom]):
@@ -348,7 +349,7 @@ def clear_override(
     (and no history) when it had none (``analyst`` and ``taxonomy`` as for
     :func:`set_override`)."""
     dom = normalise_domain(domain, site_rules(engine))
-    who = _analyst(analyst)
+    who = analyst_name(analyst)
     with session_scope(write_locked(engine)) as s:
         row = s.scalar(select(DomainCategory).where(DomainCategory.domain == dom))
         if row is None or row.override_category is None:

@@ -12,9 +12,9 @@ from core.domains import registered_domain
 from core.entities import (
     DEFAULT_RULES_FILE,
     SiteRules,
-    _private_extractor,
     normalise_merge,
     normalise_prefix,
+    private_extractor,
     site_of,
 )
 from core.exceptions import ConfigError, ParameterError
@@ -83,7 +83,7 @@ def test_the_shipped_platforms_are_not_in_the_psl_private_section() -> None:
     data = tomllib.loads(DEFAULT_RULES_FILE.read_text(encoding="utf-8"))
     platforms = data["subdomain"]["platforms"]
     assert len(platforms) == len(set(platforms)) > 30
-    extract = _private_extractor()
+    extract = private_extractor()
     in_psl = [p for p in platforms if extract(f"someone.{p}").is_private]
     assert in_psl == []
     for rule in data["path"]:

@@ -40,7 +40,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "stages to run again.",
     )
     ssub = p.add_subparsers(dest="sites_command", metavar="ACTION", required=True)
+    _register_of(ssub)
+    _register_rule(ssub)
+    _register_lists(ssub)
+    _register_apply(ssub)
 
+
+def _register_of(ssub: argparse._SubParsersAction) -> None:
     of = ssub.add_parser(
         "of",
         help="the site of each URL or host, and the rule that decided it",
@@ -52,6 +58,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     of.add_argument("--format", choices=("table", "json"), default="table")
     of.set_defaults(func=_of)
 
+
+def _register_rule(ssub: argparse._SubParsersAction) -> None:
     rule = ssub.add_parser(
         "rule",
         help="add or remove an analyst's split or merge rule",
@@ -103,6 +111,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     rm.add_argument("--analyst", help="who (kept in the history)")
     rm.set_defaults(func=_remove)
 
+
+def _register_lists(ssub: argparse._SubParsersAction) -> None:
     rules = ssub.add_parser("rules", help="list the analysts' rules")
     rules.add_argument("--format", choices=("table", "json"), default="table")
     rules.set_defaults(func=_rules)
@@ -115,6 +125,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     hist.add_argument("--limit", type=int, default=50, metavar="N", help="at most N (50)")
     hist.set_defaults(func=_history)
 
+
+def _register_apply(ssub: argparse._SubParsersAction) -> None:
     app = ssub.add_parser(
         "apply",
         help="re-key the stored rows by the current rules (no re-crawl)",
