@@ -47,6 +47,28 @@ from bench.common import RESULTS, machine_info, run_date, write_results  # noqa:
 
 _KINDS = ("generated", "citing")
 
+COMMANDS = (
+    "git archive main | tar -x -C /tmp/main_src     # the code before",
+    "cp demo-of-main/webometrics.db /tmp/demo_before.db # make demo's database of main",
+    "(cd /tmp/main_src && WEBOMETRICS_DATA=$PWD/../shared/data python bench/categories.py \\",
+    "   --db-url sqlite:////tmp/demo_before.db --manifest demo-of-main/testbed \\",
+    "   --out /tmp/cat_before)",
+    "(cd /tmp/main_src && python bench/demo_clusters.py --db /tmp/demo_before.db \\",
+    "   --manifest demo-of-main/testbed/manifest.json --out /tmp/clusters_before/demo_clusters)",
+    "nice .venv/bin/python bench/categories.py --build /tmp/demo_after --out /tmp/cat_after",
+    "nice .venv/bin/python bench/demo_clusters.py --db /tmp/demo_after/webometrics.db \\",
+    "   --manifest $(python -c 'from testbed.build import shared_build; print(shared_build())')"
+    "/manifest.json --out /tmp/clusters_after/demo_clusters",
+    "nice .venv/bin/python bench/testweb_kinds.py \\",
+    "   --before-manifest demo-of-main/testbed/manifest.json \\",
+    "   --before-categories /tmp/cat_before/categories.json \\",
+    "   --after-categories /tmp/cat_after/categories.json \\",
+    "   --before-clusters /tmp/clusters_before/demo_clusters.json \\",
+    "   --after-clusters /tmp/clusters_after/demo_clusters.json \\",
+    "   --before-src /tmp/main_src --runs 1",
+)
+"""How the inputs were made (printed at the end of the results)."""
+
 
 def composition(manifest: Path) -> dict[str, Any]:
     """Sites, pages, text origin and pages per corpus, per (category, language)."""
@@ -299,6 +321,14 @@ def markdown(report: dict[str, Any]) -> str:
         lines.append("")
     lines += ["## Inputs", ""]
     lines += [f"- {k}: `{v}`" for k, v in report["inputs"].items() if v]
+    lines += ["", "Made by (before = the main branch's code and its `make demo` database):", ""]
+    lines += ["```sh", *COMMANDS, "```"]
+    after_md = report["inputs"].get("after_categories")
+    if after_md and Path(after_md).with_suffix(".md").is_file():
+        # the whole output of bench/categories.py after the change, its headings one down
+        text = Path(after_md).with_suffix(".md").read_text("utf-8")
+        lines += ["", "## Appendix: `bench/categories.py` after the change", ""]
+        lines += [("#" + line if line.startswith("#") else line) for line in text.splitlines()]
     return "\n".join(lines) + "\n"
 
 
