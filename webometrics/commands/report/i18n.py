@@ -212,6 +212,118 @@ PHRASES: dict[str, str] = {
     "domains citing most universities": "домены, цитирующие больше всего университетов",
     "centralities in the outgoing graph": "центральности в графе исходящих ссылок",
     "centralities in the citing graph": "центральности в графе цитирования",
+    # the two share definitions (build.py) and the rank statistics (ranks.py, analyse/ranks.py)
+    "Category shares per university (Figures 2-3; analyst overrides applied; run {run}). "
+    "{definitions}. share: of every domain; known_share: of the domains with evidence "
+    "(unknown = never fetched or no text, left out). {low}": (
+        "Доли категорий по университетам (рисунки 2-3; с поправками аналитиков; обход "
+        "{run}). {definitions}. share: от всех доменов; known_share: от доменов с данными "
+        "(unknown — не загружены или без текста — не учитываются). {low}"
+    ),
+    "Category shares per country (distinct domains; run {run}). {definitions}. {low}": (
+        "Доли категорий по странам (различные домены; обход {run}). {definitions}. {low}"
+    ),
+    "definition domain: each domain in its own category (the default); cluster: each "
+    "final cluster's member domains in the cluster's voted category, as the paper counted "
+    "(a cluster whose vote has support <= {x} is mixed; domains in no cluster are left out)": (
+        "определение domain: каждый домен в своей категории (по умолчанию); cluster: домены "
+        "каждого итогового кластера в категории, за которую проголосовал кластер, как "
+        "считала статья (кластер с поддержкой голосования <= {x} — смешанный, mixed; домены "
+        "вне кластеров не учитываются)"
+    ),
+    "low_confidence(_share): the domains (the part of known_share) resting on unreviewed "
+    "domains (no analyst override) scored below {x} ([analyse] low_confidence)": (
+        "low_confidence(_share): домены (часть known_share), которые опираются на "
+        "непроверенные домены (без поправки аналитика) с оценкой ниже {x} ([analyse] "
+        "low_confidence)"
+    ),
+    "The two share definitions per university (run {run}): {compared}": (
+        "Два определения долей по университетам (обход {run}): {compared}"
+    ),
+    "The two share definitions per country (run {run}): {compared}": (
+        "Два определения долей по странам (обход {run}): {compared}"
+    ),
+    "known_share by domain and by cluster side by side, difference = cluster - domain "
+    "(empty: no clustering of the run); the low-confidence parts of each": (
+        "known_share по доменам и по кластерам рядом, difference = cluster - domain (пусто: "
+        "нет кластеризации этого обхода); части каждой доли с низкой уверенностью"
+    ),
+    "shares by domain and by cluster (the paper's way) per university, side by side with "
+    "their difference": (
+        "доли по доменам и по кластерам (как в статье) по университетам, рядом, с разностью"
+    ),
+    "shares by domain and by cluster per country": "доли по доменам и по кластерам по странам",
+    "Figure 2 by cluster (each cluster's members in its category, as the paper)": (
+        "Рисунок 2 по кластерам (члены каждого кластера в его категории, как в статье)"
+    ),
+    "Figure 3 by cluster (as the paper)": "Рисунок 3 по кластерам (как в статье)",
+    "does each correlation's sign hold under both share definitions and every stored "
+    "clustering setting": (
+        "сохраняется ли знак каждой корреляции при обоих определениях долей и всех "
+        "сохранённых настройках кластеризации"
+    ),
+    "Spearman's ρ and Kendall's τ of the groups with the rank under both share definitions "
+    "(n, p, p adjusted by Holm and by Benjamini-Hochberg, 95 % interval from 10 universities "
+    "on, note)": (
+        "ρ Спирмена и τ Кендалла групп с рангом при обоих определениях долей (n, p, p с "
+        "поправкой Холма и Бенджамини-Хохберга, 95-процентный интервал начиная с 10 "
+        "университетов, примечание)"
+    ),
+    "The groups of each university against its rank (run {run}; shares over the domains "
+    "with evidence, by domain: each in its own category, by cluster: each cluster's members "
+    "in its category, as the paper; cluster columns empty without a clustering of the run; "
+    "share_academic_low_confidence: the part of share_academic resting on unreviewed "
+    "domains scored below {x})": (
+        "Группы каждого университета и его ранг (обход {run}; доли от доменов с данными, по "
+        "доменам: каждый в своей категории, по кластерам: члены каждого кластера в его "
+        "категории, как в статье; столбцы кластеров пусты без кластеризации этого обхода; "
+        "share_academic_low_confidence: часть share_academic, которая опирается на "
+        "непроверенные домены с оценкой ниже {x})"
+    ),
+    "Rank correlations of the groups with the Webometrics rank (run {run}): {note}. p_holm "
+    "and q_bh: p adjusted over the {tests} tests of each definition (every factor x "
+    "statistic x direction x rank) by Holm's method and by Benjamini-Hochberg's. Below {k} "
+    "universities p is an exact permutation test (all n! pairings up to 8, else {n} random "
+    "ones, seed {seed}) and no interval is given (too few to conclude; the note says why); "
+    "from 10 on, p and the 95 % interval are Fisher's z of the same statistic (Bonett-Wright "
+    "for ρ, Fieller for τ), so the interval excludes 0 exactly when p < 0.05": (
+        "Ранговые корреляции групп с рангом Webometrics (обход {run}): {note}. p_holm и "
+        "q_bh: p с поправкой на {tests} проверок каждого определения (все факторы x "
+        "статистики x направления x ранги) методом Холма и методом Бенджамини-Хохберга. "
+        "При числе университетов меньше {k} p — точный перестановочный тест (все n! "
+        "перестановок до 8, иначе {n} случайных, seed {seed}), интервал не даётся (слишком "
+        "мало для вывода; причина — в примечании); начиная с 10, p и 95-процентный интервал "
+        "— z Фишера той же статистики (Бонетт-Райт для ρ, Фиеллер для τ), так что интервал "
+        "не содержит 0 ровно тогда, когда p < 0.05"
+    ),
+    "n = {n} < {k}: too few universities to conclude: one university more or less can "
+    "change the sign": (
+        "n = {n} < {k}: слишком мало университетов для вывода: на один университет больше "
+        "или меньше — и знак может измениться"
+    ),
+    "p is an exact permutation test ({how}), the smallest it can be is 2/n! = {x}": (
+        "p — точный перестановочный тест ({how}), наименьшее возможное значение 2/n! = {x}"
+    ),
+    "all n! pairings": "все n! перестановок",
+    "random pairings": "случайные перестановки",
+    "no interval (Fisher's z needs about {k}, a bootstrap of {n} draws mostly repeated "
+    "universities)": (
+        "интервала нет (z Фишера нужно около {k}, бутстрэп из {n} выборок в основном "
+        "повторял бы университеты)"
+    ),
+    "Does each sign hold under both share definitions and every clustering setting stored "
+    "for run {run}? holds: the same sign under every defined variant; flips: it changes; "
+    "undefined: fewer than two variants defined. Settings: {legend}": (
+        "Сохраняется ли каждый знак при обоих определениях долей и всех настройках "
+        "кластеризации, сохранённых для обхода {run}? holds: один знак во всех определённых "
+        "вариантах; flips: знак меняется; undefined: определено меньше двух вариантов. "
+        "Настройки: {legend}"
+    ),
+    "defined under {m} of {n} variants only": "определено только в {m} из {n} вариантов",
+    "negative under all {n} defined variants": "отрицательный во всех {n} определённых вариантах",
+    "positive under all {n} defined variants": "положительный во всех {n} определённых вариантах",
+    "the sign changes: {signs}": "знак меняется: {signs}",
+    "figure: the headline share against the rank": "рисунок: главная доля и ранг",
 }
 """English template -> Russian template; a ``{field}`` takes any text."""
 
@@ -287,6 +399,20 @@ COLUMNS: dict[str, str] = {
     "release": "выпуск",
     "level": "уровень",
     "source": "источник",
+    "definition": "определение",
+    "domain_share": "доля по доменам",
+    "cluster_share": "доля по кластерам",
+    "difference": "разность",
+    "low_confidence": "с низкой уверенностью",
+    "low_confidence_share": "доля с низкой уверенностью",
+    "domain_low_confidence_share": "по доменам: доля с низкой уверенностью",
+    "cluster_low_confidence_share": "по кластерам: доля с низкой уверенностью",
+    "p_holm": "p (Холм)",
+    "q_bh": "q (Бенджамини-Хохберг)",
+    "tests": "проверок",
+    "holds": "сохраняется",
+    "line": "вывод",
+    "signs": "знаки",
 }
 """A column's English name -> its Russian header (Markdown only)."""
 
@@ -305,6 +431,12 @@ VALUES: dict[str, str] = {
     "crawl": "обход",
     "backlinks": "обратные ссылки",
     "commoncrawl": "Common Crawl",
+    "domain": "по доменам",
+    "cluster": "по кластерам",
+    "mixed": "смешанный",
+    "holds": "сохраняется",
+    "flips": "меняется",
+    "undefined": "не определён",
 }
 """A cell's whole English text -> Russian (directions, changes, statistics, sources)."""
 
