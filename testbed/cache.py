@@ -17,15 +17,14 @@ from testbed.universities import UNIVERSITIES_FILE
 
 
 def _code_digest() -> str:
-    """A digest of the testbed's code, the corpus loader it uses and the universities file
-    (a cached build's version)."""
+    """A digest of the testbed's code and the universities file (a cached build's
+    version)."""
     import hashlib
 
     h = hashlib.blake2b(digest_size=8)
     folder = Path(__file__).parent
     skip = ("server.py", "manifest.py")  # they do not change what a build writes
     built_by = [p for p in sorted(folder.glob("*.py")) if p.name not in skip]
-    built_by.append(folder.parent / "corpora" / "websites.py")  # the texts' loader
     for path in [*built_by, UNIVERSITIES_FILE]:
         h.update(path.name.encode())
         h.update(path.read_bytes())

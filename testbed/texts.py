@@ -231,13 +231,17 @@ def _websites(root: Path) -> list[tuple[str, list[Text]]]:
     """website-classification's home pages, each split into parts of about
     :data:`WORDS_PER_PAGE` words: one (label, parts) per site, a URL's second row and home
     pages under :data:`MIN_WORDS` words left out."""
-    from corpora.websites import load_websites
-
     out: list[tuple[str, list[Text]]] = []
     seen: set[str] = set()
-    for doc in load_websites(root / "website-classification"):
-        words = doc.text.split()
-        url = doc.url.rstrip("/").lower()
+    path = root / "website-classification" / "website_classification.csv"
+    with path.open(encoding="utf-8", newline="") as fh:  # read as corpora.websites reads it
+        rows = [
+            (row_no, row["website_url"], row["cleaned_website_text"], row["category"].strip())
+            for row_no, row in enumerate(csv.DictReader(fh))
+        ]
+    for doc_id, site_url, site_text, label in rows:
+        words = site_text.split()
+        url = site_url.strip().rstrip("/").lower()
         if len(words) < MIN_WORDS or url in seen:
             continue
         seen.add(url)
@@ -248,9 +252,9 @@ def _websites(root: Path) -> list[tuple[str, list[Text]]]:
             chunk = words[k * size : (k + 1) * size]
             title = " ".join(chunk[:6]).capitalize()
             paras = tuple(" ".join(chunk[j : j + 40]) for j in range(0, len(chunk), 40))
-            source = f"websites/{doc.doc_id}/{k}"
+            source = f"websites/{doc_id}/{k}"
             parts.append(Text(source, "en", title, paras, part=k))
-        out.append((doc.label, parts))
+        out.append((label, parts))
     return out
 
 
