@@ -238,14 +238,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         log.debug("the error's traceback", exc_info=True)
         print(f"webometrics: error: {exc}", file=sys.stderr)
         return exc.exit_code
-    except Exception as exc:
-        # a driver error no stage translated (a server gone, a damaged file): one line
-        error = _database_error(exc, ctx)
-        if error is None:
-            raise
-        log.debug("the database refused", exc_info=True)
-        print(f"webometrics: error: {error} (-vv shows where)", file=sys.stderr)
-        return error.exit_code
     except OSError as exc:  # a file or folder that cannot be read or written, a full disk
         log.debug("the file system refused", exc_info=True)
         where = f" {exc.filename}:" if exc.filename else ""
@@ -255,6 +247,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
+    except Exception as exc:
+        # a driver error no stage translated (a server gone, a damaged file): one line
+        error = _database_error(exc, ctx)
+        if error is None:
+            raise
+        log.debug("the database refused", exc_info=True)
+        print(f"webometrics: error: {error} (-vv shows where)", file=sys.stderr)
+        return error.exit_code
     except KeyboardInterrupt as exc:
         what = str(exc) if isinstance(exc, Terminated) else "interrupted"
         # only crawl, pipeline and import runs are listed by `webometrics runs`

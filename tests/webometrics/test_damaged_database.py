@@ -78,11 +78,36 @@ def test_postgresql_stopping_under_extract_is_one_clean_line(tmp_path: Path, cor
         url = _migrated(pg.server.create_database())
         fill_world(url, corpora)
         engine = make_engine(url)
-        with engine.begin() as conn:  # every page to extract again: work for a while
+        with engine.begin() as conn:  # every page to extract again, ten times over
+            columns = [
+                c
+                for c in conn.execute(
+                    text(
+                        "SELECT column_name FROM information_schema.columns "
+                        "WHERE table_name = 'page' AND column_name NOT IN ('id', 'url') "
+                        "ORDER BY ordinal_position"
+                    )
+                ).scalars()
+            ]
+            listed = ", ".join(columns)
+            conn.execute(
+                text(
+                    f"INSERT INTO page (url, {listed}) SELECT url || '?copy=' || g, {listed} "
+                    "FROM page, generate_series(1, 10) AS g"
+                )
+            )
             conn.execute(text("UPDATE page SET extraction_status = 'pending'"))
         engine.dispose()
         proc = start_webometrics("extract", "--workers", "1", db=url, cwd=tmp_path)
-        time.sleep(4)
+        engine = make_engine(url)
+        query = text("SELECT count(*) FROM page WHERE extraction_status <> 'pending'")
+        deadline = time.monotonic() + 120
+        while proc.poll() is None and time.monotonic() < deadline:
+            with engine.connect() as conn:  # its first batch committed: under way
+                if conn.execute(query).scalar():
+                    break
+            time.sleep(0.1)
+        engine.dispose()
         assert proc.poll() is None, proc.communicate()
         pg.stop()
         _out, err = proc.communicate(timeout=300)
@@ -90,7 +115,10 @@ def test_postgresql_stopping_under_extract_is_one_clean_line(tmp_path: Path, cor
         assert "Traceback" not in err, err[-5000:]
         (line,) = _error_lines(err)
         assert "database" in line
-        assert len(err.splitlines()) <= 5, err
+        # besides the progress bar: the error, and the lock's warnings (lost, not taken
+        # again); 254 lines with 7 chained tracebacks before
+        said = [ln for ln in err.splitlines() if ln.strip() and not ln.startswith("extract:")]
+        assert len(said) <= 4, err
     finally:
         pg.server.stop()
 

@@ -115,8 +115,14 @@ def _extract_all(tasks: Iterator[Task], config: WorkerConfig, n_workers: int, ou
     except BaseException:
         try:
             out.flush()  # keep what is done; the rest stays pending
-        except Exception:
-            log.exception("could not store the last %d extracted pages", len(out.buffer))
+        except Exception as exc:  # the same cause as the error raised: one line, not a trace
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            log.warning(
+                "the last %d extracted pages were not stored (they stay pending): %s",
+                len(out.buffer),
+                first[:300],
+            )
+            log.debug("storing the last extracted pages failed", exc_info=True)
         raise
     return n_restarts
 
