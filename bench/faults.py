@@ -504,12 +504,12 @@ def warc_bomb(root: Path) -> list[Row]:
 
 
 def lost_proxy(root: Path) -> list[Row]:
-    from tests.crawler.test_lost_proxy import _crawl_until_stopped
+    from tests.crawler.test_lost_proxy import crawl_until_stopped
 
     rows = []
     for failures, what in ((50, "stops"), (0, "stop off")):
         f = Folder(root, f"lostproxy{failures}")
-        done, _pages, _port = _crawl_until_stopped(f.path, f.db, failures, stop_after=15)
+        done, _pages, _port = crawl_until_stopped(f.path, f.db, failures, stop_after=15)
         status, error, stats = f.query("SELECT status, error, stats FROM crawl_run")[0]
         rows.append(
             {

@@ -710,7 +710,7 @@ def _fill_world(
             )
 
 
-def _migrated(url: str) -> str:
+def migrated_world_url(url: str) -> str:
     engine = make_engine(url)
     schema.upgrade(engine)
     engine.dispose()
@@ -730,7 +730,7 @@ def filled(migrated_url: str, corpora: dict[str, Any]) -> Facts:
 def filled_sqlite(tmp_path_factory: pytest.TempPathFactory, corpora: dict[str, Any]) -> Facts:
     """The world in a migrated SQLite file, made once per test module."""
     path = tmp_path_factory.mktemp("analysis") / "analysis.db"
-    return fill_world(_migrated(f"sqlite:///{path}"), corpora)
+    return fill_world(migrated_world_url(f"sqlite:///{path}"), corpora)
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
@@ -744,7 +744,7 @@ def filled_ro(
         url = f"sqlite:///{tmp_path_factory.mktemp('analysis-ro') / 'ro.db'}"
     else:
         url = request.getfixturevalue("postgres_server").create_database()
-    return fill_world(_migrated(url), corpora)
+    return fill_world(migrated_world_url(url), corpora)
 
 
 @pytest.fixture(scope="module")
@@ -752,10 +752,10 @@ def dashboard_db(tmp_path_factory: pytest.TempPathFactory, corpora: dict[str, An
     """The world in a migrated SQLite file named ``dashboard.db`` (the dashboard shows the
     name), made once per test module."""
     path: Path = tmp_path_factory.mktemp("dashboard") / "dashboard.db"
-    return fill_world(_migrated(f"sqlite:///{path}"), corpora)
+    return fill_world(migrated_world_url(f"sqlite:///{path}"), corpora)
 
 
 @pytest.fixture
 def fresh_dashboard_db(tmp_path: Path, corpora: dict[str, Any]) -> Facts:
     """The world in a SQLite database of its own, for a dashboard test that writes."""
-    return fill_world(_migrated(f"sqlite:///{tmp_path / 'dashboard.db'}"), corpora)
+    return fill_world(migrated_world_url(f"sqlite:///{tmp_path / 'dashboard.db'}"), corpora)

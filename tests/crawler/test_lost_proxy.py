@@ -45,7 +45,7 @@ def _site() -> tuple[dict[str, Answer], list[dict[str, Any]]]:
     return pages, unis
 
 
-def _crawl_until_stopped(
+def crawl_until_stopped(
     tmp_path: Path, db: str, outage_failures: int, stop_after: int
 ) -> tuple[subprocess.CompletedProcess[str], dict[str, Answer], int]:
     """Start a crawl through the test web, stop the server after ``stop_after`` requests;
@@ -75,7 +75,7 @@ def _crawl_until_stopped(
 
 
 def test_a_crawl_whose_proxy_goes_away_stops_to_resume(tmp_path: Path, migrated_url: str) -> None:
-    done, pages, port = _crawl_until_stopped(tmp_path, migrated_url, 10, stop_after=15)
+    done, pages, port = crawl_until_stopped(tmp_path, migrated_url, 10, stop_after=15)
     assert done.returncode == 1, done.stderr[-3000:]
     message = done.stderr[done.stderr.index("webometrics: error:") :]
     assert "interrupted" in message and "connection reason" in message, message
@@ -107,7 +107,7 @@ def test_a_crawl_whose_proxy_goes_away_stops_to_resume(tmp_path: Path, migrated_
 
 
 def test_a_crawl_whose_failures_dominate_says_so(tmp_path: Path, migrated_url: str) -> None:
-    done, _pages, _port = _crawl_until_stopped(tmp_path, migrated_url, 0, stop_after=5)
+    done, _pages, _port = crawl_until_stopped(tmp_path, migrated_url, 0, stop_after=5)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "webometrics: warning: crawl run 1:" in done.stderr
     assert "got no answer (connection_refused" in done.stderr

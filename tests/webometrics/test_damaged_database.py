@@ -20,7 +20,7 @@ from store import make_engine
 from tests.cli import FAST_CRAWL, run_webometrics, start_webometrics
 from tests.crawler.conftest import LocalWeb, html, write_universities
 from tests.crawler.test_db_outage import PrivatePostgres
-from tests.stored_world import _migrated, fill_world
+from tests.stored_world import fill_world, migrated_world_url
 
 A = "http://www.alpha-university.edu"
 
@@ -75,7 +75,7 @@ def test_extract_and_crawl_say_the_database_file_is_damaged(filled_sqlite, tmp_p
 def test_postgresql_stopping_under_extract_is_one_clean_line(tmp_path: Path, corpora) -> None:
     pg = PrivatePostgres()
     try:
-        url = _migrated(pg.server.create_database())
+        url = migrated_world_url(pg.server.create_database())
         fill_world(url, corpora)
         engine = make_engine(url)
         with engine.begin() as conn:  # every page to extract again, ten times over

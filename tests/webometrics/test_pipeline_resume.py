@@ -19,7 +19,7 @@ from store.session import session_scope
 from tests.cli import cli_env, run_webometrics, start_webometrics
 from tests.crawler.conftest import migrated_engine, write_universities
 from tests.crawler.test_db_outage import wait_for_pages
-from tests.webometrics.test_runs import A, _settings, _web
+from tests.webometrics.test_runs import A, runs_env, small_web
 from webometrics.liveness import resume_hint
 
 
@@ -30,8 +30,8 @@ def test_the_resume_advice_of_an_interrupted_pipeline_run_works_pasted(tmp_path:
         tmp_path / "u.toml",
         {"name": "Alpha University", "domains": ["alpha-university.edu"], "home": [f"{A}/"]},
     )
-    env = _settings(tmp_path)
-    with _web() as web:
+    env = runs_env(tmp_path)
+    with small_web() as web:
         proc = start_webometrics(
             "run", "--universities", "u.toml", "--stages", "crawl,extract", "--direction",
             "outgoing", "--proxy", web.proxy_url, db=db, cwd=tmp_path, env=env,

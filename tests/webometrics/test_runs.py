@@ -26,7 +26,7 @@ LEASE_SECONDS = 6.0
 (a fresh interpreter, 1-3 s on a busy machine) is still within it."""
 
 
-def _web() -> LocalWeb:
+def small_web() -> LocalWeb:
     pages = {f"{A}/": html("Home", *(f"/p{i}.html" for i in range(200)))}
     for i in range(200):
         pages[f"{A}/p{i}.html"] = html(f"Page {i}")
@@ -34,7 +34,7 @@ def _web() -> LocalWeb:
     return LocalWeb(pages)
 
 
-def _settings(tmp_path: Path) -> dict[str, str]:
+def runs_env(tmp_path: Path) -> dict[str, str]:
     """A quick crawl that stores in small batches and a short heartbeat lease."""
     return {
         **FAST_CRAWL,
@@ -48,14 +48,14 @@ def _settings(tmp_path: Path) -> dict[str, str]:
     }
 
 
-def _crawl(tmp_path: Path, web: LocalWeb, db: str) -> subprocess.Popen[str]:
+def start_crawl(tmp_path: Path, web: LocalWeb, db: str) -> subprocess.Popen[str]:
     unis = write_universities(
         tmp_path / "u.toml",
         {"name": "Alpha University", "domains": ["alpha-university.edu"], "home": [f"{A}/"]},
     )
     return start_webometrics(
         "crawl", "--universities", str(unis), "--direction", "outgoing", "--proxy",
-        web.proxy_url, "--depth", "1", "--no-progress", db=db, env=_settings(tmp_path),
+        web.proxy_url, "--depth", "1", "--no-progress", db=db, env=runs_env(tmp_path),
     )  # fmt: skip
 
 
@@ -67,8 +67,8 @@ def _run(engine: Any) -> CrawlRun:
 def test_sigterm_marks_the_crawl_interrupted_and_says_how_to_resume(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'w.db'}"
     engine = migrated_engine(db)
-    with _web() as web:
-        proc = _crawl(tmp_path, web, db)
+    with small_web() as web:
+        proc = start_crawl(tmp_path, web, db)
         wait_for_pages(engine, proc, 5)
         proc.send_signal(signal.SIGTERM)
         _out, err = proc.communicate(timeout=90)
@@ -78,7 +78,7 @@ def test_sigterm_marks_the_crawl_interrupted_and_says_how_to_resume(tmp_path: Pa
     assert run.status == "interrupted" and run.error == "terminated (SIGTERM)"
     assert f"resume it with:\n  {run.settings['resume']}" in err
     assert Path(run.settings["jobdir"]).is_dir()  # kept to resume
-    listed = run_webometrics("runs", db=db, env=_settings(tmp_path))
+    listed = run_webometrics("runs", db=db, env=runs_env(tmp_path))
     assert listed.returncode == 0, listed.stderr
     assert "interrupted" in listed.stdout
     assert f"resume: {run.settings['resume']}" in listed.stdout
@@ -87,15 +87,15 @@ def test_sigterm_marks_the_crawl_interrupted_and_says_how_to_resume(tmp_path: Pa
 def test_a_killed_crawl_is_marked_interrupted_by_the_next_command(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'w.db'}"
     engine = migrated_engine(db)
-    with _web() as web:
-        proc = _crawl(tmp_path, web, db)
+    with small_web() as web:
+        proc = start_crawl(tmp_path, web, db)
         wait_for_pages(engine, proc, 5)
         os.kill(proc.pid, signal.SIGKILL)  # the crawler process dies with it
         killed = time.monotonic()  # its last heartbeat was before this
         proc.communicate(timeout=30)
     run = _run(engine)
     assert run.status == "running" and run.heartbeat_at is not None
-    env = _settings(tmp_path)
+    env = runs_env(tmp_path)
     # within the lease the run may still be alive: left alone
     early = run_webometrics("runs", db=db, env=env)
     assert time.monotonic() - killed < LEASE_SECONDS, "the check came after the lease"
@@ -121,7 +121,7 @@ def test_a_refused_backlinks_file_makes_no_run(tmp_path: Path) -> None:
     for path in (bad, tmp_path / "missing.csv"):
         done = run_webometrics(
             "crawl", "--universities", str(unis), "--backlinks", str(path), "--no-progress",
-            db=db, env=_settings(tmp_path),
+            db=db, env=runs_env(tmp_path),
         )  # fmt: skip
         assert done.returncode == 2, done.stderr
         assert str(path.name) in done.stderr
