@@ -379,7 +379,8 @@ def categorize_site(
         evidence[key] = names.evidence.get(key, []) if names.category == combined.category else []
     for key in ("title_keywords", "text_keywords"):
         evidence[key] = words.evidence.get(key, {}) if words.category == combined.category else {}
-    evidence["registry"] = names.evidence.get("registry")
+    if (registry_match := names.evidence.get("registry")) is not None:
+        evidence["registry"] = registry_match  # a site no registry holds has no such key
     evidence.update(combined.evidence())
     return Assignment(
         combined.category,

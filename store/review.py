@@ -664,6 +664,9 @@ class _Parsed:
     codings: dict[str, tuple[int, str, str | None, str | None, float | None]]
     problems: list[SheetProblem]
     blank: int
+    # keys that are no site name (an IP, a host without public suffix): valid only when
+    # the database stores them (the crawl keeps such hosts), with the reason otherwise
+    odd: dict[str, str] = field(default_factory=dict)
 
 
 def _parse(text: str, sheet: str, taxonomy: Taxonomy) -> _Parsed:
@@ -720,9 +723,9 @@ def _parse_row(
         return
     try:
         domain = normalise_domain(raw_domain)
-    except ParameterError as exc:
-        parsed.problems.append(SheetProblem(line, f"unknown domain: {exc}"))
-        return
+    except ParameterError as exc:  # kept as written: a stored key need not be a DNS name
+        domain = raw_domain.strip().lower().rstrip(".")
+        parsed.odd[domain] = str(exc)
     try:
         key = taxonomy.resolve(raw_category)
     except ParameterError as exc:
@@ -783,12 +786,9 @@ def import_sheet(
     parsed = _parse(_text_of(content, sheet), sheet, tax)
     if parsed.codings:
         for dom in not_in_environment(engine, list(parsed.codings)):
-            parsed.problems.append(
-                SheetProblem(
-                    parsed.codings[dom][0],
-                    f"unknown domain {dom}: in no environment of this database",
-                )
-            )
+            why = parsed.odd.get(dom)
+            what = f": {why}" if why else f" {dom}: in no environment of this database"
+            parsed.problems.append(SheetProblem(parsed.codings[dom][0], f"unknown domain{what}"))
     if parsed.problems:
         raise SheetError(sheet, sorted(parsed.problems, key=lambda p: p.line))
     name = Path(sheet).name[:300]
