@@ -323,6 +323,12 @@ PHRASES: dict[str, str] = {
     "negative under all {n} defined variants": "отрицательный во всех {n} определённых вариантах",
     "positive under all {n} defined variants": "положительный во всех {n} определённых вариантах",
     "the sign changes: {signs}": "знак меняется: {signs}",
+    "negative under all {n} defined variants ({m} undefined)": (
+        "отрицательный во всех {n} определённых вариантах ({m} не определены)"
+    ),
+    "positive under all {n} defined variants ({m} undefined)": (
+        "положительный во всех {n} определённых вариантах ({m} не определены)"
+    ),
     "figure: the headline share against the rank": "рисунок: главная доля и ранг",
 }
 """English template -> Russian template; a ``{field}`` takes any text."""
