@@ -61,7 +61,7 @@ from types import TracebackType
 from typing import Any
 
 from sqlalchemy import Connection, Engine, text
-from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import DBAPIError, OperationalError, PendingRollbackError
 
 from core.defaults import RUN_LEASE_SECONDS
 from core.exceptions import RunLockedError
@@ -348,8 +348,16 @@ class RunLock:
                     self.name,
                     str(err.orig).splitlines()[0] if err.orig else err,
                 )
+            except PendingRollbackError:
+                # the session failed under the keeper thread as the run ended (the server
+                # went away): it is invalid, and its advisory locks died with it
+                log.warning(
+                    "the %s lock's database session was lost as the run ended; the lock "
+                    "was released with it",
+                    self.name,
+                )
             finally:
-                with contextlib.suppress(DBAPIError):
+                with contextlib.suppress(DBAPIError, PendingRollbackError):
                     self._conn.close()
                 self._conn = None
         self._release_files()

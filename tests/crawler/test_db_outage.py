@@ -201,6 +201,7 @@ def test_an_outage_past_the_retry_window_stops_the_crawl_to_resume(
     err = done.stderr
     # the wait is said on the console, not only in the job's log
     assert "webometrics: note: the database does not answer (since" in err, err[-3000:]
+    assert "webometrics: error:" in err, err[-8000:]
     message = err[err.index("webometrics: error:") :]
     assert "interrupted" in message and "resume it with:" in message, message
     resume = message.split("resume it with:\n", 1)[1].splitlines()[0].strip()

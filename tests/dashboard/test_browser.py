@@ -353,12 +353,19 @@ def test_first_visit_by_deep_link_shows_the_named_pages(
     # sidebar of dashboard/app.py: the database and the Reload data button
     tab = first_visits[path]
     wait_for(tab, RENDERED_SIDEBAR, timeout=120)
-    # the sidebar's button shows a moment after the run ends: wait for it, unless the
-    # navigation is already wrong
+    # the sidebar's button and its database caption (which names when the data were
+    # read) show a moment after the run ends: wait for both, unless the navigation is
+    # already wrong
     shown = settle(
         tab,
         RENDERED_SIDEBAR,
-        lambda s: s["pages"] != NAVIGATION or "Reload data" in s["buttons"],
+        lambda s: (
+            s["pages"] != NAVIGATION
+            or (
+                "Reload data" in s["buttons"]
+                and any(c.startswith("database:") for c in s["captions"])
+            )
+        ),
         timeout=15,
     )
     assert (shown["path"], shown["heading"]) == (f"/{path}", DEEP_LINKS[path]), shown
