@@ -77,6 +77,7 @@ from store.overrides import (
 from store.session import session_scope
 
 __all__ = [
+    "QUEUE_COLUMNS",
     "SHEET_COLUMNS",
     "AcceptResult",
     "Agreement",
@@ -124,6 +125,24 @@ MAX_PROBLEMS = 25  # listed in a refused sheet's message
 _CHUNK = 500  # domains per IN list
 # evidence keys the summary leaves out: raw numbers a reader cannot act on
 _QUIET = {"scores", "taxonomy", "decided_by", "pages", "titles"}
+
+
+#: the review queue's columns as a reader shows them (the CLI's csv/json, the dashboard)
+QUEUE_COLUMNS = (
+    "position",
+    "domain",
+    "category",
+    "confidence",
+    "priority",
+    "share_points",
+    "universities",
+    "links",
+    "coders",
+    "evidence",
+    "title",
+    "sample",
+    "url",
+)
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ import streamlit as st
 
 from core.exceptions import WebometricsError
 from dashboard import data, widgets
+from store.review import QUEUE_COLUMNS
 
 url = widgets.database_url()
 st.title("Review")
@@ -80,23 +81,7 @@ else:
     )
     shown = queue.assign(category=queue["category"].map(name))
     widgets.table(
-        shown[
-            [
-                "position",
-                "domain",
-                "category",
-                "confidence",
-                "priority",
-                "share_points",
-                "universities",
-                "links",
-                "coders",
-                "evidence",
-                "title",
-                "sample",
-                "url",
-            ]
-        ],
+        shown[list(QUEUE_COLUMNS)],
         f"review queue run {run_id} {direction}",
         key="review-queue",
         column_config={

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import Engine, func, select
 
@@ -26,6 +27,27 @@ class DomainPageRow:
     language: str | None
     http_status: int | None
     role: str
+
+
+def _first_per_domain(
+    engine: Engine, ranked: Any, domain: Any, per_domain: int
+) -> list[DomainPageRow]:
+    """The rows of ``ranked`` (a subquery numbering each domain's pages ``n`` by URL) up
+    to ``per_domain`` a domain, by domain and URL."""
+    stmt = (
+        select(
+            domain,
+            ranked.c.url,
+            ranked.c.title,
+            ranked.c.language,
+            ranked.c.http_status,
+            ranked.c.role,
+        )
+        .where(ranked.c.n <= per_domain)
+        .order_by(domain, ranked.c.url)
+    )
+    with engine.connect() as conn:
+        return [DomainPageRow(*row) for row in conn.execute(stmt)]
 
 
 def domain_pages(
@@ -65,20 +87,7 @@ def domain_pages(
         .where(Page.registered_domain.in_(list(domains)), Page.role.in_(list(roles)))
         .subquery()
     )
-    stmt = (
-        select(
-            ranked.c.registered_domain,
-            ranked.c.url,
-            ranked.c.title,
-            ranked.c.language,
-            ranked.c.http_status,
-            ranked.c.role,
-        )
-        .where(ranked.c.n <= per_domain)
-        .order_by(ranked.c.registered_domain, ranked.c.url)
-    )
-    with engine.connect() as conn:
-        return [DomainPageRow(*row) for row in conn.execute(stmt)]
+    return _first_per_domain(engine, ranked, ranked.c.registered_domain, per_domain)
 
 
 def document_pages(engine: Engine, document_ids: Sequence[int]) -> list[DomainPageRow]:
@@ -157,20 +166,7 @@ def citing_pages(
         .outerjoin(Page, Page.id == cites.c.page_id)
         .subquery()
     )
-    stmt = (
-        select(
-            ranked.c.domain,
-            ranked.c.url,
-            ranked.c.title,
-            ranked.c.language,
-            ranked.c.http_status,
-            ranked.c.role,
-        )
-        .where(ranked.c.n <= per_domain)
-        .order_by(ranked.c.domain, ranked.c.url)
-    )
-    with engine.connect() as conn:
-        return [DomainPageRow(*row) for row in conn.execute(stmt)]
+    return _first_per_domain(engine, ranked, ranked.c.domain, per_domain)
 
 
 def document_languages(engine: Engine) -> list[str]:

@@ -26,22 +26,6 @@ PRIORITY = (
     "of the figures per domain reviewed. Domains with an override are left out; ties go "
     "to more links, then more universities."
 )
-QUEUE_COLUMNS = (
-    "position",
-    "domain",
-    "category",
-    "confidence",
-    "priority",
-    "share_points",
-    "universities",
-    "links",
-    "coders",
-    "evidence",
-    "title",
-    "sample",
-    "url",
-)
-TABLE_COLUMNS = (*QUEUE_COLUMNS[:9], "evidence", "title")
 FORMATS = ("table", "csv", "json")
 
 
@@ -183,8 +167,12 @@ def _write(rows: Sequence[Any], columns: Sequence[str], fmt: str) -> None:
 
 
 def _review(ctx: Context) -> int:
+    from store.review import QUEUE_COLUMNS
+
     rows = _queue(ctx)
-    _write(rows, QUEUE_COLUMNS if ctx.args.format != "table" else TABLE_COLUMNS, ctx.args.format)
+    # the terminal table leaves the long sample and URL out
+    columns = QUEUE_COLUMNS if ctx.args.format != "table" else QUEUE_COLUMNS[:11]
+    _write(rows, columns, ctx.args.format)
     if ctx.args.format == "table":
         if not rows:
             print("the queue is empty: no domain without an override in the run's environment")
