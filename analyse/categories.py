@@ -108,7 +108,7 @@ from core.domains import registered_domain
 
 # Taxonomy and load_taxonomy (analyse.taxonomy) are used here and imported from here too
 __all__ = [
-    "DECIDERS",
+    "PRECEDENCE",
     "Assignment",
     "Evidence",
     "Taxonomy",
@@ -119,8 +119,16 @@ __all__ = [
     "registry_weight",
 ]
 
-#: what can decide a domain's category (``evidence["decided_by"]``), strongest first
-DECIDERS = ("override", "known_domain", "registry", "pattern", "keywords", "none")
+#: the sources :func:`combine` weighs, strongest first: a stronger source's exclusions
+#: bind the weaker ones, and it decides a tie (names of :data:`core.choices.CATEGORY_DECIDERS`)
+PRECEDENCE: tuple[str, ...] = (
+    "override",
+    "known_domain",
+    "registry",
+    "pattern",
+    "keywords",
+    "none",
+)
 
 
 @dataclass(frozen=True)
@@ -153,7 +161,7 @@ class Evidence:
         A non-negative weight per category key (missing: 0).
     excludes : frozenset of str
         Categories this source rules out: the weaker sources (after it in
-        :data:`DECIDERS`) cannot give them any score (a registered company is no
+        :data:`PRECEDENCE`) cannot give them any score (a registered company is no
         university, whatever its pages say).
     """
 
@@ -163,9 +171,9 @@ class Evidence:
 
 
 def _rank(source: str) -> int:
-    """A source's place in :data:`DECIDERS` (an unlisted one, e.g. a text model, ranks
+    """A source's place in :data:`PRECEDENCE` (an unlisted one, e.g. a text model, ranks
     with the keywords)."""
-    return DECIDERS.index(source) if source in DECIDERS else DECIDERS.index("keywords")
+    return PRECEDENCE.index(source) if source in PRECEDENCE else PRECEDENCE.index("keywords")
 
 
 def combine(
@@ -226,7 +234,7 @@ def combine(
     share = {ev.source: 0.0 for ev in kept}
     for ev in kept:
         share[ev.source] += max(ev.scores.get(result.category, 0.0), 0.0)
-    order = {name: i for i, name in enumerate(DECIDERS)}
+    order = {name: i for i, name in enumerate(PRECEDENCE)}
     details["decided_by"] = min(share, key=lambda n: (-share[n], order.get(n, len(order))))
     return result
 
@@ -418,7 +426,7 @@ def categorize_domain(
     Returns
     -------
     Assignment
-        ``evidence`` holds ``decided_by`` (:data:`DECIDERS`), ``known`` (listed domains
+        ``evidence`` holds ``decided_by`` (:data:`PRECEDENCE`), ``known`` (listed domains
         that matched), ``patterns``, ``name_parts``, ``title_keywords`` and
         ``text_keywords`` (keyword -> number of titles/pages, for the winning category),
         ``pages`` and ``titles`` (counts), and ``registry`` (the organisation found:

@@ -75,8 +75,16 @@ __all__ = [
     "text_evidence",
 ]
 
-SOURCES = ("registry", "known_domain", "pattern", "name_part", "keywords", "text")
-"""The sources of evidence, in the order of precedence of ``decided_by`` on a tie."""
+SOURCES: tuple[str, ...] = (
+    "registry",
+    "known_domain",
+    "pattern",
+    "name_part",
+    "keywords",
+    "text",
+)
+"""The sources of evidence, in the order of precedence of ``decided_by`` on a tie
+(names of :data:`core.choices.CATEGORY_DECIDERS`)."""
 
 
 @dataclass(frozen=True)
@@ -155,7 +163,7 @@ class Combined:
 
     category: str
     confidence: float
-    decided_by: str | None
+    decided_by: str
     probabilities: dict[str, float]
     sources: dict[str, dict[str, Any]] = field(default_factory=dict)
 
@@ -246,7 +254,7 @@ def combine_evidence(
             "pages": text.pages,
         }
     if not pool:
-        return Combined(UNKNOWN, 0.0, None, {}, {})
+        return Combined(UNKNOWN, 0.0, "none", {}, {})
     log_p = {c: sum(math.log(q[c]) for q in pool.values()) for c in keys}
     top = max(log_p.values())
     unnorm = {c: math.exp(v - top) for c, v in log_p.items()}

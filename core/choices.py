@@ -40,6 +40,15 @@ two never differ. The modules that check a choice import it from here.
     trafilatura's extraction trade-off (``[extract] favor``).
 ``GRAPH_LEVELS``
     the nodes of a Common Crawl web graph: registered domains or hosts.
+``CATEGORY_DECIDERS``
+    what decided a site's category (``evidence["decided_by"]`` of a stored category):
+    ``override`` (an analyst), ``known_domain`` (a domain the taxonomy lists, or a
+    university under study), ``registry`` (a university or research registry),
+    ``pattern`` (a host pattern such as ``*.edu``), ``name_part`` (a word in the
+    domain's name), ``keywords`` (the taxonomy's words in titles and text), ``text``
+    (the trained text model) or ``none`` (no evidence). Each combiner breaks ties in
+    its own order of these names (:data:`analyse.categories.PRECEDENCE`,
+    :data:`analyse.evidence.SOURCES`).
 ``LEVEL_THEMES``
     which stored levels of a clustering the analyse stage names besides its final
     clusters (``[analyse] levels``): ``all``, ``leiden`` (the Leiden levels only, not the
@@ -161,3 +170,8 @@ GRAPH_LEVELS: tuple[GraphLevel, ...] = get_args(GraphLevel)
 LevelThemes = Literal["all", "leiden", "none"]
 LEVEL_THEMES: tuple[LevelThemes, ...] = get_args(LevelThemes)
 """Which stored levels' clusters the analyse stage names besides the final ones."""
+
+CategoryDecider = Literal[
+    "override", "known_domain", "registry", "pattern", "name_part", "keywords", "text", "none"
+]
+CATEGORY_DECIDERS: tuple[CategoryDecider, ...] = get_args(CategoryDecider)

@@ -18,7 +18,7 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from analyse.categories import DECIDERS, Assignment, categorize_domain
+from analyse.categories import Assignment, categorize_domain
 from analyse.registries import (
     PLATFORMS,
     DumpInput,
@@ -36,6 +36,7 @@ from analyse.registries import (
     write_snapshot,
 )
 from analyse.taxonomy import Taxonomy, load_taxonomy
+from core.choices import CATEGORY_DECIDERS
 from core.exceptions import ConfigError
 from core.settings import Settings
 from store import make_engine
@@ -535,7 +536,7 @@ def test_the_stage_stores_the_registry_evidence(filled: Facts, tmp_path: Path) -
         assert rows["arxiv.org"].category == "scientific_communities"
         assert "registry" not in rows["vk.com"].evidence  # a platform is no organisation
         for r in rows.values():
-            assert r.evidence["decided_by"] in DECIDERS
+            assert r.evidence["decided_by"] in CATEGORY_DECIDERS
         off = Settings().replace(analyse={"registries": False})
         analyse.run(engine, off, AnalyseScope(redo=True), progress=False)
         with Session(engine) as s:

@@ -11,7 +11,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from analyse.categories import PRECEDENCE
 from analyse.evidence import (
+    SOURCES,
     NameFact,
     TextEvidence,
     categorize_site,
@@ -25,6 +27,7 @@ from analyse.text_model import (
     load_model,
     site_terms,
 )
+from core.choices import CATEGORY_DECIDERS
 from corpora.site_kinds import load_site_kinds
 
 #: Floors of the out-of-fold F1 per category on the gate's subsample (2 samples of 2
@@ -131,7 +134,16 @@ def test_combined_meets_its_floors_and_beats_the_taxonomy(gate: dict[str, Any]) 
     f1_alone = {c: round(_f1(gate["y"], alone, c), 3) for c in COMBINED_FLOORS}
     assert all(f1[c] > f1_alone[c] for c in COMBINED_FLOORS), (f1, f1_alone)
     # the confidence is a probability, the evidence names what decided
-    assert all(0 < a.score <= 1 and a.evidence["decided_by"] for a in gate["combined"])
+    assert all(
+        0 < a.score <= 1 and a.evidence["decided_by"] in CATEGORY_DECIDERS for a in gate["combined"]
+    )
+
+
+def test_both_combiners_speak_one_vocabulary_of_deciders() -> None:
+    """Each combiner orders its sources its own way, with names from one vocabulary."""
+    assert set(PRECEDENCE) <= set(CATEGORY_DECIDERS)
+    assert set(SOURCES) <= set(CATEGORY_DECIDERS)
+    assert set(PRECEDENCE) | set(SOURCES) == set(CATEGORY_DECIDERS)
 
 
 def test_calibrated_probabilities_are_calibrated(gate: dict[str, Any]) -> None:
@@ -233,4 +245,4 @@ def test_categorize_site_explains_itself() -> None:
         "known_domain"
     )
     none = categorize_site("qwzx-nothing.example", taxonomy=tax, registry=reg)
-    assert (none.category, none.score, none.evidence["decided_by"]) == ("unknown", 0.0, None)
+    assert (none.category, none.score, none.evidence["decided_by"]) == ("unknown", 0.0, "none")

@@ -52,7 +52,7 @@ def test_classify_by_name_and_registries(filled_ro: Facts, capsys) -> None:
     assert (nothing["category"], float(nothing["confidence"]), nothing["decided_by"]) == (
         "unknown",
         0.0,
-        "",
+        "none",
     )
     assert all(0 <= float(r["confidence"]) <= 1 for r in rows.values())
 
