@@ -390,6 +390,7 @@ def _outranked(a: Assignment) -> bool:
     )
 
 
+@pytest.mark.slow
 def test_by_name_every_registered_university_is_a_university(
     registry: Registry, taxonomy: Taxonomy
 ) -> None:

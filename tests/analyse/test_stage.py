@@ -68,6 +68,7 @@ def test_stage_categorises_domains_and_names_clusters(filled: Facts) -> None:
         engine.dispose()
 
 
+@pytest.mark.slow
 def test_override_survives_recrawl_and_recluster(filled: Facts) -> None:
     engine = make_engine(filled.url)
     try:

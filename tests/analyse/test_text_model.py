@@ -104,6 +104,7 @@ def gate(shared_data: Path) -> dict[str, Any]:
     }
 
 
+@pytest.mark.slow
 def test_gate_covers_every_corpus_and_category(gate: dict[str, Any]) -> None:
     samples = gate["samples"]
     assert {s.corpus for s in samples} == {"webkb", "bbc", "lenta", "tgcontest", "websites"}

@@ -110,6 +110,7 @@ def test_weighted_minhash_refuses_bad_input():
 
 
 # -- the k-NN graph ---------------------------------------------------------------------------
+@pytest.mark.slow
 def test_nndescent_can_be_asked_for(lenta):
     """``candidates="nndescent"`` forces what ``auto`` runs only above the exact limit."""
     _corpus, counts = lenta
@@ -440,6 +441,7 @@ def test_stage_refuses_documents_without_term_counts(activity_db):
         options("--unit", "domain", "--method", "activity", "--threshold", "0.3")
 
 
+@pytest.mark.slow
 def test_command_line_default_is_activity_per_university(activity_db):
     url, _engine, _labels = activity_db
     env = {k: v for k, v in os.environ.items() if not k.startswith("WEBOMETRICS_")}

@@ -50,6 +50,7 @@ def test_exact_knn_equals_scikit_learn_brute_force(reuters_tfidf):
     assert np.array_equal(nb[:5], exact_knn(X, k, rows=np.arange(5))[0])
 
 
+@pytest.mark.slow
 def test_nndescent_recall_and_seed(reuters_tfidf):
     X = reuters_tfidf
     k = auto_neighbours(X.shape[0])

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from sqlalchemy import select, text
 
 from store import analytics as A
@@ -45,6 +46,7 @@ def _universities_file(path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_run_takes_a_release_into_the_tables_and_the_clusters(
     tmp_path: Path, warc_samples: Path, monkeypatch
 ) -> None:

@@ -161,6 +161,7 @@ def test_a_reimport_with_other_domains_or_country_is_explicit(
     engine.dispose()
 
 
+@pytest.mark.slow
 def test_the_commands_refuse_a_silent_rewrite(tmp_path: Path) -> None:
     """``universities import`` and ``run --universities``: exit 2, the difference shown,
     the way out named; nothing written, nothing crawled."""

@@ -88,6 +88,7 @@ def _runs(tmp_path: Path) -> list[CrawlRun]:
     return runs
 
 
+@pytest.mark.slow
 def test_crawl_shows_and_stores_bad_rows_and_refuses_an_unterminated_quote(
     tmp_path: Path,
 ) -> None:

@@ -152,6 +152,7 @@ def fetch_errors(tmp_path: Path) -> dict[str, str | None]:
     return errors
 
 
+@pytest.mark.slow
 def test_a_gzip_bomb_at_the_largest_allowed_cap_stays_in_bounded_memory(
     tmp_path: Path, web_factory: Any
 ) -> None:
@@ -168,6 +169,7 @@ def test_a_gzip_bomb_at_the_largest_allowed_cap_stays_in_bounded_memory(
     assert rss_kib * 1024 < 480 * MIB, f"peak RSS {rss_kib / 1024:.0f} MiB"
 
 
+@pytest.mark.slow
 def test_a_chunked_body_over_the_cap_is_too_large_not_cancelled(
     tmp_path: Path, web_factory: Any
 ) -> None:

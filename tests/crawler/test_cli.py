@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from .conftest import LocalWeb, html, write_universities
 
 A = "http://www.alpha-university.edu"
@@ -30,6 +32,7 @@ def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_crawl_command_with_progress(tmp_path: Path) -> None:
     assert run("db", "upgrade", cwd=tmp_path).returncode == 0
     unis = write_universities(
@@ -59,6 +62,7 @@ def test_crawl_command_with_progress(tmp_path: Path) -> None:
     assert records[-1]["queued"] == 0 and records[-1]["held"] == 0
 
 
+@pytest.mark.slow
 def test_crawl_errors_say_what_to_do(tmp_path: Path) -> None:
     assert run("db", "upgrade", cwd=tmp_path).returncode == 0
     none = run("crawl", "--direction", "outgoing", cwd=tmp_path)
@@ -76,6 +80,7 @@ def test_crawl_errors_say_what_to_do(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "invalid choice" in bad.stderr
 
 
+@pytest.mark.slow
 def test_import_warc_command(tmp_path: Path, shared_data: Path) -> None:
     assert run("db", "upgrade", cwd=tmp_path).returncode == 0
     sample = shared_data / "warc-samples" / "resiliparse" / "warcfile.warc.gz"
@@ -86,6 +91,7 @@ def test_import_warc_command(tmp_path: Path, shared_data: Path) -> None:
     assert missing.returncode == 2 and "nothing.warc.gz: WARC/ARC file not found" in missing.stderr
 
 
+@pytest.mark.slow
 def test_whole_pipeline_run_calls_the_crawl_stage(tmp_path: Path) -> None:
     """``webometrics run --stages crawl`` records the crawl as a pipeline stage."""
     import sqlite3

@@ -176,6 +176,8 @@ def _outage(
     return engine, subprocess.CompletedProcess(args, proc.returncode, out, err)
 
 
+@pytest.mark.slow
+@pytest.mark.requires_postgres
 def test_a_restart_of_postgresql_during_a_crawl_loses_nothing(
     tmp_path: Path, site: Any, reference: Any, private_postgres: PrivatePostgres
 ) -> None:
@@ -192,6 +194,8 @@ def test_a_restart_of_postgresql_during_a_crawl_loses_nothing(
     assert not any((tmp_path / "state").rglob("crawl-*"))
 
 
+@pytest.mark.slow
+@pytest.mark.requires_postgres
 def test_an_outage_past_the_retry_window_stops_the_crawl_to_resume(
     tmp_path: Path, site: Any, reference: Any, private_postgres: PrivatePostgres
 ) -> None:

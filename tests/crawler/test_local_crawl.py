@@ -122,6 +122,7 @@ def _pages(engine) -> dict[str, Page]:
         return {p.url: p for p in s.scalars(select(Page))}
 
 
+@pytest.mark.slow
 def test_what_was_fetched(crawled: dict[str, Any]) -> None:
     counts = collections.Counter(r["url"] for r in crawled["log"])
     fetched = set(counts)
@@ -286,6 +287,7 @@ def test_page_budget_per_university(postgres_url: str, tmp_path: Path, local_web
     engine.dispose()
 
 
+@pytest.mark.slow
 def test_inline_extraction(tmp_path: Path, local_web, shared_data: Path) -> None:
     """With extract_inline the pages arrive extracted (text, language, shingles): a real
     article page of the scrapinghub-aeb corpus, checked against its gold main text."""

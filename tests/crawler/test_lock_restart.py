@@ -47,6 +47,8 @@ def private_pg() -> Iterator[PrivatePostgres]:
     pg.server.stop()
 
 
+@pytest.mark.slow
+@pytest.mark.requires_postgres
 def test_a_second_crawl_is_refused_after_a_restart_of_postgresql(
     tmp_path: Path, slow_site: Any, private_pg: PrivatePostgres
 ) -> None:

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from sqlalchemy import select
 
 from store.models import CrawlRun, Page
@@ -74,6 +75,7 @@ def crawl_until_stopped(
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err), pages, port
 
 
+@pytest.mark.slow
 def test_a_crawl_whose_proxy_goes_away_stops_to_resume(tmp_path: Path, migrated_url: str) -> None:
     done, pages, port = crawl_until_stopped(tmp_path, migrated_url, 10, stop_after=15)
     assert done.returncode == 1, done.stderr[-3000:]
@@ -106,6 +108,7 @@ def test_a_crawl_whose_proxy_goes_away_stops_to_resume(tmp_path: Path, migrated_
     assert not failed, failed
 
 
+@pytest.mark.slow
 def test_a_crawl_whose_failures_dominate_says_so(tmp_path: Path, migrated_url: str) -> None:
     done, _pages, _port = crawl_until_stopped(tmp_path, migrated_url, 0, stop_after=5)
     assert done.returncode == 0, done.stderr[-3000:]

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import psutil
+import pytest
 from sqlalchemy import func, select
 
 from core.domains import normalize_url
@@ -57,6 +58,7 @@ def _stored(engine) -> dict[str, str | None]:
         return dict(s.execute(select(Page.url, Page.content_hash)).all())
 
 
+@pytest.mark.slow
 def test_sigkill_then_resume(tmp_path: Path, testbed_dir: Path, testbed_manifest) -> None:
     from testbed.server import TestbedServer
 
@@ -144,6 +146,7 @@ def test_sigkill_then_resume(tmp_path: Path, testbed_dir: Path, testbed_manifest
             assert key in links, e
 
 
+@pytest.mark.slow
 def test_restart_replays_answers_and_failures_received_before_the_kill(
     tmp_path: Path, local_web
 ) -> None:

@@ -88,6 +88,7 @@ def _cli(*args: str, cwd: Path, db: str) -> subprocess.CompletedProcess[str]:
     return run_webometrics("--db", db, *args, cwd=cwd, env={**FAST_CRAWL, **few_retries})
 
 
+@pytest.mark.slow
 def test_password_is_nowhere_on_disk(password_db: str, tmp_path: Path, local_web) -> None:
     import psycopg
 
@@ -158,6 +159,7 @@ def password_redis() -> Iterator[str]:
         server.stop()
 
 
+@pytest.mark.slow
 def test_proxy_and_redis_passwords_are_nowhere_but_in_the_crawlers_environment(
     password_db: str, password_redis: str, tmp_path: Path, local_web
 ) -> None:

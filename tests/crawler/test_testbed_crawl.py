@@ -76,6 +76,7 @@ def _uni(manifest: Any, key: str) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("key", KEYS)
+@pytest.mark.slow
 def test_every_external_link_of_the_manifest_is_found(
     result: dict[str, Any], testbed_manifest: Any, key: str
 ) -> None:

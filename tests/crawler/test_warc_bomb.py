@@ -95,6 +95,7 @@ def peak_run(*args: str, db: str, cwd: Path) -> tuple[int, int, str]:
     return code, maxrss_kib * 1024, proc.stderr
 
 
+@pytest.mark.slow
 def test_the_bomb_is_small_and_really_inflates(bomb: Path) -> None:
     from warcio.archiveiterator import ArchiveIterator
 
@@ -111,6 +112,7 @@ def test_the_bomb_is_small_and_really_inflates(bomb: Path) -> None:
             pytest.fail("no bomb record")
 
 
+@pytest.mark.slow
 def test_import_and_extract_of_a_warc_bomb_stay_bounded(
     bomb: Path, migrated_url: str, tmp_path: Path
 ) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pandas as pd
+import pytest
 import streamlit as st
 
 from dashboard import data
@@ -49,6 +50,7 @@ def _reads(url: str) -> dict[str, Any]:
     return out
 
 
+@pytest.mark.slow
 def test_network_reads_agree_fresh_and_stale(filled: Facts) -> None:
     engine = make_engine(filled.url)
     try:

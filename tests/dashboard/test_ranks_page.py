@@ -57,6 +57,7 @@ def no_none(frame: pd.DataFrame) -> bool:
     return not frame.isna().any().any() and not (frame.astype(str) == "None").any().any()
 
 
+@pytest.mark.slow
 def test_rank_page_shows_the_factors_and_correlations_of_the_run(
     ranks_page: AppTest, dashboard_db: Facts
 ) -> None:

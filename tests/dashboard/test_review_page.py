@@ -74,6 +74,7 @@ def _count(url: str, model: type) -> int:
     return int(n)
 
 
+@pytest.mark.slow
 def test_review_page_queue_set_sheets_agreement_adjudication(
     review: AppTest, fresh_dashboard_db: Facts
 ) -> None:

@@ -4,6 +4,7 @@ applied and removed through store.entities, a bad rule refused with its reason."
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 from sqlalchemy import func, select
 from streamlit.testing.v1 import AppTest
 
@@ -25,6 +26,7 @@ def _frames(at: AppTest) -> list[pd.DataFrame]:
     return [df.value for df in at.dataframe]
 
 
+@pytest.mark.slow
 def test_sites_page_adds_previews_applies_and_removes(fresh_dashboard_db, monkeypatch) -> None:
     facts = fresh_dashboard_db
     monkeypatch.setenv("WEBOMETRICS_DB_URL", facts.url)

@@ -125,6 +125,7 @@ def test_stage_without_documents_says_what_to_do(tmp_path):
     engine.dispose()
 
 
+@pytest.mark.slow
 def test_command_line(stored, planted, webometrics):
     url, engine = stored
     out = webometrics("dedup", "--list-methods", db=url)

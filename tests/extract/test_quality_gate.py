@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from core.settings import Settings
 from extract import ExtractOptions, extract_page
 from extract.evaluate import aeb_counts, scores_from_counts
@@ -21,6 +23,7 @@ FLOOR_TOKEN_RECALL = 0.980
 FLOOR_SHINGLE4_F1 = 0.955
 
 
+@pytest.mark.slow
 def test_extraction_quality_gate(aeb_pages):
     subset = aeb_pages[::6][:30]
     assert len(subset) == 30

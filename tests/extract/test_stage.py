@@ -120,6 +120,7 @@ def extracted(tmp_path_factory, corpus):
     return engine, stats
 
 
+@pytest.mark.slow
 def test_every_pending_page_gets_a_status(extracted, corpus):
     engine, stats = extracted
     assert stats.pages == len(corpus) and stats.workers == 2
@@ -289,6 +290,7 @@ def test_redo_and_deleted_documents(tmp_path, aeb_pages):
         stage.run(engine, SETTINGS, stage.ExtractScope(redo=("pending",)))
 
 
+@pytest.mark.slow
 def test_a_page_that_kills_its_worker_is_isolated(tmp_path, aeb_pages):
     """A page whose extraction outlives the watchdog ends its worker; the pool is rebuilt,
     the pages in flight are retried one at a time, the culprit is marked error."""
@@ -388,6 +390,7 @@ def _group_gone(pgid: int, timeout: float = 20) -> bool:
 
 
 @pytest.mark.parametrize("how", ["ctrl-c", "kill-9"])
+@pytest.mark.slow
 def test_interrupt_and_resume_through_the_cli(tmp_path, aeb_pages, how):
     engine = _engine(tmp_path)
     _insert(engine, [_page(p.url, p.html) for p in aeb_pages[:120]])

@@ -318,6 +318,7 @@ def _override(url: str, domain: str) -> str | None:
     return got
 
 
+@pytest.mark.slow
 def test_agreement_acceptance_and_adjudication(filled: Facts, tmp_path: Path, capsys) -> None:
     url = filled.url
     for who, codes in (("Ann", A_CODES), ("Bo", B_CODES)):

@@ -35,6 +35,7 @@ def _digest(folder: Path) -> dict[str, str]:
     return out
 
 
+@pytest.mark.slow
 def test_build_is_deterministic_and_the_cli_builds(testbed_dir: Path, tmp_path: Path, capsys):
     """A second build (through the command line, in another folder) is byte-identical."""
     out = tmp_path / "web"

@@ -12,6 +12,8 @@ import html
 from collections import Counter, defaultdict
 from pathlib import Path
 
+import pytest
+
 from corpora.websites import load_websites
 from testbed import CATEGORIES
 from testbed.manifest import Manifest
@@ -134,6 +136,7 @@ def test_news_and_universities_hold_texts_of_their_kind(manifest: Manifest):
     assert set(CATEGORIES) == {c for c, _ in ORIGINS}
 
 
+@pytest.mark.slow
 def test_texts_repeat_only_when_their_pool_is_used_up(manifest: Manifest, shared_data: Path):
     """A text is used again only when its pool (category, language) has given every
     document (a site starts at a home page's first part, so later parts may be skipped)."""

@@ -34,6 +34,7 @@ def test_help_lists_the_commands(tmp_path: Path) -> None:
         assert command in out.stdout
 
 
+@pytest.mark.slow
 def test_db_upgrade_twice_then_import_and_list(tmp_path: Path) -> None:
     env = {"WEBOMETRICS_DB_URL": "sqlite:///x.db"}
     first = run("db", "upgrade", cwd=tmp_path, env=env)
@@ -90,6 +91,7 @@ def test_bad_input_exit_2(
     assert expected in out.stderr
 
 
+@pytest.mark.slow
 def test_bad_universities_file_exit_2_nothing_written(tmp_path: Path) -> None:
     env = {"WEBOMETRICS_DB_URL": "sqlite:///x.db"}
     assert run("db", "upgrade", cwd=tmp_path, env=env).returncode == 0
@@ -106,6 +108,7 @@ def test_no_command_prints_help_and_exits_2(tmp_path: Path) -> None:
     assert out.returncode == 2 and "usage:" in out.stdout
 
 
+@pytest.mark.slow
 def test_an_output_folder_that_cannot_hold_the_output_is_refused_first(tmp_path: Path) -> None:
     """``--out`` at a file, or under one: exit 2 at once with what is wrong (the test web's
     build used to run its steps for 15 s and then fail with a traceback); a file the

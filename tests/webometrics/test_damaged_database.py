@@ -14,6 +14,7 @@ import sqlite3
 import time
 from pathlib import Path
 
+import pytest
 from sqlalchemy import text
 
 from store import make_engine
@@ -45,6 +46,7 @@ def _error_lines(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if line.startswith("webometrics: error:")]
 
 
+@pytest.mark.slow
 def test_extract_and_crawl_say_the_database_file_is_damaged(filled_sqlite, tmp_path: Path) -> None:
     db_file = tmp_path / "w.db"
     shutil.copy(Path(filled_sqlite.url.removeprefix("sqlite:///")), db_file)
@@ -72,6 +74,8 @@ def test_extract_and_crawl_say_the_database_file_is_damaged(filled_sqlite, tmp_p
     assert "Warning" not in line
 
 
+@pytest.mark.slow
+@pytest.mark.requires_postgres
 def test_postgresql_stopping_under_extract_is_one_clean_line(tmp_path: Path, corpora) -> None:
     pg = PrivatePostgres()
     try:
@@ -123,6 +127,7 @@ def test_postgresql_stopping_under_extract_is_one_clean_line(tmp_path: Path, cor
         pg.server.stop()
 
 
+@pytest.mark.slow
 def test_a_server_that_accepts_and_never_answers_is_given_up(tmp_path: Path) -> None:
     """A database address whose server accepts connections and never answers: the
     command gives up after the connect timeout (``DATABASE_CONNECT_TIMEOUT``), not

@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from sqlalchemy import select
 
 from store.models import CrawlRun, Page, PipelineRun
@@ -23,6 +24,7 @@ from tests.webometrics.test_runs import A, runs_env, small_web
 from webometrics.liveness import resume_hint
 
 
+@pytest.mark.slow
 def test_the_resume_advice_of_an_interrupted_pipeline_run_works_pasted(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'w.db'}"
     engine = migrated_engine(db)

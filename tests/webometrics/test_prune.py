@@ -7,6 +7,7 @@ from __future__ import annotations
 import signal
 from pathlib import Path
 
+import pytest
 from sqlalchemy import select
 
 from store.models import CrawlRun
@@ -17,6 +18,7 @@ from tests.crawler.test_db_outage import wait_for_pages
 from tests.webometrics.test_runs import A, runs_env, small_web, start_crawl
 
 
+@pytest.mark.slow
 def test_prune_removes_the_job_folders_of_abandoned_runs(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'w.db'}"
     engine = migrated_engine(db)

@@ -44,6 +44,7 @@ def read_only_folder(folder: Path) -> Iterator[Path]:
         subprocess.run(["umount", str(view)], check=True)
 
 
+@pytest.mark.slow
 def test_reading_commands_work_and_writes_say_read_only(filled_sqlite, tmp_path: Path) -> None:
     source = Path(filled_sqlite.url.removeprefix("sqlite:///"))
     folder = tmp_path / "db"

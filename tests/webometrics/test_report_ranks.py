@@ -25,6 +25,7 @@ def _academic_share(udom: str, direction: str) -> float:
     return sum(c in ("universities", "scientific_communities") for c in evidence) / len(evidence)
 
 
+@pytest.mark.slow
 def test_report_writes_the_rank_correlation_table_and_figure(
     filled_ro: Facts, tmp_path: Path, capsys
 ) -> None:
@@ -109,6 +110,7 @@ def test_report_writes_the_rank_correlation_table_and_figure(
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000
 
 
+@pytest.mark.slow
 def test_report_on_an_empty_database_writes_the_headers(migrated_url: str, tmp_path: Path) -> None:
     out = tmp_path / "empty"
     assert main(["--db-url", migrated_url, "report", "--out", str(out)]) == 0

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from sqlalchemy import func, select
 
 from store.models import CrawlRun
@@ -64,6 +65,7 @@ def _run(engine: Any) -> CrawlRun:
         return s.scalars(select(CrawlRun)).one()
 
 
+@pytest.mark.slow
 def test_sigterm_marks_the_crawl_interrupted_and_says_how_to_resume(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'w.db'}"
     engine = migrated_engine(db)
@@ -84,6 +86,7 @@ def test_sigterm_marks_the_crawl_interrupted_and_says_how_to_resume(tmp_path: Pa
     assert f"resume: {run.settings['resume']}" in listed.stdout
 
 
+@pytest.mark.slow
 def test_a_killed_crawl_is_marked_interrupted_by_the_next_command(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'w.db'}"
     engine = migrated_engine(db)
@@ -109,6 +112,7 @@ def test_a_killed_crawl_is_marked_interrupted_by_the_next_command(tmp_path: Path
     assert f"resume: {run.settings['resume']}" in listed.stdout
 
 
+@pytest.mark.slow
 def test_a_refused_backlinks_file_makes_no_run(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'w.db'}"
     engine = migrated_engine(db)

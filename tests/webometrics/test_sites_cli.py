@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from sqlalchemy import func, select
 
 from store import make_engine
@@ -33,6 +34,7 @@ def test_sites_of_names_the_site_and_its_rule(migrated_url: str, webometrics) ->
     }  # fmt: skip
 
 
+@pytest.mark.slow
 def test_bad_rules_exit_2_and_store_nothing(migrated_url: str, webometrics) -> None:
     cases = [
         (("rule", "add", "--split", "not a host"), "without query"),
@@ -56,6 +58,7 @@ def test_bad_rules_exit_2_and_store_nothing(migrated_url: str, webometrics) -> N
         engine.dispose()
 
 
+@pytest.mark.slow
 def test_rule_then_apply_on_the_stored_world(filled: Facts, webometrics) -> None:
     """On SQLite and PostgreSQL: add a split, preview, dry run, apply, apply again."""
     url = filled.url

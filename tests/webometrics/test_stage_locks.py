@@ -31,6 +31,7 @@ def _cli(*args: str, db: str, cwd: Path, wait: bool = True) -> subprocess.Popen[
     return proc
 
 
+@pytest.mark.slow
 def test_a_second_crawl_exits_4_naming_the_first(migrated_url: str, tmp_path: Path) -> None:
     """Two real crawls of a slow site: the second is refused at once and names the first."""
     unis = write_universities(
