@@ -5,5 +5,6 @@
 - :mod:`core.settings`: the typed settings (defaults < file < environment);
 - :mod:`core.domains`: host, registered domain and URL normalisation;
 - :mod:`core.universities`: the universities file parser;
-- :mod:`core.shared_data`: where the shared labelled data sets are.
+- :mod:`core.shared_data`: where the shared labelled data sets are;
+- :mod:`core.folders`: the user's folders (XDG) and the checkout, when run from one.
 """

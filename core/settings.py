@@ -48,6 +48,7 @@ from core.choices import (
     Unit,
 )
 from core.exceptions import ConfigError, ParameterError
+from core.folders import user_folder
 
 
 class _Section(BaseModel):
@@ -312,8 +313,7 @@ class AnalyseSettings(_Section):
         registries`` (``~/.local/share/webometrics/registries`` without it)."""
         if self.registry_dir:
             return Path(self.registry_dir).expanduser()
-        base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-        return Path(base) / "webometrics" / "registries"
+        return user_folder("data") / "registries"
 
 
 class DashboardSettings(_Section):

@@ -1,12 +1,13 @@
-"""Where the shared labelled data sets are: ``$WEBOMETRICS_DATA`` or ``../shared/data``
-beside the repository (read in place, never copied into it)."""
+"""Where the shared labelled data sets are: ``$WEBOMETRICS_DATA``, else ``../shared/data``
+beside a checkout (:func:`core.folders.shared_data_root`); read in place, never copied."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
+from core.defaults import DATA_ENV
 from core.exceptions import DataNotFoundError
+from core.folders import shared_data_root
 
 
 def data_dir(subdir: str | None = None) -> Path:
@@ -17,12 +18,11 @@ def data_dir(subdir: str | None = None) -> Path:
     DataNotFoundError
         The folder is missing: set ``WEBOMETRICS_DATA``.
     """
-    env = os.environ.get("WEBOMETRICS_DATA")
-    root = Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "data"
+    root = shared_data_root()
     path = root / subdir if subdir else root
     if not path.exists():
         raise DataNotFoundError(
-            f"shared data not found at {path}: set WEBOMETRICS_DATA to the folder that holds "
-            "reuters21578/, webkb-4universities/ ..."
+            f"shared data not found at {path}: set {DATA_ENV} to the folder that holds "
+            f"{subdir + '/' if subdir else 'reuters21578/, webkb-4universities/ ...'}"
         )
     return path

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import re
 import statistics
 import tarfile
@@ -44,15 +43,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from core import defaults as D
-from core.exceptions import DataNotFoundError
+from core.shared_data import data_dir
 
 __all__ = [
     "AebPage",
     "EvalPage",
     "Scores",
     "aeb_counts",
-    "data_dir",
     "iter_trafilatura_eval",
     "load_aeb",
     "scores_from_counts",
@@ -62,24 +59,6 @@ __all__ = [
 
 _TOKEN = re.compile(r"\w+")
 _SPACE = re.compile(r"\s+")
-
-
-def data_dir(subdir: str) -> Path:
-    """A corpus folder under ``$WEBOMETRICS_DATA`` (else ``../shared/data``).
-
-    Raises
-    ------
-    DataNotFoundError
-        The folder is missing.
-    """
-    env = os.environ.get(D.DATA_ENV)
-    root = Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "data"
-    path = root / subdir
-    if not path.exists():
-        raise DataNotFoundError(
-            f"shared data not found at {path}: set {D.DATA_ENV} to the folder that holds {subdir}/"
-        )
-    return path
 
 
 @dataclass(frozen=True)

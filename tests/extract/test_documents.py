@@ -8,6 +8,7 @@ import pytest
 
 from core.domains import registered_domain
 from core.settings import Settings
+from core.shared_data import data_dir
 from corpora.reuters import load_reuters
 from extract.documents import (
     DomainDocumentBuilder,
@@ -16,7 +17,6 @@ from extract.documents import (
     select_pages,
     union_shingles,
 )
-from extract.evaluate import data_dir
 from extract.page import ExtractOptions, extract_page
 from extract.shingles import shingle_hashes
 from extract.templates import TemplateRemover

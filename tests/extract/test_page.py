@@ -10,8 +10,9 @@ import time
 import pytest
 
 from core.settings import Settings
+from core.shared_data import data_dir
 from extract import ExtractOptions, ExtractResult, extract_page
-from extract.evaluate import aeb_counts, data_dir, iter_trafilatura_eval, scores_from_counts
+from extract.evaluate import aeb_counts, iter_trafilatura_eval, scores_from_counts
 from extract.page import STATUSES
 
 ALL_LANGUAGES = ExtractOptions(languages=())

@@ -22,9 +22,10 @@ from sqlalchemy import func, select
 
 from core.domains import host_of, registered_domain
 from core.settings import Settings
+from core.shared_data import data_dir
 from extract import ExtractOptions, extract_page
 from extract.documents import DomainDocumentBuilder, PageText, select_pages
-from extract.evaluate import AebPage, data_dir, iter_trafilatura_eval
+from extract.evaluate import AebPage, iter_trafilatura_eval
 from extract.shingles import shingle_hashes
 from extract.templates import TemplateRemover
 from extract.terms import TermCounter, merge_counts, top_terms

@@ -7,8 +7,8 @@ import pytest
 from warcio.archiveiterator import ArchiveIterator
 
 from core.domains import host_of
+from core.shared_data import data_dir
 from extract import ExtractOptions, extract_page
-from extract.evaluate import data_dir
 from extract.templates import TemplateRemover, block_key, remove_templates
 from testbed.webkb import read_webkb
 

@@ -31,7 +31,6 @@ records.
 from __future__ import annotations
 
 import logging
-import os
 import tempfile
 import time
 from collections import Counter, defaultdict
@@ -65,6 +64,7 @@ from analyse.themes import (
 )
 from core.choices import DIRECTIONS, LevelThemes
 from core.exceptions import ConfigError, ParameterError
+from core.folders import user_folder
 from core.settings import AnalyseSettings, Settings
 from store import aggregates, analytics, queries
 from store import networks as network_tables
@@ -297,9 +297,7 @@ def default_text_model_path(environ: Mapping[str, str] | None = None) -> Path:
     >>> str(default_text_model_path({"XDG_DATA_HOME": "/data"}))
     '/data/webometrics/category-model.npz'
     """
-    env = os.environ if environ is None else environ
-    base = Path(env.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
-    return base / "webometrics" / TEXT_MODEL_NAME
+    return user_folder("data", environ) / TEXT_MODEL_NAME
 
 
 def text_model_path(cfg: AnalyseSettings) -> Path | None:
