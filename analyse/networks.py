@@ -64,7 +64,7 @@ __all__ = [
     "FORMATS",
     "Centrality",
     "Overlap",
-    "SharedDomain",
+    "SharedDomainSummary",
     "centralities",
     "colink_overlap",
     "domain_owners",
@@ -280,7 +280,7 @@ def overlap_graph(overlaps: Iterable[Overlap], *, min_shared: int = 1) -> nx.Gra
 
 
 @dataclass(frozen=True)
-class SharedDomain:
+class SharedDomainSummary:
     """An external domain with the universities it is linked with and the total weight."""
 
     domain: str
@@ -291,7 +291,7 @@ class SharedDomain:
 
 def shared_domains(
     edges: Iterable[Sequence[Any]], *, min_universities: int = 2, top: int | None = None
-) -> list[SharedDomain]:
+) -> list[SharedDomainSummary]:
     """The external domains shared by most universities (at least ``min_universities``),
     most shared first, then by weight, then by name."""
     unis: dict[str, set[str]] = defaultdict(set)
@@ -300,7 +300,7 @@ def shared_domains(
         unis[dom].add(uni)
         weight[dom] += w
     rows = [
-        SharedDomain(d, len(u), tuple(sorted(u)), weight[d])
+        SharedDomainSummary(d, len(u), tuple(sorted(u)), weight[d])
         for d, u in unis.items()
         if len(u) >= min_universities
     ]

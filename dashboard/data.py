@@ -641,7 +641,7 @@ def shared_domains(url: str, run_id: int, direction: str, min_universities: int)
     rows = networks.shared_domains(
         read_engine(url), run_id, direction, min_universities=min_universities
     )
-    df = _frame_of(networks.SharedDomainRow, rows)
+    df = _frame_of(networks.SharedDomainSummary, rows)
     df["universities"] = df["universities"].map(", ".join)
     return df
 

@@ -3,7 +3,7 @@
 A library of plain functions and small objects over bytes and strings: it knows no
 database, no Scrapy. The stable API:
 
-- :func:`extract_page` (``extract.page``): HTML bytes or text → :class:`ExtractResult`
+- :func:`extract_page` (``extract.page``): HTML bytes or text → :class:`PageExtraction`
   with ``text``, ``title``, ``date``, ``sitename``, ``language``, ``language_score``,
   ``status`` and ``reason``; never raises on bad input.
 - :func:`shingle_hashes` (``extract.shingles``): text → sorted distinct ``uint64`` hashes
@@ -30,7 +30,7 @@ from extract.tokens import normalize, stem_words, tokenize, words
 
 __all__ = [
     "ExtractOptions",
-    "ExtractResult",
+    "PageExtraction",
     "Shingler",
     "extract_page",
     "normalize",
@@ -44,7 +44,7 @@ __all__ = [
 _LAZY = {
     "extract_page": "extract.page",
     "ExtractOptions": "extract.page",
-    "ExtractResult": "extract.page",
+    "PageExtraction": "extract.page",
 }
 
 

@@ -5,7 +5,7 @@ boilerplate removal with readability and jusText as fallbacks. Around it this mo
 adds what a crawl of the real web needs: decoding (:mod:`extract.encoding`), checks of
 the input (empty, whitespace, binary, too large), a hard time cap per page, language
 identification with a confidence (:mod:`extract.language`) and the filter of kept
-languages. Every outcome is an :class:`ExtractResult` with an explicit ``status`` and
+languages. Every outcome is an :class:`PageExtraction` with an explicit ``status`` and
 ``reason``; no exception leaves :func:`extract_page`.
 
 The time cap is a ``SIGALRM`` interval timer that raises :class:`PageTimeout` (a
@@ -58,7 +58,7 @@ if TYPE_CHECKING:
 __all__ = [
     "STATUSES",
     "ExtractOptions",
-    "ExtractResult",
+    "PageExtraction",
     "PageTimeout",
     "extract_page",
     "sniff_binary",
@@ -66,7 +66,7 @@ __all__ = [
 
 Status = ExtractionStatus
 STATUSES = EXTRACTION_STATUSES
-"""Every status of an :class:`ExtractResult` (``pending`` is the stored state before)."""
+"""Every status of an :class:`PageExtraction` (``pending`` is the stored state before)."""
 
 _MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"%PDF-", "PDF document"),
@@ -186,7 +186,7 @@ class ExtractOptions:
 
 
 @dataclass
-class ExtractResult:
+class PageExtraction:
     """What :func:`extract_page` found (or why it found nothing).
 
     Attributes
@@ -292,7 +292,7 @@ def extract_page(
     *,
     charset: str | None = None,
     content_type: str | None = None,
-) -> ExtractResult:
+) -> PageExtraction:
     """Extract a page's main text, metadata and language.
 
     Parameters
@@ -310,7 +310,7 @@ def extract_page(
 
     Returns
     -------
-    ExtractResult
+    PageExtraction
         Never raises on any input: problems become a status and a reason.
     """
     opts = options or ExtractOptions()
@@ -319,17 +319,17 @@ def extract_page(
         with _time_cap(opts.timeout_seconds):
             result = _extract(html, url, opts, charset, content_type)
     except PageTimeout:
-        result = ExtractResult(
+        result = PageExtraction(
             "timeout",
             f"extraction took longer than {opts.timeout_seconds:g} s "
             "([extract] timeout_seconds); page skipped",
         )
     except RecursionError:
-        result = ExtractResult("error", "HTML nested too deeply to parse (RecursionError)")
+        result = PageExtraction("error", "HTML nested too deeply to parse (RecursionError)")
     except MemoryError:
-        result = ExtractResult("error", "out of memory while parsing the page")
+        result = PageExtraction("error", "out of memory while parsing the page")
     except Exception as exc:  # the pipeline must go on; the reason is kept
-        result = ExtractResult("error", f"{type(exc).__name__}: {exc}"[:_MAX_REASON])
+        result = PageExtraction("error", f"{type(exc).__name__}: {exc}"[:_MAX_REASON])
     result.seconds = round(time.perf_counter() - started, 4)
     return result
 
@@ -340,19 +340,19 @@ def _extract(
     opts: ExtractOptions,
     charset: str | None,
     content_type: str | None,
-) -> ExtractResult:
+) -> PageExtraction:
     if html is None or len(html) == 0:
-        return ExtractResult("empty", "empty body (0 bytes)")
+        return PageExtraction("empty", "empty body (0 bytes)")
     if not isinstance(html, bytes | bytearray | memoryview | str):
-        return ExtractResult("error", f"expected bytes or str, got {type(html).__name__}")
+        return PageExtraction("error", f"expected bytes or str, got {type(html).__name__}")
     size = len(html) if not isinstance(html, str) else len(html.encode("utf-8", "surrogatepass"))
     if size > opts.max_html_bytes:
-        return ExtractResult(
+        return PageExtraction(
             "too-large",
             f"body of {size:,} bytes exceeds [extract] max_html_bytes = {opts.max_html_bytes:,}",
         )
     if not is_text_media_type(content_type):
-        return ExtractResult("binary", f"content type {content_type!r} is not HTML or text")
+        return PageExtraction("binary", f"content type {content_type!r} is not HTML or text")
     note = None
     used_charset = None
     if isinstance(html, str):
@@ -365,9 +365,9 @@ def _extract(
             decoded = decode_html(data, charset)
             text, used_charset, note = decoded.text, decoded.charset, decoded.note
     if what is not None:
-        return ExtractResult("binary", f"body is {what}, not HTML")
+        return PageExtraction("binary", f"body is {what}, not HTML")
     if not text.strip():
-        return ExtractResult("empty", "body is whitespace only", charset=used_charset)
+        return PageExtraction("empty", "body is whitespace only", charset=used_charset)
     text = _XML_DECL.sub("", text, count=1)
     if "<" not in text:  # plain text: wrap so that trafilatura parses it as one document
         text = "<html><body><pre>" + _escape(text) + "</pre></body></html>"
@@ -391,7 +391,7 @@ def _extract(
         "sitename": _clean(getattr(doc, "sitename", None)),
     }
     if not main:
-        return ExtractResult(
+        return PageExtraction(
             "empty",
             _join("no main text found in the HTML", note),
             charset=used_charset,
@@ -399,7 +399,7 @@ def _extract(
         )
     language, score = identify_language(main)
     if opts.languages and language not in opts.languages:
-        return ExtractResult(
+        return PageExtraction(
             "language-filtered",
             _join(
                 f"language {language} (p={score}) is not among the kept languages "
@@ -412,7 +412,7 @@ def _extract(
             charset=used_charset,
             **meta,
         )
-    return ExtractResult(
+    return PageExtraction(
         "ok",
         note,
         text=main,

@@ -27,8 +27,7 @@ from sqlalchemy import Engine, delete, select
 from sqlalchemy.orm import aliased
 
 from analyse.networks import Overlap as OverlapRow
-from analyse.networks import SharedDomain as SharedDomainRow
-from analyse.networks import colink_overlap, domain_owners, owner
+from analyse.networks import SharedDomainSummary, colink_overlap, domain_owners, owner
 from core.choices import check_direction
 from core.exceptions import ParameterError
 from store.models import (
@@ -43,7 +42,7 @@ from store.session import session_scope
 
 __all__ = [
     "OverlapRow",
-    "SharedDomainRow",
+    "SharedDomainSummary",
     "category_colors",
     "category_labels",
     "colink_overlap",
@@ -108,7 +107,7 @@ def replace_network(
     direction: str,
     *,
     overlaps: Iterable[OverlapRow],
-    shared: Iterable[SharedDomainRow],
+    shared: Iterable[SharedDomainSummary],
     files: Mapping[str, bytes],
 ) -> None:
     """Replace the overlaps, shared domains and graph files (``{format: bytes}``) of one
@@ -205,7 +204,7 @@ def colink_overlaps(engine: Engine, run_id: int, direction: str) -> list[Overlap
 
 def shared_domains(
     engine: Engine, run_id: int, direction: str, *, min_universities: int = 2
-) -> list[SharedDomainRow]:
+) -> list[SharedDomainSummary]:
     """The domains linked with at least ``min_universities`` universities (2 or more), most
     shared first, then by weight, then by name."""
     check_direction(direction)
@@ -213,7 +212,7 @@ def shared_domains(
         raise ParameterError(f"min_universities must be 2 or more, not {min_universities}")
     with session_scope(engine) as s:
         rows = [
-            SharedDomainRow(r.domain, r.n_universities, tuple(r.universities), r.weight)
+            SharedDomainSummary(r.domain, r.n_universities, tuple(r.universities), r.weight)
             for r in s.scalars(
                 select(SharedDomain).where(
                     SharedDomain.run_id == run_id,

@@ -11,15 +11,15 @@ import pytest
 
 from core.settings import Settings
 from core.shared_data import data_dir
-from extract import ExtractOptions, ExtractResult, extract_page
+from extract import ExtractOptions, PageExtraction, extract_page
 from extract.evaluate import aeb_counts, iter_trafilatura_eval, scores_from_counts
 from extract.page import STATUSES
 
 ALL_LANGUAGES = ExtractOptions(languages=())
 
 
-def _check(result: ExtractResult) -> ExtractResult:
-    assert isinstance(result, ExtractResult)
+def _check(result: PageExtraction) -> PageExtraction:
+    assert isinstance(result, PageExtraction)
     assert result.status in STATUSES
     if result.status != "ok":
         assert result.reason
@@ -177,7 +177,7 @@ def test_hard_time_cap(aeb_pages):
 
 
 def test_time_cap_is_skipped_outside_the_main_thread(english_page):
-    out: list[ExtractResult] = []
+    out: list[PageExtraction] = []
     opts = ExtractOptions(timeout_seconds=0.001, languages=())
     t = threading.Thread(target=lambda: out.append(extract_page(english_page.html, None, opts)))
     t.start()

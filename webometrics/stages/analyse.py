@@ -605,7 +605,7 @@ def _clusterings_to_do(engine: Engine, ids: Sequence[int] | None, redo: bool) ->
 
 
 @dataclass(frozen=True)
-class ClusteringResult:
+class ClusteringAnalysis:
     """What :func:`analyse_clustering` did: the final clusters named and categorised, how
     many got each category, and the clusters of the stored levels named."""
 
@@ -830,7 +830,7 @@ def analyse_clustering(
     *,
     per_domain: int = 20,
     levels: LevelThemes = "all",
-) -> ClusteringResult:
+) -> ClusteringAnalysis:
     """Name and categorise the clusters of one clustering: the final ones and those of
     its stored levels (``levels``: every level, the Leiden levels only, or none;
     :func:`_name_level`); returns counts.
@@ -859,7 +859,7 @@ def analyse_clustering(
                 categories.update(done)
             else:
                 n_levels += len(done)
-    return ClusteringResult(sum(categories.values()), dict(categories), n_levels)
+    return ClusteringAnalysis(sum(categories.values()), dict(categories), n_levels)
 
 
 def store_category_labels(engine: Engine, taxonomy: Taxonomy) -> int:
@@ -1026,7 +1026,7 @@ def _domain_fields(result: DomainsResult | None) -> dict[str, Any]:
 
 def _analyse_clusterings(
     engine: Engine, todo: Sequence[int], taxonomy: Taxonomy, cfg: AnalyseSettings, progress: bool
-) -> ClusteringResult:
+) -> ClusteringAnalysis:
     """Name the clusterings ``todo``: the final clusters named, the count per category,
     and the clusters of the stored levels named."""
     options = _theme_options(cfg)
@@ -1039,7 +1039,7 @@ def _analyse_clusterings(
         n_clusters += done.clusters
         n_levels += done.level_clusters
         categories.update(done.categories)
-    return ClusteringResult(n_clusters, dict(sorted(categories.items())), n_levels)
+    return ClusteringAnalysis(n_clusters, dict(sorted(categories.items())), n_levels)
 
 
 def run(
