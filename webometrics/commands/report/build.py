@@ -155,6 +155,7 @@ def build_report(
     category_labels: dict[str, str] | None = None,
     category_colors: dict[str, str] | None = None,
     low_confidence: float = D.ANALYSE_LOW_CONFIDENCE,
+    rank_edition: str | None = None,
 ) -> list[Path]:
     """Write every table, figure and network export of one run into ``out``.
 
@@ -173,6 +174,9 @@ def build_report(
         Category key -> ``#rrggbb``, the same colour in every figure (the taxonomy's).
     low_confidence : float
         ``[analyse] low_confidence``: the shares' part on domains scored below it.
+    rank_edition : str, optional
+        The rank edition the groups are correlated with (:mod:`store.rank_editions`);
+        the newest when ``None``.
 
     Returns
     -------
@@ -182,14 +186,18 @@ def build_report(
     Raises
     ------
     ParameterError
-        ``run_id`` or ``compare_to`` has no data.
+        ``run_id`` or ``compare_to`` has no data, or ``rank_edition`` is not stored.
     """
     from analyse.taxonomy import load_taxonomy
     from store import analytics as A
 
+    run = A.resolve_run(engine, run_id)
+    if rank_edition is not None:  # an unknown edition is told before anything is written
+        from store.rank_editions import edition_ranks
+
+        edition_ranks(engine, rank_edition)
     out.mkdir(parents=True, exist_ok=True)
     (out / "networks").mkdir(exist_ok=True)
-    run = A.resolve_run(engine, run_id)
     taxonomy = load_taxonomy() if category_labels is None or category_colors is None else None
     labels = category_labels or taxonomy.labels(with_unknown=True)  # type: ignore[union-attr]
     colors = category_colors or taxonomy.colors()  # type: ignore[union-attr]
@@ -213,7 +221,9 @@ def build_report(
     written += _change_tables(engine, out, run, compare_to)
     written += _cluster_table(engine, out, run)
     written += _write_impact(engine, out)
-    written += write_rank_correlation(engine, out, run, low_confidence=low_confidence)
+    written += write_rank_correlation(
+        engine, out, run, low_confidence=low_confidence, edition=rank_edition
+    )
     cats = table_rows(A.domain_categories(engine), DOMAIN_CATEGORY_FIELDS)
     written.append(_write_csv(out / "domain_categories.csv", DOMAIN_CATEGORY_FIELDS, cats))
     unis = {r.university: {"country": r.country, "rank": r.rank or ""} for r in t2}
