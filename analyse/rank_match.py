@@ -121,7 +121,7 @@ class Unmatched:
 @dataclass
 class MatchResult:
     """The rows matched, unmatched and ambiguous, and the stored universities no row
-    matched (``unranked``, names)."""
+    matched alone (``unranked``, names: those of ambiguous rows included)."""
 
     matched: list[Match] = field(default_factory=list)
     unmatched: list[Unmatched] = field(default_factory=list)
@@ -258,8 +258,6 @@ def match_rows(
             result.ambiguous.append(
                 Unmatched(m.row, f"lines {lines} all match {m.university}", (m.university,))
             )
-    seen = {m.university_id for m in result.matched} | {
-        m.university_id for ms in rows_of.values() for m in ms
-    }
+    seen = {m.university_id for m in result.matched}
     result.unranked = sorted(u.name for u in universities if u.id not in seen)
     return result

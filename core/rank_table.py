@@ -252,7 +252,7 @@ def _columns(path: Path, header: list[str]) -> tuple[dict[str, int], tuple[str, 
         if not {"rank", "impact_rank"} & set(found):
             want.append("a rank or an impact rank column")
         raise RankTableError(
-            f"{path}:1: the header {[h.strip() for h in header]} has no {' and no '.join(want)}; "
+            f"{path}:1: the header {[h.strip() for h in header]} lacks {' and '.join(want)}; "
             "name the columns in the first line, e.g. 'name,domain,rank,impact_rank' "
             "(accepted spellings: see `webometrics universities import-ranks --help`)"
         )

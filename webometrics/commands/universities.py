@@ -232,7 +232,7 @@ def _print_match(match: MatchResult, show: int) -> None:
         if len(listed) < len(match.unmatched):
             print(f"  ... and {len(match.unmatched) - len(listed)} more (--show 0 lists all)")
     if match.unranked:
-        print(f"stored universities the table does not rank ({len(match.unranked)}):")
+        print(f"stored universities left without a rank ({len(match.unranked)}):")
         for name in match.unranked:
             print(f"  {name}")
 
