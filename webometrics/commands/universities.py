@@ -202,9 +202,8 @@ def _import_ranks(ctx: Context) -> int:
     )
     _print_match(done.match, args.show)
     _print_outcome(done)
-    gaps = done.match.ambiguous or done.match.unranked
-    if done.match.unmatched and not args.allow_unmatched_rows:
-        gaps = True
+    gaps = bool(done.match.ambiguous or done.match.unranked)
+    gaps |= bool(done.match.unmatched) and not args.allow_unmatched_rows
     return EXIT_GAPS if gaps else 0
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from core import defaults as D
-from webometrics.commands.report.ranks import write_rank_correlation
+from webometrics.commands.report.ranks import resolve_edition, write_rank_correlation
 from webometrics.commands.report.render import share_figure, table_rows, write_table
 
 TABLE_FILES = (
@@ -175,8 +175,7 @@ def build_report(
     low_confidence : float
         ``[analyse] low_confidence``: the shares' part on domains scored below it.
     rank_edition : str, optional
-        The rank edition the groups are correlated with (:mod:`store.rank_editions`);
-        the newest when ``None``.
+        The rank edition of the rank files (:mod:`store.rank_editions`; default newest).
 
     Returns
     -------
@@ -191,11 +190,7 @@ def build_report(
     from analyse.taxonomy import load_taxonomy
     from store import analytics as A
 
-    run = A.resolve_run(engine, run_id)
-    if rank_edition is not None:  # an unknown edition is told before anything is written
-        from store.rank_editions import edition_ranks
-
-        edition_ranks(engine, rank_edition)
+    run, edition = A.resolve_run(engine, run_id), resolve_edition(engine, rank_edition)
     out.mkdir(parents=True, exist_ok=True)
     (out / "networks").mkdir(exist_ok=True)
     taxonomy = load_taxonomy() if category_labels is None or category_colors is None else None
@@ -218,12 +213,9 @@ def build_report(
         table_rows(A.web_impact_factors(engine, run_id=run), WIF_FIELDS),
         f"Web Impact Factor variants (run {run}; definitions in store/analytics/__init__.py)",
     )
-    written += _change_tables(engine, out, run, compare_to)
-    written += _cluster_table(engine, out, run)
+    written += _change_tables(engine, out, run, compare_to) + _cluster_table(engine, out, run)
     written += _write_impact(engine, out)
-    written += write_rank_correlation(
-        engine, out, run, low_confidence=low_confidence, edition=rank_edition
-    )
+    written += write_rank_correlation(engine, out, run, edition, low_confidence=low_confidence)
     cats = table_rows(A.domain_categories(engine), DOMAIN_CATEGORY_FIELDS)
     written.append(_write_csv(out / "domain_categories.csv", DOMAIN_CATEGORY_FIELDS, cats))
     unis = {r.university: {"country": r.country, "rank": r.rank or ""} for r in t2}

@@ -84,15 +84,32 @@ def _number(v: Any) -> Any:
     return v
 
 
+def resolve_edition(engine: Any, edition: str | None) -> str | None:
+    """The rank edition the rank files read: ``edition``, or the newest when ``None``
+    (``None`` when no edition is stored).
+
+    Raises
+    ------
+    ParameterError
+        ``edition`` is not stored (the message lists those that are).
+    """
+    from store.rank_editions import edition_ranks, newest_edition
+
+    if edition is None:
+        return newest_edition(engine)
+    edition_ranks(engine, edition)
+    return edition
+
+
 def write_rank_correlation(
     engine: Any,
     out: Path,
     run_id: int | None,
+    edition: str | None = None,
     *,
     n_resamples: int = 9999,
     seed: int = 0,
     low_confidence: float = 0.5,
-    edition: str | None = None,
 ) -> list[Path]:
     """Write the factors, their rank correlations, the sensitivity of their signs and the
     scatter of the headline share, with the ranks of a rank edition (the ``rank_edition``
@@ -110,7 +127,8 @@ def write_rank_correlation(
     low_confidence : float
         ``[analyse] low_confidence``.
     edition : str, optional
-        The rank edition (:mod:`store.rank_editions`); the newest when ``None``.
+        The rank edition (:mod:`store.rank_editions`); the newest when ``None``
+        (:func:`resolve_edition`).
 
     Returns
     -------
@@ -120,11 +138,8 @@ def write_rank_correlation(
     """
     from analyse.ranks import MIN_CONCLUSIVE, SIGN_NOTE
     from store.analytics.ranks import SHARE_COLUMNS
-    from store.rank_editions import edition_ranks, newest_edition
 
-    if edition is not None:
-        edition_ranks(engine, edition)  # an unknown edition: the error naming the stored
-    used = edition or newest_edition(engine)
+    used = resolve_edition(engine, edition)
     factor_fields = (*FACTOR_FIELDS_BEFORE, *SHARE_COLUMNS, *FACTOR_FIELDS_AFTER)
     factor_rows, corr, domain_factors = _factors_and_correlations(
         engine, run_id, factor_fields, (n_resamples, seed, low_confidence), used
