@@ -20,6 +20,7 @@ from core.rank_table import RankTable, read_rank_table
 from core.universities import UniversitySpec
 from store import analytics as A
 from store import make_engine, schema
+from store.freshness import data_version
 from store.models import FILE_EDITION, University
 from store.queries import list_universities
 from store.rank_editions import (
@@ -59,7 +60,9 @@ def test_an_edition_is_matched_kept_and_read_by_the_correlations(
         "Oxford,ox.ac.uk,7,\n"
         "Tomsk State University,tsu.ru,500,\n",  # not stored
     )
+    before = data_version(engine)
     done = import_edition(engine, t2016, "2016 July", published=dt.date(2016, 7, 1))
+    assert data_version(engine) != before  # the dashboard forgets what it cached
     assert [(m.row.line, m.university, m.how) for m in done.match.matched] == [
         (2, SPBU, "name"),
         (3, MIT, "domain"),
@@ -117,8 +120,10 @@ def test_an_edition_is_matched_kept_and_read_by_the_correlations(
     assert again.replaced == 3 and len(edition_ranks(engine, "2016 July")) == 4
     assert ranks_stored(engine) == WORLD_RANKS
     # deleting the newest makes the next one the default
+    before = data_version(engine)
     assert delete_edition(engine, "2016 July") == (4, "2015 July")
     assert newest_edition(engine) == "2015 July" and ranks_stored(engine) == WORLD_RANKS
+    assert data_version(engine) != before
     with pytest.raises(ParameterError, match="kept for the ranks of the universities file"):
         import_edition(engine, t2015, FILE_EDITION)
     engine.dispose()
