@@ -12,6 +12,7 @@ Exit codes (stable, scripts may rely on them):
 2     bad input: configuration, universities file, parameters, database URL
 3     the database schema is out of date (run ``webometrics db upgrade``)
 4     another pipeline run is in progress (the run lock is held)
+5     done with gaps: rows or universities left unmatched or ambiguous (listed)
 130   interrupted by the user (Ctrl-C); what was stored is kept
 ====  ==========================================================
 """
@@ -28,6 +29,8 @@ EXIT_CODES: dict[int, str] = {
     4: "another run holds the run lock, or another stage its stage lock (crawl with crawl, "
     "cluster with analyse, ...; the holder is named; which stages may overlap: "
     "docs/operations.md)",
+    5: "done with gaps: `universities import-ranks` stored the rows it matched but listed "
+    "rows it could not match, ambiguous rows or stored universities the table does not rank",
     130: "interrupted (Ctrl-C or SIGTERM; the run is marked interrupted, `webometrics runs` "
     "shows how to resume it)",
 }
@@ -50,6 +53,12 @@ class ConfigError(WebometricsError):
 
 class UniversitiesFileError(ConfigError):
     """The universities file is invalid: missing field, malformed or duplicate domain."""
+
+
+class RankTableError(ConfigError):
+    """A ranking table (``webometrics universities import-ranks``) cannot be read: not a
+    table, no header naming the name or domain and the rank, a rank that is no positive
+    whole number. The message names the file and the line."""
 
 
 class ParameterError(WebometricsError, ValueError):

@@ -920,24 +920,37 @@ def share_comparison(
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def rank_editions(url: str) -> pd.DataFrame:
+    """The stored rank editions, newest (the default) first
+    (:class:`store.rank_editions.EditionInfo`)."""
+    from store import rank_editions as R
+
+    return _frame_of(R.EditionInfo, R.list_editions(read_engine(url)))
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
 def rank_analysis(
-    url: str, run_id: int, definition: str = "domain"
+    url: str, run_id: int, definition: str = "domain", edition: str | None = None
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The factors of every university of a run (both directions) under the share
-    ``definition``, and their rank correlations, the p-values adjusted over every factor
-    x statistic x direction x target of the run (Holm, Benjamini-Hochberg)."""
+    ``definition`` with the ranks of ``edition`` (the newest when ``None``), and their
+    rank correlations, the p-values adjusted over every factor x statistic x direction x
+    target of the run (Holm, Benjamini-Hochberg)."""
     engine = read_engine(url)
-    rows = analytics.rank_factors(engine, run_id=run_id, definition=definition)
+    rows = analytics.rank_factors(engine, run_id=run_id, definition=definition, edition=edition)
     corr = analytics.correlations_of(rows, definition=definition)
     return _frame_of(analytics.RankFactorRow, rows), _frame_of(analytics.RankCorrelationRow, corr)
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
-def rank_sensitivity(url: str, run_id: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+def rank_sensitivity(
+    url: str, run_id: int, edition: str | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Whether each correlation's sign holds under both share definitions and every
-    stored clustering setting, and the settings (:func:`store.analytics.rank_sensitivity`)."""
+    stored clustering setting (with the ranks of ``edition``), and the settings
+    (:func:`store.analytics.rank_sensitivity`)."""
     engine = read_engine(url)
-    rows = analytics.rank_sensitivity(engine, run_id=run_id)
+    rows = analytics.rank_sensitivity(engine, run_id=run_id, edition=edition)
     settings_ = analytics.clustering_settings(engine, run_id=run_id)
     return (
         _frame_of(analytics.SensitivityRow, rows),

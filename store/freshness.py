@@ -10,7 +10,8 @@ The version is :func:`store.aggregates.fingerprint` (the newest id or timestamp 
 input of the environment: crawl runs, links, citations, pages and their extraction,
 documents, categories and overrides, the universities and their domains) and the newest
 row of what the other pages read: clusterings, near-duplicate runs, pipeline runs, the
-override history, the analyse stage's networks, aggregates and category labels. Each is
+override history, the analyse stage's networks, aggregates and category labels, the rank
+editions. Each is
 a ``MAX`` or a ``COUNT`` over an indexed column or a small table, read in one
 transaction: a few milliseconds on the demo database.
 
@@ -50,7 +51,10 @@ _MORE = text(
            (SELECT MAX(id) FROM domain_category_history),
            (SELECT MAX(built_at) FROM network_file),
            (SELECT MAX(built_at) FROM agg_state),
-           (SELECT MAX(id) FROM category_label)
+           (SELECT MAX(id) FROM category_label),
+           (SELECT MAX(id) FROM rank_edition),
+           (SELECT COUNT(*) FROM rank_edition),
+           (SELECT MAX(imported_at) FROM rank_edition)
     """
 )
 

@@ -18,6 +18,7 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     CheckConstraint,
+    Date,
     DateTime,
     Float,
     ForeignKey,
@@ -110,6 +111,57 @@ class UniversityDomain(Base):
     domain: Mapped[str] = mapped_column(String(253), unique=True)
 
     university: Mapped[University] = relationship(back_populates="domains")
+
+
+class RankEdition(Base):
+    """An edition of a ranking (0019): ``webometrics universities import-ranks FILE
+    --edition NAME`` stores one, and the ranks of the universities file are the edition
+    :data:`FILE_EDITION`. ``published`` (optional) orders the editions; without it the
+    import time does (the universities file's edition is the oldest: the default only
+    while no other is stored). The newest edition's ranks are copied to ``university.rank`` and
+    ``impact_rank`` (:func:`store.rank_editions.sync_current`), which the views read.
+    """
+
+    __tablename__ = "rank_edition"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(100), unique=True)
+    source: Mapped[str | None] = mapped_column(String(500))  # the file it was read from
+    published: Mapped[dt.date | None] = mapped_column(Date)
+    imported_at: Mapped[dt.datetime] = mapped_column(Timestamp, default=utcnow)
+    #: rows of the table that matched no stored university, or ambiguously
+    unmatched_rows: Mapped[int] = mapped_column(Integer, default=0)
+
+    ranks: Mapped[list[UniversityRank]] = relationship(
+        back_populates="edition", cascade="all, delete-orphan", passive_deletes=True
+    )
+
+
+#: the edition holding the ranks written in the universities file
+FILE_EDITION = "universities file"
+
+
+class UniversityRank(Base):
+    """A university's ranks in one edition (0019), with the row of the table it came from
+    and how it was matched (``domain``, ``registry``, ``name``, ``registry name``,
+    ``file``)."""
+
+    __tablename__ = "university_rank"
+    __table_args__ = (UniqueConstraint("edition_id", "university_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    edition_id: Mapped[int] = mapped_column(ForeignKey("rank_edition.id", ondelete="CASCADE"))
+    university_id: Mapped[int] = mapped_column(
+        ForeignKey("university.id", ondelete="CASCADE"), index=True
+    )
+    rank: Mapped[int | None] = mapped_column(Integer)
+    impact_rank: Mapped[int | None] = mapped_column(Integer)
+    name_given: Mapped[str | None] = mapped_column(String(300))  # the table's name
+    domain_given: Mapped[str | None] = mapped_column(String(500))  # its domain or URL
+    line: Mapped[int | None] = mapped_column(Integer)
+    matched_by: Mapped[str] = mapped_column(String(40))
+
+    edition: Mapped[RankEdition] = relationship(back_populates="ranks")
 
 
 class CrawlRun(Base):

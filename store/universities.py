@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 from core.exceptions import UniversitiesFileError
 from core.universities import UniversitySpec
 from store.models import Page, University, UniversityDomain
+from store.rank_editions import file_edition_ranks, record_file_ranks
 from store.session import session_scope
 
 #: how a re-import under a stored name reconciles domains and country: ``refuse`` (the
@@ -156,7 +157,17 @@ def import_universities(
                 select(University).where(University.name.in_([s.name for s in specs]))
             )
         }
-        changes = {s.name: _change(session, stored[s.name], s) for s in specs if s.name in stored}
+        file_ranks = file_edition_ranks(session)
+        changes = {
+            s.name: _change(
+                session,
+                stored[s.name],
+                s,
+                file_ranks.get(stored[s.name].id, (None, None)) if file_ranks else None,
+            )
+            for s in specs
+            if s.name in stored
+        }
         if mode == "merge":  # nothing is removed
             changes = {n: replace(c, domains_removed=(), pages={}) for n, c in changes.items()}
         refused = [c for c in changes.values() if c.conflicting]
@@ -202,6 +213,8 @@ def import_universities(
                 if domain not in have:
                     uni.domains.append(UniversityDomain(domain=domain))
             session.flush()
+        # the file's ranks are an edition; university.rank holds the newest edition's
+        record_file_ranks(session, specs)
     return result
 
 
@@ -221,8 +234,16 @@ def _check_owners(session: Session, specs: list[UniversitySpec]) -> None:
                 )
 
 
-def _change(session: Session, uni: University, spec: UniversitySpec) -> UniversityChange:
+def _change(
+    session: Session,
+    uni: University,
+    spec: UniversitySpec,
+    file_ranks: tuple[int | None, int | None] | None,
+) -> UniversityChange:
+    """How ``spec`` differs from the stored ``uni``; its ranks are compared with the
+    universities file's edition (``file_ranks``) when that edition is stored."""
     have = [d.domain for d in uni.domains]
+    rank, impact_rank = file_ranks if file_ranks is not None else (uni.rank, uni.impact_rank)
     removed = tuple(sorted(set(have) - set(spec.domains)))
     pages: dict[str, int] = {}
     for d in removed:
@@ -240,10 +261,8 @@ def _change(session: Session, uni: University, spec: UniversitySpec) -> Universi
         domains_removed=removed,
         pages=pages,
         country=(uni.country, spec.country) if uni.country != spec.country else None,
-        rank=(uni.rank, spec.rank) if uni.rank != spec.rank else None,
-        impact_rank=(
-            (uni.impact_rank, spec.impact_rank) if uni.impact_rank != spec.impact_rank else None
-        ),
+        rank=(rank, spec.rank) if rank != spec.rank else None,
+        impact_rank=((impact_rank, spec.impact_rank) if impact_rank != spec.impact_rank else None),
         # home pages given in the file, or the default ones of unchanged domains
         home=list(uni.home_urls or []) != list(spec.start_urls)
         and (bool(spec.home) or set(have) == set(spec.domains)),

@@ -6,7 +6,7 @@ headline share resting on unreviewed low-confidence domains; Spearman's ρ and K
 Benjamini-Hochberg's methods, an interval consistent with the test from 10 universities
 on, note); whether each sign holds under both share definitions and every stored
 clustering setting; the headline share against the rank, each university labelled (seed
-000's conclusion)."""
+000's conclusion). The ranks are those of the rank edition chosen (default: the newest)."""
 
 from __future__ import annotations
 
@@ -42,6 +42,27 @@ with left:
 if run_id is None:
     st.stop()
 direction = right.radio("Direction", ["outgoing", "citing"], horizontal=True, key="ranks-direction")
+editions = data.rank_editions(url)
+edition: str | None = None
+if not editions.empty:
+    names = editions["name"].tolist()
+    newest = names[0]
+
+    def _edition_label(name: str) -> str:
+        row = editions[editions["name"] == name].iloc[0]
+        when = "" if pd.isna(row["published"]) else f", {row['published']}"
+        return f"{name} ({row['ranked']} ranked{when}" + (", newest)" if name == newest else ")")
+
+    edition = st.selectbox(
+        "Rank edition",
+        names,
+        index=0,
+        format_func=_edition_label,
+        key="ranks-edition",
+        help="The ranking edition every rank, correlation and chart of this page uses "
+        "(`webometrics universities import-ranks FILE --edition NAME` imports one; "
+        "`webometrics universities ranks` lists them). Default: the newest.",
+    )
 definition = st.radio(
     "Shares: count each domain in",
     list(DEFINITIONS),
@@ -53,7 +74,7 @@ definition = st.radio(
     "denominator, in no category), as the paper counted",
 )
 
-all_factors, all_corr = data.rank_analysis(url, run_id, definition)
+all_factors, all_corr = data.rank_analysis(url, run_id, definition, edition)
 factors = all_factors[all_factors["direction"] == direction]
 corr = all_corr[all_corr["direction"] == direction]
 if factors.empty:
@@ -62,6 +83,17 @@ if factors.empty:
 
 
 st.subheader("Factors per university")
+if edition is not None:
+    unranked = factors.loc[factors["rank"].isna() & factors["impact_rank"].isna(), "university"]
+    st.caption(
+        f"Ranks of the edition **{edition}**"
+        + (" (the newest)." if edition == editions["name"].iloc[0] else ".")
+        + (
+            f" Not ranked by it (left out of the correlations): {', '.join(unranked)}."
+            if not unranked.empty
+            else ""
+        )
+    )
 threshold = data.low_confidence()
 both = data.share_comparison(url, run_id, direction, None, threshold)
 academic = both[both["category"].isin(["universities", "scientific_communities"])]
@@ -88,11 +120,16 @@ st.caption(
         else ""
     )
 )
-widgets.table(shown, f"rank factors {direction} run {run_id} by {definition}", key="ranks-factors")
+edition_tag = f" edition {edition}" if edition else ""
+widgets.table(
+    shown,
+    f"rank factors {direction} run {run_id} by {definition}{edition_tag}",
+    key="ranks-factors",
+)
 
 with st.expander("The shares by domain and by cluster side by side"):
     other = "cluster" if definition == "domain" else "domain"
-    other_factors = data.rank_analysis(url, run_id, other)[0]
+    other_factors = data.rank_analysis(url, run_id, other, edition)[0]
     other_factors = other_factors[other_factors["direction"] == direction]
     by = {definition: factors, other: other_factors}
     merged = by["domain"][["university", *SHARES]].merge(
@@ -145,11 +182,13 @@ table = pd.DataFrame(
     }
 )
 widgets.table(
-    table, f"rank correlations {direction} run {run_id} by {definition}", key="ranks-correlations"
+    table,
+    f"rank correlations {direction} run {run_id} by {definition}{edition_tag}",
+    key="ranks-correlations",
 )
 
 st.subheader("Does each sign hold?")
-sens, settings = data.rank_sensitivity(url, run_id)
+sens, settings = data.rank_sensitivity(url, run_id, edition)
 sens = sens[sens["direction"] == direction]
 st.caption(
     "The sign of each correlation under both share definitions (by domain, by cluster) and "

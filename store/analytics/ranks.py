@@ -52,6 +52,7 @@ from store.analytics.shares import (
     stored_clusterings,
 )
 from store.analytics.views import V_CLUSTER
+from store.rank_editions import apply_edition, edition_ranks
 
 #: the ranks a factor is correlated with
 TARGETS: tuple[str, ...] = ("rank", "impact_rank")
@@ -169,6 +170,34 @@ def _select(
         return [typed_row(row_type, r) for r in conn.execute(stmt.order_by(*order)).mappings()]
 
 
+def with_edition(engine: Engine, rows: Sequence[Any], edition: str | None) -> list[Any]:
+    """``rows`` (:class:`RankFactorRow` or :class:`RankFactorShareRow`) with the ranks of
+    ``edition`` (:mod:`store.rank_editions`; a university it does not rank has none), in
+    the readers' order: outgoing first, then by rank (unranked last) and name. ``None``:
+    the rows as they are (the newest edition's ranks, which ``university`` holds).
+
+    Raises
+    ------
+    ParameterError
+        No edition of that name is stored.
+    """
+    if edition is None:
+        return list(rows)
+    ranks = edition_ranks(engine, edition)
+    out = [replace(r, **apply_edition(ranks, r.university_id)) for r in rows]
+
+    def key(r: Any) -> tuple[Any, ...]:
+        return (
+            r.direction != "outgoing",
+            r.rank is None,
+            r.rank or 0,
+            r.university,
+            getattr(r, "category", ""),
+        )
+
+    return sorted(out, key=key)
+
+
 def rank_factors(
     engine: Engine,
     *,
@@ -176,6 +205,7 @@ def rank_factors(
     direction: str | None = None,
     definition: str = DOMAIN,
     clusterings: Mapping[tuple[int, str], int] | None = None,
+    edition: str | None = None,
 ) -> list[RankFactorRow]:
     """The factors of every university of a run (``v_rank_factors``).
 
@@ -196,6 +226,9 @@ def rank_factors(
         ``{(university_id, direction): clustering_id}``: the cluster columns (and the
         cluster shares) of these clusterings instead of the view's choice (the newest
         of the default method); a university missing here has none.
+    edition : str, optional
+        The ranks of this rank edition (:mod:`store.rank_editions`); the newest when
+        ``None`` (``university.rank``).
 
     Returns
     -------
@@ -209,6 +242,7 @@ def rank_factors(
     """
     check_definition(definition)
     rows = _select(engine, (V_RANK_FACTORS, AGG_RANK_FACTORS), RankFactorRow, run_id, direction)
+    rows = with_edition(engine, rows, edition)
     if not rows or (definition == DOMAIN and clusterings is None):
         return rows
     run = rows[0].run_id
@@ -280,12 +314,18 @@ def _cluster_shares(
 
 
 def rank_factor_shares(
-    engine: Engine, *, run_id: int | None = None, direction: str | None = None
+    engine: Engine,
+    *,
+    run_id: int | None = None,
+    direction: str | None = None,
+    edition: str | None = None,
 ) -> list[RankFactorShareRow]:
     """The category shares over the domains with evidence, long form
-    (``v_rank_factor_share``); ordered as :func:`rank_factors`, then by category."""
+    (``v_rank_factor_share``); ordered as :func:`rank_factors`, then by category; the
+    ranks of ``edition`` (the newest when ``None``)."""
     views = (V_RANK_FACTOR_SHARE, AGG_RANK_FACTOR_SHARE)
-    return _select(engine, views, RankFactorShareRow, run_id, direction)
+    rows = _select(engine, views, RankFactorShareRow, run_id, direction)
+    return with_edition(engine, rows, edition)
 
 
 def correlations_of(
@@ -343,10 +383,12 @@ def rank_correlations(
     n_resamples: int = 9999,
     seed: int = 0,
     definition: str = DOMAIN,
+    edition: str | None = None,
 ) -> list[RankCorrelationRow]:
     """Spearman's ρ and Kendall's τ of every factor with the rank, per direction of a run
     (:func:`rank_factors` then :func:`correlations_of`; adjusted over the directions
-    read: pass no ``direction`` to adjust over both, as the report and the Rank page do).
+    read: pass no ``direction`` to adjust over both, as the report and the Rank page do),
+    with the ranks of ``edition`` (the newest when ``None``).
 
     Returns
     -------
@@ -362,7 +404,9 @@ def rank_correlations(
     when undefined.
     """
     return correlations_of(
-        rank_factors(engine, run_id=run_id, direction=direction, definition=definition),
+        rank_factors(
+            engine, run_id=run_id, direction=direction, definition=definition, edition=edition
+        ),
         n_resamples=n_resamples,
         seed=seed,
         definition=definition,
@@ -463,12 +507,17 @@ def _sign(statistic: str, xs: Sequence[Any], ys: Sequence[Any]) -> int | None:
 
 
 def rank_sensitivity(
-    engine: Engine, *, run_id: int | None = None, factors: Sequence[str] = FACTORS
+    engine: Engine,
+    *,
+    run_id: int | None = None,
+    factors: Sequence[str] = FACTORS,
+    edition: str | None = None,
 ) -> list[SensitivityRow]:
     """Does the sign of each correlation hold under both share definitions
     (:data:`store.analytics.shares.DEFINITIONS`) and over every clustering setting stored
     for the run (:func:`clustering_settings`; per university and direction the newest
-    clustering of the setting)?
+    clustering of the setting)? The ranks are those of ``edition`` (the newest when
+    ``None``).
 
     Returns
     -------
@@ -487,7 +536,9 @@ def rank_sensitivity(
             if c.setting == s.setting:
                 chosen.setdefault((c.university_id, c.direction), c.clustering_id)
         for definition in DEFINITIONS:
-            rows = rank_factors(engine, run_id=run, definition=definition, clusterings=chosen)
+            rows = rank_factors(
+                engine, run_id=run, definition=definition, clusterings=chosen, edition=edition
+            )
             variants.append((f"{definition} · {s.label}", rows))
     out = []
     directions = list(dict.fromkeys(r.direction for _name, rows in variants for r in rows))

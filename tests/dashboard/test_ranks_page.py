@@ -4,6 +4,7 @@ the pickers change what is shown."""
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import Counter
 from pathlib import Path
 
@@ -158,3 +159,50 @@ def test_rank_page_on_what_the_pipeline_stores(pipeline_db, monkeypatch) -> None
                     assert all(no_none(df) for df in t.values())
     finally:
         engine.dispose()
+
+
+def test_the_rank_edition_picked_sets_every_rank_and_correlation(
+    fresh_dashboard_db: Facts, monkeypatch, tmp_path
+) -> None:
+    """Two editions stored: the newest is shown first; picking the other changes the
+    ranks, the correlations and the note of the universities it does not rank."""
+    from core.rank_table import read_rank_table
+    from store import make_engine
+    from store.rank_editions import import_edition
+
+    engine = make_engine(fresh_dashboard_db.url)
+    older = {d: r for d, (_n, _c, r) in UNI_BY_DOMAIN.items()}
+    newer = {d: 1000 - r for d, r in older.items() if d != "nsu.ru"}  # reversed, one missing
+    for name, ranks, published in (("old", older, "2015-01-01"), ("new", newer, "2020-01-01")):
+        path = tmp_path / f"{name}.csv"
+        path.write_text(
+            "domain,rank\n" + "".join(f"{d},{r}\n" for d, r in ranks.items()), encoding="utf-8"
+        )
+        import_edition(
+            engine,
+            read_rank_table(path),
+            name,
+            published=dt.date.fromisoformat(published),
+        )
+    engine.dispose()
+    at = open_ranks_page(fresh_dashboard_db.url, monkeypatch)
+    at.selectbox(key="ranks-run").set_value(fresh_dashboard_db.run_ids[1]).run()
+    assert at.selectbox(key="ranks-edition").value == "new"
+    assert at.selectbox(key="ranks-edition").options[0].startswith("new (3 ranked, 2020-01-01")
+    out = [u for u in ENV[1] if "outgoing" in ENV[1][u]]
+    for edition, ranks in (("new", newer), ("old", older)):
+        at.selectbox(key="ranks-edition").set_value(edition).run()
+        assert not at.exception, at.exception
+        t = tables(at)
+        by_name = t["factors"].set_index("university")
+        for u in out:
+            assert by_name.at[UNI_BY_DOMAIN[u][0], "rank"] == str(ranks.get(u, ""))
+        ranked = [u for u in out if u in ranks]
+        rho = t["correlations"]
+        rho = rho[(rho["factor"] == "share_academic") & (rho["statistic"] == "spearman")]
+        want = stats.spearmanr(
+            [academic(1, u, "outgoing") for u in ranked], [ranks[u] for u in ranked]
+        ).statistic
+        assert rho.iloc[0]["estimate"] == f"{want:+.3f}" and rho.iloc[0]["n"] == len(ranked)
+        note = next(c.value for c in at.caption if "Ranks of the edition" in c.value)
+        assert (UNI_BY_DOMAIN["nsu.ru"][0] in note) == (edition == "new" and "nsu.ru" in out)

@@ -31,6 +31,8 @@ Files written (every one, also when a table is empty: then it has its header onl
                                         the sign in words, a note when n < 5 or undefined
 ``rank_correlation.png``                universities + scientific communities share
                                         against the rank, one panel per direction
+                                        (the ranks of ``--rank-edition``, default
+                                        the newest edition)
 ``domain_categories.csv``               every categorised domain, override applied
 ``networks/<direction>.*``              university–domain graph: ``.gexf``, ``.graphml``,
                                         ``.nodes.csv``, ``.edges.csv``, ``.vos_map.txt``,
@@ -85,6 +87,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="earlier run for the changes (default: the run before --run)",
     )
     p.add_argument(
+        "--rank-edition",
+        metavar="NAME",
+        help="the rank edition the groups are correlated with (rank_factors, "
+        "rank_correlation, rank_sensitivity; default: the newest; `webometrics "
+        "universities ranks` lists them)",
+    )
+    p.add_argument(
         "--language",
         choices=("en", "ru"),
         default="en",
@@ -110,6 +119,7 @@ def _report(ctx: Context) -> int:
             category_labels=taxonomy.labels(ctx.args.language, with_unknown=True),
             category_colors=taxonomy.colors(),
             low_confidence=ctx.settings.analyse.low_confidence,
+            rank_edition=ctx.args.rank_edition,
         )
     i18n.translate_report(written, ctx.args.language)  # the Markdown files
     print(f"report: {len(written)} files in {ctx.args.out}")

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from core import defaults as D
-from webometrics.commands.report.ranks import write_rank_correlation
+from webometrics.commands.report.ranks import resolve_edition, write_rank_correlation
 from webometrics.commands.report.render import share_figure, table_rows, write_table
 
 TABLE_FILES = (
@@ -155,6 +155,7 @@ def build_report(
     category_labels: dict[str, str] | None = None,
     category_colors: dict[str, str] | None = None,
     low_confidence: float = D.ANALYSE_LOW_CONFIDENCE,
+    rank_edition: str | None = None,
 ) -> list[Path]:
     """Write every table, figure and network export of one run into ``out``.
 
@@ -173,6 +174,8 @@ def build_report(
         Category key -> ``#rrggbb``, the same colour in every figure (the taxonomy's).
     low_confidence : float
         ``[analyse] low_confidence``: the shares' part on domains scored below it.
+    rank_edition : str, optional
+        The rank edition of the rank files (:mod:`store.rank_editions`; default newest).
 
     Returns
     -------
@@ -182,14 +185,14 @@ def build_report(
     Raises
     ------
     ParameterError
-        ``run_id`` or ``compare_to`` has no data.
+        ``run_id`` or ``compare_to`` has no data, or ``rank_edition`` is not stored.
     """
     from analyse.taxonomy import load_taxonomy
     from store import analytics as A
 
+    run, edition = A.resolve_run(engine, run_id), resolve_edition(engine, rank_edition)
     out.mkdir(parents=True, exist_ok=True)
     (out / "networks").mkdir(exist_ok=True)
-    run = A.resolve_run(engine, run_id)
     taxonomy = load_taxonomy() if category_labels is None or category_colors is None else None
     labels = category_labels or taxonomy.labels(with_unknown=True)  # type: ignore[union-attr]
     colors = category_colors or taxonomy.colors()  # type: ignore[union-attr]
@@ -210,10 +213,9 @@ def build_report(
         table_rows(A.web_impact_factors(engine, run_id=run), WIF_FIELDS),
         f"Web Impact Factor variants (run {run}; definitions in store/analytics/__init__.py)",
     )
-    written += _change_tables(engine, out, run, compare_to)
-    written += _cluster_table(engine, out, run)
+    written += _change_tables(engine, out, run, compare_to) + _cluster_table(engine, out, run)
     written += _write_impact(engine, out)
-    written += write_rank_correlation(engine, out, run, low_confidence=low_confidence)
+    written += write_rank_correlation(engine, out, run, edition, low_confidence=low_confidence)
     cats = table_rows(A.domain_categories(engine), DOMAIN_CATEGORY_FIELDS)
     written.append(_write_csv(out / "domain_categories.csv", DOMAIN_CATEGORY_FIELDS, cats))
     unis = {r.university: {"country": r.country, "rank": r.rank or ""} for r in t2}

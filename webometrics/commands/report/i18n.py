@@ -371,6 +371,7 @@ COLUMNS: dict[str, str] = {
     "comparable": "сравнимы",
     "run_id": "обход",
     "clustering_id": "кластеризация",
+    "rank_edition": "издание рейтинга",
     "algorithm": "алгоритм",
     "label": "метка",
     "size": "размер",

@@ -12,7 +12,9 @@ consistent with the test (from 10 universities on), the sign in words and the no
 holds under both definitions and every stored clustering setting
 (:func:`store.analytics.rank_sensitivity`); ``rank_correlation.png``: the headline share
 (universities plus scientific communities, seed 000's conclusion) against the rank, each
-university labelled, one panel per direction.
+university labelled, one panel per direction. The ranks are those of one rank edition
+(``--rank-edition``, default the newest; :mod:`store.rank_editions`), named in the
+``rank_edition`` column.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ FACTOR_FIELDS_BEFORE = (
     "unknown",
     "uncategorised",
 )
-FACTOR_FIELDS_AFTER = ("share_academic_low_confidence", "clustering_id")
+FACTOR_FIELDS_AFTER = ("share_academic_low_confidence", "clustering_id", "rank_edition")
 CORRELATION_FIELDS = (
     "run_id",
     "definition",
@@ -61,6 +63,7 @@ CORRELATION_FIELDS = (
     "tests",
     "reading",
     "note",
+    "rank_edition",
 )
 SENSITIVITY_FIELDS = (
     "run_id",
@@ -81,17 +84,36 @@ def _number(v: Any) -> Any:
     return v
 
 
+def resolve_edition(engine: Any, edition: str | None) -> str | None:
+    """The rank edition the rank files read: ``edition``, or the newest when ``None``
+    (``None`` when no edition is stored).
+
+    Raises
+    ------
+    ParameterError
+        ``edition`` is not stored (the message lists those that are).
+    """
+    from store.rank_editions import edition_ranks, newest_edition
+
+    if edition is None:
+        return newest_edition(engine)
+    edition_ranks(engine, edition)
+    return edition
+
+
 def write_rank_correlation(
     engine: Any,
     out: Path,
     run_id: int | None,
+    edition: str | None = None,
     *,
     n_resamples: int = 9999,
     seed: int = 0,
     low_confidence: float = 0.5,
 ) -> list[Path]:
     """Write the factors, their rank correlations, the sensitivity of their signs and the
-    scatter of the headline share.
+    scatter of the headline share, with the ranks of a rank edition (the ``rank_edition``
+    column names it).
 
     Parameters
     ----------
@@ -104,6 +126,9 @@ def write_rank_correlation(
         Of the permutation test above 8 universities (:func:`analyse.ranks.correlate`).
     low_confidence : float
         ``[analyse] low_confidence``.
+    edition : str, optional
+        The rank edition (:mod:`store.rank_editions`); the newest when ``None``
+        (:func:`resolve_edition`).
 
     Returns
     -------
@@ -114,9 +139,10 @@ def write_rank_correlation(
     from analyse.ranks import MIN_CONCLUSIVE, SIGN_NOTE
     from store.analytics.ranks import SHARE_COLUMNS
 
+    used = resolve_edition(engine, edition)
     factor_fields = (*FACTOR_FIELDS_BEFORE, *SHARE_COLUMNS, *FACTOR_FIELDS_AFTER)
     factor_rows, corr, domain_factors = _factors_and_correlations(
-        engine, run_id, factor_fields, n_resamples, seed, low_confidence
+        engine, run_id, factor_fields, (n_resamples, seed, low_confidence), used
     )
     written = write_table(
         out,
@@ -134,7 +160,7 @@ def write_rank_correlation(
         out,
         "rank_correlation",
         CORRELATION_FIELDS,
-        [[_number(v) for v in row] for row in table_rows(corr, CORRELATION_FIELDS)],
+        [[_number(v) for v in row] + [used] for row in table_rows(corr, CORRELATION_FIELDS[:-1])],
         f"Rank correlations of the groups with the Webometrics rank (run {run_id}): "
         f"{SIGN_NOTE}. p_holm and q_bh: p adjusted over the {tests} tests of each definition "
         "(every factor x statistic x direction x rank) by Holm's method and by "
@@ -145,7 +171,7 @@ def write_rank_correlation(
         "Fisher's z of the same statistic (Bonett-Wright for ρ, Fieller for τ), so the "
         "interval excludes 0 exactly when p < 0.05",
     )
-    written += _sensitivity(engine, out, run_id)
+    written += _sensitivity(engine, out, run_id, used)
     domain_corr = [c for c in corr if c.definition == "domain"]
     written.append(_scatter(out / "rank_correlation.png", domain_factors, domain_corr, run_id))
     return written
@@ -155,12 +181,14 @@ def _factors_and_correlations(
     engine: Any,
     run_id: int | None,
     factor_fields: Sequence[str],
-    n_resamples: int,
-    seed: int,
-    low_confidence: float,
+    options: tuple[int, int, float],
+    edition: str | None,
 ) -> tuple[list[list[Any]], list[Any], list[Any]]:
-    """The rows of ``rank_factors`` under both share definitions, the correlations of
-    each (adjusted per definition) and the domain definition's factors (the scatter's)."""
+    """The rows of ``rank_factors`` under both share definitions with the ranks of
+    ``edition``, the correlations of each (adjusted per definition) and the domain
+    definition's factors (the scatter's); ``options``: ``n_resamples, seed,
+    low_confidence``."""
+    n_resamples, seed, low_confidence = options
     from store import analytics as A
     from store.analytics.ranks import headline_low_confidence
 
@@ -168,7 +196,11 @@ def _factors_and_correlations(
     corr: list[Any] = []
     domain_factors: list[Any] = []
     for definition in A.DEFINITIONS:
-        factors = A.rank_factors(engine, run_id=run_id, definition=definition) if run_id else []
+        factors = (
+            A.rank_factors(engine, run_id=run_id, definition=definition, edition=edition)
+            if run_id
+            else []
+        )
         if definition == "domain":
             domain_factors = factors
         low = (
@@ -182,6 +214,7 @@ def _factors_and_correlations(
             values: dict[str, Any] = {
                 "definition": definition,
                 "share_academic_low_confidence": low.get((f.direction, f.university_id)),
+                "rank_edition": edition,
             }
             factor_rows.append(
                 [_number(values[k] if k in values else getattr(f, k)) for k in factor_fields]
@@ -192,12 +225,12 @@ def _factors_and_correlations(
     return factor_rows, corr, domain_factors
 
 
-def _sensitivity(engine: Any, out: Path, run_id: int | None) -> list[Path]:
-    """``rank_sensitivity.csv|md``: whether each sign holds
+def _sensitivity(engine: Any, out: Path, run_id: int | None, edition: str | None) -> list[Path]:
+    """``rank_sensitivity.csv|md``: whether each sign holds with the ranks of ``edition``
     (:func:`store.analytics.rank_sensitivity`)."""
     from store import analytics as A
 
-    sens = A.rank_sensitivity(engine, run_id=run_id) if run_id else []
+    sens = A.rank_sensitivity(engine, run_id=run_id, edition=edition) if run_id else []
     settings = A.clustering_settings(engine, run_id=run_id) if run_id else []
     legend = "; ".join(f"{s.label}: {s.setting} ({s.clusterings} clusterings)" for s in settings)
     return write_table(
