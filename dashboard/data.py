@@ -416,41 +416,6 @@ def environment_changes(url: str, run_id: int) -> pd.DataFrame:
     return _frame_of(analytics.ChangeRow, rows)
 
 
-@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
-def category_shares(url: str, run_id: int, direction: str) -> pd.DataFrame:
-    """Category shares per university (Figures 2-3), overrides applied."""
-    rows = analytics.category_shares(read_engine(url), run_id=run_id, direction=direction)
-    return _frame_of(analytics.CategoryShareRow, rows)
-
-
-@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
-def country_shares(url: str, run_id: int, direction: str) -> pd.DataFrame:
-    """Category shares per country, overrides applied."""
-    rows = analytics.country_category_shares(read_engine(url), run_id=run_id, direction=direction)
-    return _frame_of(analytics.CountryShareRow, rows)
-
-
-@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
-def shares(
-    url: str, run_id: int, direction: str, sources: tuple[str, ...] | None = None
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Category shares per university and per country (the columns of
-    :class:`store.analytics.CategoryShareRow` and ``CountryShareRow``): as stored for every
-    source (``None``), else counted over the distinct domains of the environment rows of
-    ``sources`` (``known_share`` over the domains that are not unknown)."""
-    if sources is None:
-        return category_shares(url, run_id, direction), country_shares(url, run_id, direction)
-    engine = read_engine(url)
-    per_uni = analytics.category_shares(engine, run_id=run_id, direction=direction, sources=sources)
-    per_country = analytics.country_category_shares(
-        engine, run_id=run_id, direction=direction, sources=sources
-    )
-    return (
-        _frame_of(analytics.CategoryShareRow, per_uni),
-        _frame_of(analytics.CountryShareRow, per_country),
-    )
-
-
 # --- the Network page: its domains chosen and counted in SQL ------------------------------
 #
 # While the run's aggregates are fresh every count is one SQL query on them. While they
@@ -715,19 +680,6 @@ def override_history(url: str) -> pd.DataFrame:
     from store import overrides as ov
 
     return _frame_of(ov.OverrideEvent, ov.override_history(read_engine(url)))
-
-
-# --- the groups against the rank: the paper's finding (v_rank_factors) -------------------
-
-
-@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
-def rank_factors(url: str, run_id: int, direction: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The factors of every university of a run and direction (clusters, their size, the
-    category shares over the domains with evidence, by rank) and their rank correlations
-    (Spearman's ρ, Kendall's τ, n, bootstrap 95 % interval, p-value, reading, note)."""
-    rows = analytics.rank_factors(read_engine(url), run_id=run_id, direction=direction)
-    corr = analytics.correlations_of(rows)
-    return _frame_of(analytics.RankFactorRow, rows), _frame_of(analytics.RankCorrelationRow, corr)
 
 
 # --- the review workflow (store.review): its reads cached, its writes on the write engine --
