@@ -145,13 +145,13 @@ def test_lsh_neighbours_recall_most_exact_neighbours(lenta):
 
 def test_auto_compares_every_pair_only_while_that_is_cheap(lenta, monkeypatch):
     """Exact below EXACT_WORK, NN-descent above (bench/results/knn.md chose the limit)."""
-    import cluster.activity as activity
+    import cluster.knn as knn
 
     _corpus, counts = lenta
     small = ActivityClusterer().fit(counts)
     assert small.graph_stats_["candidates"] == "exact"
-    assert activity.exact_work(small.matrix_) <= activity.EXACT_WORK
-    monkeypatch.setattr(activity, "EXACT_WORK", 1000)
+    assert knn.exact_work(small.matrix_) <= knn.EXACT_WORK
+    monkeypatch.setattr(knn, "EXACT_WORK", 1000)
     assert ActivityClusterer().fit(counts).graph_stats_["candidates"] == "nndescent"
 
 
