@@ -528,7 +528,7 @@ class ActivityClusterer(Estimator):
         counts: TermCountMatrix | None = None
         weighting = steps["weighting"]
         if weighting == PASSTHROUGH:
-            X = sp.csr_matrix(documents, dtype=np.float32)  # type: ignore[arg-type]
+            X = sp.csr_matrix(documents)  # type: ignore[arg-type]
             n = X.shape[0]
             vocabulary: list[str] = [str(t) for t in range(X.shape[1])]
         else:
