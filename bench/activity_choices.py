@@ -42,7 +42,7 @@ from cluster.evaluate import score_clustering  # noqa: E402
 from cluster.knn import exact_knn, knn_edges  # noqa: E402
 from corpora.activity import corpus_names, load_activity_corpus  # noqa: E402
 
-CANDIDATES = {
+CANDIDATES: dict[str, dict[str, Any]] = {
     "wminhash": {"candidates": "wminhash"},
     "simhash": {"candidates": "simhash", "num_perm": 128, "rows": 8},
     "exact": {"candidates": "exact"},
@@ -192,6 +192,10 @@ def markdown(report: dict[str, Any]) -> str:
             f"| {r['best_possible']:.3f} |"
         )
     return "\n".join(lines) + "\n"
+
+
+SMOKE_SKIP = "about 15 minutes: every candidate setting on every labelled corpus; no tiny mode yet"
+"""Why the smoke test (tests/bench) does not run this script on tiny data."""
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -196,7 +196,7 @@ class SNNNeighbours(KNeighbours):
         return self
 
 
-CLUSTERS_ONLY = {"resolution": min(D.ACTIVITY_RESOLUTION), "coarser": ()}
+CLUSTERS_ONLY: dict[str, Any] = {"resolution": min(D.ACTIVITY_RESOLUTION), "coarser": ()}
 """The default's clusters and no other level (the levels never change the clusters)."""
 
 

@@ -277,6 +277,10 @@ def summarise(corpora: list[dict[str, Any]], chosen: dict[str, dict[str, Row]]) 
     return out
 
 
+SMOKE_SKIP = "25 resolutions by 3 seeds on every labelled corpus; no tiny mode yet"
+"""Why the smoke test (tests/bench) does not run this script on tiny data."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpora", default=",".join(corpus_names()), help="comma-separated")

@@ -64,6 +64,7 @@ it measured) and ``knn.md``.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import json
 import sys
@@ -392,7 +393,7 @@ def measure(
             previous[m] = (n, secs)
             print(f"  {m}: {secs:.2f} s (extrapolated), recall {r:.4f}", flush=True)
             continue
-        table, info, secs = timed(lambda m=m: RUNS[m](X, k))
+        table, info, secs = timed(functools.partial(RUNS[m], X, k))
         previous[m] = (n, secs)
         r = recall(X, queries, table[queries], ref, k)
         row["methods"][m] = {"seconds": round(secs, 3), "recall": round(r, 4), **info, **extra}
@@ -551,8 +552,8 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(tempfile.mkdtemp()) if args.quick or args.smoke else Path(args.out)
     stem = out / "knn"
     if args.render:
-        res = json.loads(stem.with_suffix(".json").read_text(encoding="utf-8"))
-        stem.with_suffix(".md").write_text(render(res), encoding="utf-8")
+        saved = json.loads(stem.with_suffix(".json").read_text(encoding="utf-8"))
+        stem.with_suffix(".md").write_text(render(saved), encoding="utf-8")
         return 0
     from cluster.activity import EXACT_WORK
 

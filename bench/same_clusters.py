@@ -10,7 +10,8 @@ reassignment and two passes, a fixed ``n_neighbors`` with one level. Exit 0 when
 case is identical, 1 otherwise.
 
 Run: ``.venv/bin/python bench/same_clusters.py abdba35`` (about 2 minutes on 2 cores);
-``--smoke`` (one small case, the working tree against itself, a temporary folder);
+``--smoke`` (one small case, the working tree against itself in this process, a
+temporary folder);
 writes ``bench/results/same_clusters.md`` and ``.json``.
 """
 
@@ -42,7 +43,9 @@ CASES: list[dict[str, Any]] = [
     {"corpus": "reuters-3000", "params": {"reassign": 2, "seed": 3}},
     {"corpus": "bbc", "params": {"n_neighbors": 10, "resolution": 1.0, "coarser": ()}},
 ]
-SMOKE_CASES: list[dict[str, Any]] = [{"corpus": "websites-150", "params": {}}]
+SMOKE_CASES: list[dict[str, Any]] = [{"corpus": "websites-60", "params": {}}]
+SMOKE_ARGV = ["--smoke"]
+"""The arguments of the smoke test (tests/bench): tiny data, a temporary folder."""
 
 # run in the tree of either revision: only what both have (ActivityClusterer's flat
 # parameters, its fitted attributes, the corpora)
@@ -51,28 +54,42 @@ import json, sys
 from cluster.activity import ActivityClusterer
 from corpora.activity import load_activity_corpus
 
-cases = json.loads(sys.argv[1])
-out = []
-for case in cases:
-    name = case["corpus"]
-    if name.startswith("reuters-"):
-        from corpora.reuters import load_reuters
-        docs = load_reuters()[: int(name.split("-")[1])]
-        texts, languages = [d.text for d in docs], ["en"] * len(docs)
-    else:
-        base, _, limit = name.partition("-")
-        c = load_activity_corpus(base, limit=int(limit) if limit else None)
-        texts, languages = c.texts, c.languages
-    m = ActivityClusterer(**case["params"]).fit(texts, languages)
-    stats = {k: v for k, v in m.graph_stats_.items() if k != "seconds"}
-    out.append({
-        "labels": m.labels_.tolist(),
-        "levels": [[lv.resolution, lv.role, lv.quality, lv.labels.tolist()] for lv in m.levels_],
-        "stats": stats,
-        "vocabulary": list(m.vocabulary_),
-    })
-print(json.dumps(out, default=str))
+
+def fit(cases):
+    out = []
+    for case in cases:
+        name = case["corpus"]
+        if name.startswith("reuters-"):
+            from corpora.reuters import load_reuters
+            docs = load_reuters()[: int(name.split("-")[1])]
+            texts, languages = [d.text for d in docs], ["en"] * len(docs)
+        else:
+            base, _, limit = name.partition("-")
+            c = load_activity_corpus(base, limit=int(limit) if limit else None)
+            texts, languages = c.texts, c.languages
+        m = ActivityClusterer(**case["params"]).fit(texts, languages)
+        stats = {k: v for k, v in m.graph_stats_.items() if k != "seconds"}
+        out.append({
+            "labels": m.labels_.tolist(),
+            "levels": [[lv.resolution, lv.role, lv.quality, lv.labels.tolist()]
+                       for lv in m.levels_],
+            "stats": json.loads(json.dumps(stats, default=str)),
+            "vocabulary": list(m.vocabulary_),
+        })
+    return out
+
+
+if __name__ == "__main__":
+    print(json.dumps(fit(json.loads(sys.argv[1])), default=str))
 """
+
+
+def fit_here(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every case fitted with the code of this process (the smoke test's way)."""
+    namespace: dict[str, Any] = {"__name__": "same_clusters_fit"}
+    exec(FIT, namespace)  # the same code the fresh processes run
+    result: list[dict[str, Any]] = namespace["fit"](cases)
+    return result
 
 
 def fit_in(tree: Path, cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -134,7 +151,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     cases = SMOKE_CASES if args.smoke else CASES
     with tempfile.TemporaryDirectory(prefix="same-clusters-") as tmp:
         if args.smoke:  # the working tree against itself: the comparison, not a revision
-            before = fit_in(ROOT, cases)
+            before = fit_here(cases)
         else:
             tree = worktree(args.rev, Path(tmp) / "before")
             try:
@@ -142,7 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             finally:
                 subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
                                 str(tree)], check=False, capture_output=True)  # fmt: skip
-        after = fit_in(ROOT, cases)
+        after = fit_here(cases) if args.smoke else fit_in(ROOT, cases)
         rows = [
             {**case, "documents": len(a["labels"]), "clusters": len(set(a["labels"])),
              "levels": len(a["levels"]), "differs": compare(b, a)}
