@@ -33,6 +33,7 @@ from store.models import (
     University,
 )
 from store.session import session_scope
+from tests.quality_gates import floors
 from webometrics.cli import build_parser
 from webometrics.commands.cluster import cluster_settings
 from webometrics.stages import cluster as stage
@@ -156,11 +157,10 @@ def test_auto_compares_every_pair_only_while_that_is_cheap(lenta, monkeypatch):
 
 
 # -- quality gates on real labelled data ------------------------------------------------------
-@pytest.mark.parametrize(
-    ("name", "floor"),
-    [("websites", 0.85), ("lenta", 0.65)],  # measured 0.90-0.93 and 0.70-0.75
-)
-def test_activity_clustering_quality_floor(name, floor, websites, lenta):
+@pytest.mark.parametrize("name", ["websites", "lenta"])
+def test_activity_clustering_quality_floor(name, websites, lenta):
+    """The gates ``activity_websites`` and ``activity_lenta`` of tests/quality_gates.toml."""
+    floor = floors(f"activity_{name}")["f_class"]
     corpus, counts = {"websites": websites, "lenta": lenta}[name]
     labels = ActivityClusterer().fit(counts).labels_
     scores = score_clustering(corpus.labels, labels)
