@@ -37,6 +37,15 @@ groups documents by kind of activity instead:
    (:func:`cluster.nested_leiden.merged_levels`), so the levels are nested, finest first,
    and the clusters are neither the finest nor the coarsest the analyst can look at.
 
+Steps 1-4 are the estimator's named steps, as in a scikit-learn ``Pipeline``:
+``weighting`` (:class:`~cluster.weighting.TfidfWeighting`), ``neighbours``
+(:class:`~cluster.knn.KNeighbours`), ``communities``
+(:class:`~cluster.nested_leiden.LeidenCommunities`, which also makes the levels of step 5)
+and ``reassignment`` (:class:`~cluster.reassign.CentroidReassignment`). Each is built from
+the clusterer's own parameters unless one is given (``set_params(neighbours=...)``,
+``set_params(communities__seed=3)``, ``"passthrough"``; see :class:`ActivityClusterer`),
+so a benchmark swaps a step instead of copying the code around it.
+
 The defaults were chosen by leave-one-corpus-out over nine labelled corpora
 (``bench/activity.py``, ``bench/results/activity.md``); no corpus has a setting of its own.
 

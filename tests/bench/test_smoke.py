@@ -62,6 +62,7 @@ def test_script_imports_and_explains_itself(name: str, capsys: pytest.CaptureFix
         assert isinstance(skip, str) and len(skip) > 10, "say why, in a sentence"
 
 
+@pytest.mark.slow  # whole benchmarks, if on tiny data: 30-40 s on two shared cores
 @pytest.mark.parametrize("name", smoked())
 def test_script_runs_on_tiny_data(name: str, capsys: pytest.CaptureFixture) -> None:
     module = importlib.import_module(f"bench.{name}")
