@@ -37,9 +37,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.common import RESULTS, run_date, write_results  # noqa: E402
-from cluster.activity import ActivityClusterer, igraph_leiden  # noqa: E402
+from bench.steps import CachedNeighbours  # noqa: E402
+from cluster.activity import ActivityClusterer  # noqa: E402
 from cluster.evaluate import score_clustering  # noqa: E402
-from cluster.knn import exact_knn, knn_edges  # noqa: E402
+from cluster.knn import exact_knn  # noqa: E402
 from corpora.activity import corpus_names, load_activity_corpus  # noqa: E402
 
 CANDIDATES: dict[str, dict[str, Any]] = {
@@ -112,12 +113,21 @@ def caps_table(name: str, counts: list[Any], labels: list[str]) -> list[dict[str
 def grid(name: str, counts: list[Any], labels: list[str]) -> dict[str, float]:
     out = {}
     for k, max_df in itertools.product(KS, MAX_DF):
-        model = ActivityClusterer(n_neighbors=k, max_df=max_df, resolution=1.0, n_jobs=2)
-        model.fit(counts)
-        i, j, w = knn_edges(model.graph_.neighbours, model.graph_.similarities)
+        # the clusterer with k neighbours (the graph found once), Leiden to the end at
+        # each resolution, no reassignment
+        neighbours = CachedNeighbours(ActivityClusterer(n_neighbors=k, n_jobs=2).default_step(
+            "neighbours"))  # fmt: skip
         for res in RESOLUTIONS:
-            lv = igraph_leiden(len(counts), i, j, w, quality="rb", resolution=res, seed=1)
-            out[f"k={k} max_df={max_df} resolution={res}"] = f_class(labels, lv.labels)
+            model = ActivityClusterer(
+                max_df=max_df,
+                resolution=res,
+                coarser=(),
+                n_iterations=-1,
+                neighbours=neighbours,
+                reassignment="passthrough",
+            )
+            out[f"k={k} max_df={max_df} resolution={res}"] = f_class(
+                labels, model.fit(counts).labels_)  # fmt: skip
     print(name, "grid done", flush=True)
     return out
 

@@ -56,7 +56,6 @@ import json
 import random
 import sys
 import tempfile
-import time
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -69,6 +68,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.common import RESULTS, load_averages, machine, run_date, write_results  # noqa: E402
+from bench.steps import CachedNeighbours  # noqa: E402
 from cluster.activity import ActivityClusterer  # noqa: E402
 from cluster.knn import KNeighbours  # noqa: E402
 from cluster.nested_leiden import LeidenCommunities  # noqa: E402
@@ -145,33 +145,6 @@ class BM25Weighting:  # a step need only have the interface (and parameters to l
         norms[norms == 0] = 1.0
         C.data /= np.repeat(norms, np.diff(C.indptr))
         return C.astype(np.float32)
-
-
-class CachedNeighbours:
-    """A neighbour step that finds the graph of a matrix once: the same matrix (the same
-    weighting of the same counts, across seeds and Leiden alternatives) gets the graph
-    found first. ``step``: the neighbour step it runs."""
-
-    def __init__(self, step: Any) -> None:
-        self.step = step
-        self.seen: dict[bytes, tuple[Any, Any, float]] = {}
-
-    def get_params(self, deep: bool = False) -> dict[str, Any]:
-        return {"step": self.step}
-
-    def __repr__(self) -> str:
-        return f"CachedNeighbours({self.step!r})"
-
-    def fit(self, X: sp.csr_matrix) -> CachedNeighbours:
-        import hashlib
-
-        key = hashlib.sha1(X.indptr.tobytes() + X.indices.tobytes() + X.data.tobytes()).digest()
-        if key not in self.seen:
-            t0 = time.perf_counter()
-            self.step.fit(X)
-            self.seen[key] = (self.step.graph_, self.step.edges_, time.perf_counter() - t0)
-        self.graph_, self.edges_, self.seconds_ = self.seen[key]
-        return self
 
 
 class SNNNeighbours(KNeighbours):

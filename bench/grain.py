@@ -63,27 +63,27 @@ def levels(name: str) -> dict[str, Any]:
     from sklearn.metrics import adjusted_rand_score
 
     from bench.activity import run_kmeans
+    from bench.steps import CachedNeighbours
     from cluster import ActivityClusterer, score_clustering
-    from cluster.knn import knn_edges
-    from cluster.nested_leiden import igraph_leiden, modularity
-    from cluster.reassign import reassign
-    from cluster.unionfind import canonical_labels
+    from cluster.nested_leiden import modularity
 
     corpus = load_activity_corpus(name)
     n = len(corpus.texts)
     t0 = time.perf_counter()
-    model = ActivityClusterer().fit(corpus.texts, corpus.languages)
+    counts = ActivityClusterer.count_matrix(corpus.texts, corpus.languages)
+    model = ActivityClusterer().fit(counts)
     fit_seconds = time.perf_counter() - t0
-    i, j, w = knn_edges(model.graph_.neighbours, model.graph_.similarities)
+    i, j, w = model.steps_["neighbours"].edges_
     weights = w.astype(np.float64)
+    # the default with its community step at each resolution (Leiden to the end), its
+    # reassignment as it is: the partitions as the default finishes its own
+    neighbours = CachedNeighbours(model.default_step("neighbours"))
     rows = []
     for gamma in RESOLUTIONS:
-        parts = [igraph_leiden(n, i, j, w, quality="rb", resolution=gamma, seed=s) for s in SEEDS]
-        # each partition as the default finishes it: the reassignment after Leiden
         labels = [
-            canonical_labels(reassign(model.matrix_, p.labels, model.graph_.neighbours,
-                                      passes=model.reassign)[0])
-            for p in parts
+            ActivityClusterer(neighbours=neighbours, resolution=gamma, coarser=(), seed=s,
+                              n_iterations=-1).fit(counts).labels_
+            for s in SEEDS
         ]  # fmt: skip
         rows.append(
             {
