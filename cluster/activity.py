@@ -256,20 +256,6 @@ class ActivityClusterer(Estimator):
         ``moved_``. ``None``: ``CentroidReassignment(passes=reassign)``;
         ``"passthrough"``: Leiden's clusters as found.
 
-    Steps
-    -----
-    The four steps run in the order of :data:`STEPS`, as a scikit-learn ``Pipeline``'s:
-    weighting → neighbours → communities → reassignment, then the community step's
-    levels around the reassigned clusters. A step left ``None`` is built from the
-    clusterer's own parameters at each :meth:`fit` (:attr:`named_steps`); a step given
-    replaces it (``set_params(neighbours=KNeighbours(candidates="exact"))``), and
-    ``set_params(step__param=value)`` sets a step's parameter: a given step's own, a
-    default step's through the clusterer's parameter it is built from
-    (``set_params(communities__seed=3)`` is ``set_params(seed=3)``, which the default
-    neighbour step shares). ``get_params(deep=True)`` lists every step's parameters;
-    :func:`cluster.base.clone` and ``sklearn.base.clone`` copy the clusterer with its
-    steps. A step given is fitted in place (``steps_`` holds the fitted steps).
-
     Attributes
     ----------
     labels_ : ndarray of int
@@ -299,6 +285,20 @@ class ActivityClusterer(Estimator):
     ValueError
         In :meth:`fit`: documents of mixed types, or an unknown language code (the
         message says what is allowed).
+
+    Notes
+    -----
+    The four steps run in the order of :data:`STEPS`, as a scikit-learn ``Pipeline``'s:
+    weighting → neighbours → communities → reassignment, then the community step's
+    levels around the reassigned clusters. A step left ``None`` is built from the
+    clusterer's own parameters at each :meth:`fit` (:attr:`named_steps`); a step given
+    replaces it (``set_params(neighbours=KNeighbours(candidates="exact"))``), and
+    ``set_params(step__param=value)`` sets a step's parameter: a given step's own, a
+    default step's through the clusterer's parameter it is built from
+    (``set_params(communities__seed=3)`` is ``set_params(seed=3)``, which the default
+    neighbour step shares). ``get_params(deep=True)`` lists every step's parameters;
+    :func:`cluster.base.clone` and ``sklearn.base.clone`` copy the clusterer with its
+    steps. A step given is fitted in place (``steps_`` holds the fitted steps).
     """
 
     _parameter_constraints: ClassVar[Constraints] = {
