@@ -18,7 +18,8 @@ Scores are class F-measure (``cluster.evaluate.score_clustering``); term counts 
 once per corpus (:class:`extract.terms.TermCounter` of each document's language).
 
 Run: ``.venv/bin/python bench/activity_choices.py [--corpora a,b]`` (about 15 minutes on
-2 cores); writes ``bench/results/activity_choices.{json,md}``.
+2 cores; ``--smoke``: 60 documents of two corpora, exact neighbours only, a temporary
+folder); writes ``bench/results/activity_choices.{json,md}``.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import argparse
 import itertools
 import json
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -37,12 +39,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.common import RESULTS, run_date, write_results  # noqa: E402
-from cluster.activity import ActivityClusterer, igraph_leiden  # noqa: E402
+from bench.steps import CachedNeighbours  # noqa: E402
+from cluster.activity import ActivityClusterer  # noqa: E402
 from cluster.evaluate import score_clustering  # noqa: E402
-from cluster.knn import exact_knn, knn_edges  # noqa: E402
+from cluster.knn import exact_knn  # noqa: E402
 from corpora.activity import corpus_names, load_activity_corpus  # noqa: E402
 
-CANDIDATES = {
+CANDIDATES: dict[str, dict[str, Any]] = {
     "wminhash": {"candidates": "wminhash"},
     "simhash": {"candidates": "simhash", "num_perm": 128, "rows": 8},
     "exact": {"candidates": "exact"},
@@ -57,10 +60,12 @@ def f_class(labels: list[str], predicted: np.ndarray) -> float:
     return round(float(score_clustering(labels, predicted)["f_class"]), 4)
 
 
-def candidates_table(name: str, counts: list[Any], labels: list[str]) -> list[dict[str, Any]]:
+def candidates_table(
+    name: str, counts: list[Any], labels: list[str], candidates: dict[str, dict[str, Any]]
+) -> list[dict[str, Any]]:
     rows = []
     reference: np.ndarray | None = None
-    for cname, params in CANDIDATES.items():
+    for cname, params in candidates.items():
         t0 = time.perf_counter()
         model = ActivityClusterer(**params, n_jobs=2).fit(counts)
         wall = time.perf_counter() - t0
@@ -112,12 +117,21 @@ def caps_table(name: str, counts: list[Any], labels: list[str]) -> list[dict[str
 def grid(name: str, counts: list[Any], labels: list[str]) -> dict[str, float]:
     out = {}
     for k, max_df in itertools.product(KS, MAX_DF):
-        model = ActivityClusterer(n_neighbors=k, max_df=max_df, resolution=1.0, n_jobs=2)
-        model.fit(counts)
-        i, j, w = knn_edges(model.graph_.neighbours, model.graph_.similarities)
+        # the clusterer with k neighbours (the graph found once), Leiden to the end at
+        # each resolution, no reassignment
+        neighbours = CachedNeighbours(ActivityClusterer(n_neighbors=k, n_jobs=2).default_step(
+            "neighbours"))  # fmt: skip
         for res in RESOLUTIONS:
-            lv = igraph_leiden(len(counts), i, j, w, quality="rb", resolution=res, seed=1)
-            out[f"k={k} max_df={max_df} resolution={res}"] = f_class(labels, lv.labels)
+            model = ActivityClusterer(
+                max_df=max_df,
+                resolution=res,
+                coarser=(),
+                n_iterations=-1,
+                neighbours=neighbours,
+                reassignment="passthrough",
+            )
+            out[f"k={k} max_df={max_df} resolution={res}"] = f_class(
+                labels, model.fit(counts).labels_)  # fmt: skip
     print(name, "grid done", flush=True)
     return out
 
@@ -194,27 +208,40 @@ def markdown(report: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+SMOKE_LIMIT = 60
+SMOKE_ARGV = ["--smoke"]
+"""The arguments of the smoke test (tests/bench): tiny data, a temporary folder."""
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--corpora", default=",".join(corpus_names()))
     ap.add_argument("--out", default=str(RESULTS / "activity_choices"))
+    ap.add_argument(
+        "--smoke",
+        action="store_true",
+        help=f"{SMOKE_LIMIT} documents of two corpora, exact neighbours, a temp folder",
+    )
     ap.add_argument(
         "--caps-only",
         action="store_true",
         help="only rerun the caps table and merge it into the saved results",
     )
     args = ap.parse_args(argv)
-    out = Path(args.out)
+    out = Path(tempfile.mkdtemp(prefix="choices-")) / "activity_choices" if args.smoke else Path(
+        args.out)  # fmt: skip
+    corpora = "websites,lenta" if args.smoke else args.corpora
+    candidates = {"exact": CANDIDATES["exact"]} if args.smoke else CANDIDATES
     cand_rows: list[dict[str, Any]] = []
     caps_rows: list[dict[str, Any]] = []
     scores: dict[str, dict[str, float]] = {}
     saved = json.loads(out.with_suffix(".json").read_text("utf-8")) if args.caps_only else {}
-    for name in args.corpora.split(","):
-        corpus = load_activity_corpus(name)
+    for name in corpora.split(","):
+        corpus = load_activity_corpus(name, limit=SMOKE_LIMIT if args.smoke else None)
         counts = ActivityClusterer.term_counts(corpus.texts, corpus.languages)
         caps_rows += caps_table(name, counts, corpus.labels)
         if not args.caps_only:
-            cand_rows += candidates_table(name, counts, corpus.labels)
+            cand_rows += candidates_table(name, counts, corpus.labels, candidates)
             scores[name] = grid(name, counts, corpus.labels)
     if args.caps_only:
         saved["caps"] = caps_rows

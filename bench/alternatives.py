@@ -38,7 +38,14 @@ iterations (RB at 1, five). A last table times, at the 20,000 Reuters stories of
 (on its matrix) and the Leiden step with the reassignment (seed 1), against the 0.5 x
 textbook budget there.
 
+Every alternative is ``ActivityClusterer`` with one step swapped (``set_params``): a
+weighting step (BM25), a neighbour step (SNN weights), a community step (best of 8,
+consensus), a reassignment step (passes, every centroid, ``"passthrough"``), or one step's
+parameter (``weighting__min_df``); the rest is the clusterer's own code. The default's
+neighbour step finds each matrix's graph once for every seed and Leiden alternative.
+
 Run: ``.venv/bin/python bench/alternatives.py [--corpora bbc,lenta]`` (about 2 minutes);
+``--smoke`` (60 websites, 300 stories, a temporary folder);
 writes ``bench/results/alternatives.md`` and ``.json``.
 """
 
@@ -48,10 +55,9 @@ import argparse
 import json
 import random
 import sys
-import time
+import tempfile
 from collections import Counter
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +68,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.common import RESULTS, load_averages, machine, run_date, write_results  # noqa: E402
+from bench.steps import CachedNeighbours  # noqa: E402
+from cluster.activity import ActivityClusterer  # noqa: E402
+from cluster.knn import KNeighbours  # noqa: E402
+from cluster.nested_leiden import LeidenCommunities  # noqa: E402
+from cluster.reassign import CentroidReassignment, centroid_sums  # noqa: E402
+from core import defaults as D  # noqa: E402
 from corpora.activity import corpus_names, load_activity_corpus  # noqa: E402
 
 SEEDS = (1, 2, 3, 4, 5)
@@ -78,22 +90,14 @@ WEB_CORPORA = ("websites", "testweb")
 PASSES = (0, 1, 2, 3)
 """Passes of reassignment the leave-one-corpus-out choice is made among."""
 
-Edges = tuple[int, np.ndarray, np.ndarray, np.ndarray]
-"""A graph: ``(n, i, j, w)``, each undirected edge once."""
+Alternative = tuple[str, str, dict[str, Any]]
+"""An alternative: its name, the term counts it clusters (``"default"`` or ``"no stop
+list"``) and what it changes of the default clusterer (``set_params`` keywords)."""
 
 
-@dataclass
-class Graph:
-    """A k-NN graph to cluster: its edges, the matrix it was built from, each document's
-    neighbours (for the reassignment) and the seconds of the neighbour search."""
-
-    edges: Edges
-    X: sp.csr_matrix
-    neighbours: np.ndarray
-    seconds: float
-
-
-# --- the matrices and graphs ------------------------------------------------------------
+# --- the steps that differ from the default's -------------------------------------------
+# Each alternative is ``ActivityClusterer`` with one step swapped or one step's parameter
+# set; everything else is the clusterer's own code (nothing rebuilt here).
 
 
 def counts_without_stop_list(texts: Sequence[str], languages: Sequence[str | None]) -> Any:
@@ -111,236 +115,230 @@ def counts_without_stop_list(texts: Sequence[str], languages: Sequence[str | Non
     return CountsBuilder().add(docs).build()
 
 
-def bm25_matrix(counts: Any) -> sp.csr_matrix:
-    """Okapi BM25 weights of the default's kept terms (``min_df``, ``max_df``), rows
-    L2-normalised."""
-    from core import defaults as D
+class BM25Weighting:  # a step need only have the interface (and parameters to list)
+    """A weighting step: Okapi BM25 weights of the default's kept terms (``min_df``,
+    ``max_df``), rows L2-normalised."""
 
-    C = counts.counts.tocsr().astype(np.float64)
-    n = C.shape[0]
-    df = np.bincount(C.indices, minlength=C.shape[1])
-    keep = np.flatnonzero((df >= D.ACTIVITY_MIN_DF) & (df <= D.ACTIVITY_MAX_DF * n))
-    C, df = C[:, keep].tocsr(), df[keep]
-    length = np.asarray(C.sum(axis=1)).ravel()
-    rows = np.repeat(np.arange(n), np.diff(C.indptr))
-    relative = length[rows] / max(float(length.mean()), 1e-9)
-    tf = C.data * (BM25_K1 + 1) / (C.data + BM25_K1 * (1 - BM25_B + BM25_B * relative))
-    C.data = tf * np.log(1.0 + (n - df[C.indices] + 0.5) / (df[C.indices] + 0.5))
-    norms = np.sqrt(np.asarray(C.multiply(C).sum(axis=1)).ravel())
-    norms[norms == 0] = 1.0
-    C.data /= np.repeat(norms, np.diff(C.indptr))
-    return C.astype(np.float32)
+    def __init__(self, *, k1: float = BM25_K1, b: float = BM25_B) -> None:
+        self.k1 = k1
+        self.b = b
 
+    def get_params(self, deep: bool = False) -> dict[str, Any]:
+        return {"k1": self.k1, "b": self.b}
 
-def knn_graph(X: sp.csr_matrix) -> tuple[Edges, np.ndarray, float]:
-    """The default's k-NN graph of a matrix (exact neighbours, auto ``k``), the
-    neighbour table and the seconds of the neighbour search."""
-    from cluster.activity import auto_neighbours
-    from cluster.knn import exact_knn, knn_edges
+    def __repr__(self) -> str:
+        return f"BM25Weighting(k1={self.k1}, b={self.b})"
 
-    n = X.shape[0]
-    active = int(np.count_nonzero(np.diff(X.indptr)))
-    k = min(auto_neighbours(active), max(active - 1, 0))
-    t0 = time.perf_counter()
-    nb, sims = exact_knn(X, k)
-    seconds = time.perf_counter() - t0
-    i, j, w = knn_edges(nb, sims)
-    return (n, i, j, w.astype(np.float64)), nb, seconds
+    def fit_transform(self, counts: Any) -> sp.csr_matrix:
+        C = counts.counts.tocsr().astype(np.float64)
+        n = C.shape[0]
+        df = np.bincount(C.indices, minlength=C.shape[1])
+        keep = np.flatnonzero((df >= D.ACTIVITY_MIN_DF) & (df <= D.ACTIVITY_MAX_DF * n))
+        C, df = C[:, keep].tocsr(), df[keep]
+        self.vocabulary_ = [counts.terms[t] for t in keep]
+        length = np.asarray(C.sum(axis=1)).ravel()
+        rows = np.repeat(np.arange(n), np.diff(C.indptr))
+        relative = length[rows] / max(float(length.mean()), 1e-9)
+        tf = C.data * (self.k1 + 1) / (C.data + self.k1 * (1 - self.b + self.b * relative))
+        C.data = tf * np.log(1.0 + (n - df[C.indices] + 0.5) / (df[C.indices] + 0.5))
+        norms = np.sqrt(np.asarray(C.multiply(C).sum(axis=1)).ravel())
+        norms[norms == 0] = 1.0
+        C.data /= np.repeat(norms, np.diff(C.indptr))
+        return C.astype(np.float32)
 
 
-def snn_weights(edges: Edges, nb: np.ndarray) -> Edges:
-    """The same edges weighted by the Jaccard overlap of their ends' neighbour sets (each
-    node counted in its own set); edges of no overlap dropped."""
-    n, i, j, _w = edges
-    rows = np.repeat(np.arange(n), nb.shape[1])
-    ok = nb.ravel() >= 0
-    A = sp.csr_matrix((np.ones(int(ok.sum())), (rows[ok], nb.ravel()[ok])), shape=(n, n))
-    A = ((A + sp.identity(n, format="csr")) > 0).astype(np.float64).tocsr()
-    size = np.asarray(A.sum(axis=1)).ravel()
-    common = np.asarray(A[i].multiply(A[j]).sum(axis=1)).ravel()
-    jaccard = common / (size[i] + size[j] - common)
-    keep = jaccard > 0
-    return n, i[keep], j[keep], jaccard[keep]
+class SNNNeighbours(KNeighbours):
+    """The default's neighbour step, its edges weighted by the Jaccard overlap of their
+    ends' neighbour sets (each node counted in its own set; edges of no overlap dropped),
+    as PhenoGraph weighs them."""
+
+    def fit(self, X: sp.csr_matrix) -> SNNNeighbours:
+        super().fit(X)
+        nb = self.graph_.neighbours
+        n = nb.shape[0]
+        i, j, _w = self.edges_
+        rows = np.repeat(np.arange(n), nb.shape[1])
+        ok = nb.ravel() >= 0
+        A = sp.csr_matrix((np.ones(int(ok.sum())), (rows[ok], nb.ravel()[ok])), shape=(n, n))
+        A = ((A + sp.identity(n, format="csr")) > 0).astype(np.float64).tocsr()
+        size = np.asarray(A.sum(axis=1)).ravel()
+        common = np.asarray(A[i].multiply(A[j]).sum(axis=1)).ravel()
+        jaccard = common / (size[i] + size[j] - common)
+        keep = jaccard > 0
+        self.edges_ = (i[keep], j[keep], jaccard[keep])
+        return self
 
 
-def matrices(texts: list[str], languages: list[str | None]) -> dict[str, sp.csr_matrix]:
-    """Each alternative's matrix of the texts (the default's and those that differ)."""
-    from cluster.activity import ActivityClusterer
-    from cluster.weighting import TfidfWeighting
-    from core import defaults as D
+CLUSTERS_ONLY: dict[str, Any] = {"resolution": min(D.ACTIVITY_RESOLUTION), "coarser": ()}
+"""The default's clusters and no other level (the levels never change the clusters)."""
 
-    counts = ActivityClusterer.count_matrix(texts, languages)
 
-    def default_weights() -> TfidfWeighting:
-        return TfidfWeighting(min_df=D.ACTIVITY_MIN_DF, max_df=D.ACTIVITY_MAX_DF)
+class BestOf(LeidenCommunities):
+    """The community step keeping the partition of largest quality among ``runs``
+    seeded runs of the default's."""
 
+    def __init__(
+        self, *, runs: int = BEST_OF, resolution: Any = CLUSTERS_ONLY["resolution"],
+        coarser: Any = (), seed: int = D.ACTIVITY_SEED,
+    ) -> None:  # fmt: skip
+        super().__init__(resolution=resolution, coarser=coarser, seed=seed)
+        self.runs = runs
+
+    def fit(self, graph: Any) -> BestOf:
+        seed = int(self.seed)
+        found = []
+        for m in range(self.runs):
+            self.seed = seed * 1000 + m
+            found.append(super().fit(graph).clusters_)
+        self.seed = seed
+        self.clusters_ = max(found, key=lambda level: level.quality)
+        return self
+
+
+class Consensus(LeidenCommunities):
+    """The community step running Leiden once more on the graph reweighted by how often
+    ``members`` seeded runs of ``iters`` iterations join each edge
+    (``w · (FLOOR + (1 - FLOOR) · share)``)."""
+
+    def __init__(
+        self, *, members: int = 8, iters: int = 2, resolution: Any = CLUSTERS_ONLY["resolution"],
+        coarser: Any = (), seed: int = D.ACTIVITY_SEED,
+    ) -> None:  # fmt: skip
+        super().__init__(resolution=resolution, coarser=coarser, seed=seed)
+        self.members = members
+        self.iters = iters
+
+    def fit(self, graph: Any) -> Consensus:
+        import igraph as ig
+
+        from cluster.graph_leiden import edge_pairs
+
+        n, i, j, w = graph
+        g = ig.Graph(n=n, edges=edge_pairs(i, j))
+        together = np.zeros(len(i))
+        try:
+            for m in range(self.members):
+                ig.set_random_number_generator(random.Random(int(self.seed) * 1000 + m))
+                found = g.community_leiden(
+                    objective_function="modularity", weights=w.tolist(), n_iterations=self.iters
+                )
+                labels = np.asarray(found.membership)
+                together += labels[i] == labels[j]
+        finally:
+            ig.set_random_number_generator(random)
+        super().fit((n, i, j, w * (FLOOR + (1 - FLOOR) * together / self.members)))
+        return self
+
+
+class EveryCentroid(CentroidReassignment):
+    """The reassignment step comparing each document with every cluster's centroid (one
+    pass, a dense documents x clusters product), not only its neighbours' clusters."""
+
+    def fit(self, X: sp.csr_matrix, neighbours: np.ndarray, labels: np.ndarray) -> EveryCentroid:
+        X = X.astype(np.float64)
+        sums, norms = centroid_sums(X, labels)
+        dots = np.asarray((X @ sums.T).todense())
+        rows = np.arange(X.shape[0])
+        own = dots[rows, labels]
+        xx = np.asarray(X.multiply(X).sum(axis=1)).ravel()
+        rest = norms[labels] - 2 * own + xx
+        sims = dots / np.sqrt(np.maximum(norms, 1e-300))
+        sims[dots <= 0] = -np.inf
+        ok = rest > 1e-12 * np.maximum(norms[labels], 1.0)
+        sims[rows, labels] = np.where(ok, (own - xx) / np.sqrt(np.where(ok, rest, 1.0)), -np.inf)
+        best = sims.argmax(axis=1)
+        keep = (xx == 0) | (sims[rows, best] <= sims[rows, labels])
+        self.labels_ = np.where(keep, labels, best)
+        self.moved_ = int(np.count_nonzero(self.labels_ != labels))
+        return self
+
+
+def alternatives() -> list[Alternative]:
+    """Each alternative: its name, the counts it clusters and the steps it swaps (fresh
+    step objects: a step is fitted in place)."""
+    out: list[Alternative] = [
+        ("default", "default", {}),
+        ("no reassignment", "default", {"reassignment": "passthrough"}),
+        ("reassign 2 passes", "default", {"reassignment": CentroidReassignment(passes=2)}),
+        ("reassign 3 passes", "default", {"reassignment": CentroidReassignment(passes=3)}),
+        ("reassign, every centroid", "default", {"reassignment": EveryCentroid()}),
+        ("no stop list", "no stop list", {}),
+        ("min_df 1", "default", {"weighting__min_df": 1}),
+        ("BM25", "default", {"weighting": BM25Weighting()}),
+        ("SNN weights", "default", {"neighbours": "snn"}),
+        (f"best of {BEST_OF} by modularity", "default", {"communities": BestOf()}),
+    ]
+    out += [(f"consensus {m}x{i}", "default", {"communities": Consensus(members=m, iters=i)})
+            for m, i in CONSENSUS]  # fmt: skip
+    return out
+
+
+def clusterer(params: dict[str, Any], neighbours: dict[str, CachedNeighbours]) -> Any:
+    """The default clusterer (its clusters only, :data:`CLUSTERS_ONLY`) with an
+    alternative's steps; the neighbour step one of ``neighbours`` (``"snn"`` or the
+    default's), each finding a matrix's graph once."""
+    swapped = {**params, "neighbours": neighbours[params.get("neighbours", "default")]}
+    return ActivityClusterer(**CLUSTERS_ONLY).set_params(**swapped)
+
+
+def cached_neighbours() -> dict[str, CachedNeighbours]:
+    """The default's neighbour step and the SNN one, each finding a matrix's graph once."""
+    return {"default": CachedNeighbours(KNeighbours()), "snn": CachedNeighbours(SNNNeighbours())}
+
+
+def seeded(model: Any, seed: int) -> Any:
+    """The clusterer with Leiden seed ``seed`` (its own community step's, or the
+    default's through the clusterer's ``seed``)."""
+    return model.set_params(communities__seed=seed)
+
+
+def all_counts(texts: list[str], languages: list[str | None]) -> dict[str, Any]:
+    """The term counts the alternatives cluster, by kind."""
     return {
-        "default": default_weights().fit_transform(counts),
-        "no stop list": default_weights().fit_transform(counts_without_stop_list(texts, languages)),
-        "min_df 1": TfidfWeighting(min_df=1, max_df=D.ACTIVITY_MAX_DF).fit_transform(counts),
-        "BM25": bm25_matrix(counts),
+        "default": ActivityClusterer.count_matrix(texts, languages),
+        "no stop list": counts_without_stop_list(texts, languages),
     }
-
-
-# --- the Leiden steps ---------------------------------------------------------------------
-
-
-def plain(edges: Edges, seed: int) -> tuple[np.ndarray, float]:
-    """The default's clusters (``[activity]``'s quality, iterations and the clusters'
-    resolution) and their quality."""
-    from cluster.nested_leiden import igraph_leiden
-    from core import defaults as D
-
-    n, i, j, w = edges
-    level = igraph_leiden(
-        n, i, j, w, quality=D.ACTIVITY_QUALITY, resolution=min(D.ACTIVITY_RESOLUTION),
-        seed=seed, n_iterations=D.ACTIVITY_ITERATIONS,
-    )  # fmt: skip
-    return level.labels, level.quality
-
-
-def best_of(edges: Edges, seed: int, runs: int = BEST_OF) -> np.ndarray:
-    """The partition of largest quality among ``runs`` seeded runs."""
-    found = [plain(edges, seed * 1000 + m) for m in range(runs)]
-    return max(found, key=lambda lq: lq[1])[0]
-
-
-def consensus(edges: Edges, seed: int, members: int, iters: int) -> np.ndarray:
-    """Leiden on the graph reweighted by how often ``members`` seeded runs join each edge."""
-    import igraph as ig
-
-    from cluster.graph_leiden import edge_pairs
-
-    n, i, j, w = edges
-    graph = ig.Graph(n=n, edges=edge_pairs(i, j))
-    weights = w.tolist()
-    together = np.zeros(len(i))
-    try:
-        for m in range(members):
-            ig.set_random_number_generator(random.Random(seed * 1000 + m))
-            found = graph.community_leiden(
-                objective_function="modularity", weights=weights, n_iterations=iters
-            )
-            labels = np.asarray(found.membership)
-            together += labels[i] == labels[j]
-    finally:
-        ig.set_random_number_generator(random)
-    return plain((n, i, j, w * (FLOOR + (1 - FLOOR) * together / members)), seed)[0]
-
-
-Step = Callable[[Graph, int], np.ndarray]
-
-
-def reassigned(g: Graph, labels: np.ndarray, passes: int = 1) -> np.ndarray:
-    """``labels`` after the default's reassignment (``passes`` passes among the
-    neighbours' clusters, :func:`cluster.reassign.reassign`)."""
-    from cluster.reassign import reassign
-
-    return reassign(g.X, labels, g.neighbours, passes=passes)[0]
-
-
-def every_centroid(g: Graph, labels: np.ndarray) -> np.ndarray:
-    """One pass of the same rule against every cluster's centroid (dense product)."""
-    from cluster.reassign import centroid_sums
-
-    X = g.X.astype(np.float64)
-    sums, norms = centroid_sums(X, labels)
-    dots = np.asarray((X @ sums.T).todense())
-    rows = np.arange(X.shape[0])
-    own = dots[rows, labels]
-    xx = np.asarray(X.multiply(X).sum(axis=1)).ravel()
-    rest = norms[labels] - 2 * own + xx
-    sims = dots / np.sqrt(np.maximum(norms, 1e-300))
-    sims[dots <= 0] = -np.inf
-    ok = rest > 1e-12 * np.maximum(norms[labels], 1.0)
-    sims[rows, labels] = np.where(ok, (own - xx) / np.sqrt(np.where(ok, rest, 1.0)), -np.inf)
-    best = sims.argmax(axis=1)
-    keep = (xx == 0) | (sims[rows, best] <= sims[rows, labels])
-    return np.where(keep, labels, best)
-
-
-def alternatives() -> list[tuple[str, str, Step]]:
-    """Each alternative: its name, the graph it clusters and its step (Leiden, then the
-    reassignment)."""
-
-    def default_step(g: Graph, s: int) -> np.ndarray:
-        return reassigned(g, plain(g.edges, s)[0])
-
-    def passes_step(passes: int) -> Step:
-        return lambda g, s: reassigned(g, plain(g.edges, s)[0], passes)
-
-    out: list[tuple[str, str, Step]] = [
-        ("default", "default", default_step),
-        ("no reassignment", "default", passes_step(0)),
-        ("reassign 2 passes", "default", passes_step(2)),
-        ("reassign 3 passes", "default", passes_step(3)),
-        ("reassign, every centroid", "default",
-         lambda g, s: every_centroid(g, plain(g.edges, s)[0])),
-        ("no stop list", "no stop list", default_step),
-        ("min_df 1", "min_df 1", default_step),
-        ("BM25", "BM25", default_step),
-        ("SNN weights", "SNN weights", default_step),
-        (f"best of {BEST_OF} by modularity", "default",
-         lambda g, s: reassigned(g, best_of(g.edges, s))),
-    ]  # fmt: skip
-    for members, iters in CONSENSUS:
-
-        def step(g: Graph, s: int, members: int = members, iters: int = iters) -> np.ndarray:
-            return reassigned(g, consensus(g.edges, s, members, iters))
-
-        out.append((f"consensus {members}x{iters}", "default", step))
-    return out
-
-
-def graphs(texts: list[str], languages: list[str | None]) -> dict[str, Graph]:
-    """Every graph the alternatives cluster, with the seconds of its neighbour step."""
-    out: dict[str, Graph] = {}
-    for name, X in matrices(texts, languages).items():
-        edges, nb, seconds = knn_graph(X)
-        out[name] = Graph(edges, X, nb, seconds)
-        if name == "default":
-            t0 = time.perf_counter()
-            snn = snn_weights(edges, nb)
-            out["SNN weights"] = Graph(snn, X, nb, seconds + time.perf_counter() - t0)
-    return out
 
 
 # --- the measurements ---------------------------------------------------------------------
 
 
-def corpus_rows(name: str) -> list[dict[str, Any]]:
+def corpus_rows(name: str, limit: int | None = None) -> list[dict[str, Any]]:
     """Class F by seed and Leiden seconds of every alternative on one corpus."""
     from cluster import score_clustering
 
-    corpus = load_activity_corpus(name)
-    built = graphs(corpus.texts, corpus.languages)
+    corpus = load_activity_corpus(name, limit=limit)
+    counts = all_counts(corpus.texts, corpus.languages)
+    neighbours = cached_neighbours()
     rows = []
-    for label, graph, step in alternatives():
+    for label, kind, params in alternatives():
+        model = clusterer(params, neighbours)
         scores, seconds = [], []
         for seed in SEEDS:
-            t0 = time.perf_counter()
-            labels = step(built[graph], seed)
-            seconds.append(time.perf_counter() - t0)
-            scores.append(round(float(score_clustering(corpus.labels, labels)["f_class"]), 4))
+            seeded(model, seed).fit(counts[kind])
+            spent = model.graph_stats_["seconds"]
+            seconds.append(spent["leiden"] + spent["reassign"])
+            f = score_clustering(corpus.labels, model.labels_)["f_class"]
+            scores.append(round(float(f), 4))
         rows.append({"corpus": name, "method": label, "f_by_seed": scores,
                      "seconds": round(float(np.mean(seconds)), 3)})  # fmt: skip
     return rows
 
 
-def scale_rows() -> list[dict[str, Any]]:
-    """Neighbour and Leiden seconds of every alternative on the 20,000 Reuters stories."""
+def scale_rows(size: int = SCALE_DOCS) -> list[dict[str, Any]]:
+    """Neighbour and Leiden seconds of every alternative on ``size`` Reuters stories
+    (seed 1; each alternative finds its own graph)."""
     from bench.activity import reuters_scale
 
-    texts, _labels = reuters_scale(SCALE_DOCS)
-    built = graphs(texts, ["en"] * len(texts))
+    texts, _labels = reuters_scale(size)
+    counts = all_counts(texts, ["en"] * len(texts))
     rows = []
-    for label, graph, step in alternatives():
-        g = built[graph]
-        t0 = time.perf_counter()
-        step(g, 1)
-        rows.append({"method": label, "neighbours": round(g.seconds, 3),
-                     "leiden": round(time.perf_counter() - t0, 3),
-                     "edges": int(g.edges[1].shape[0])})  # fmt: skip
+    for label, kind, params in alternatives():
+        model = seeded(clusterer(params, cached_neighbours()), 1).fit(counts[kind])
+        spent = model.graph_stats_["seconds"]
+        rows.append({"method": label, "neighbours": round(spent["neighbours"], 3),
+                     "leiden": round(spent["leiden"] + spent["reassign"], 3),
+                     "edges": int(model.graph_stats_["edges"])})  # fmt: skip
     return rows
 
 
@@ -360,7 +358,7 @@ def textbook_by_seed() -> dict[str, list[float]]:
 def goal_lines(rows: list[dict[str, Any]], textbook: dict[str, list[float]]) -> list[str]:
     """Issue 21's class F line per alternative: with seed 1, and on the means over seeds."""
     lines = []
-    for label, _graph, _step in alternatives():
+    for label, _counts, _params in alternatives():
         mine = {r["corpus"]: r["f_by_seed"] for r in rows if r["method"] == label}
         both = [c for c in mine if c in textbook]
         seed1 = [c for c in both if mine[c][0] < textbook[c][0] - 0.005]
@@ -380,7 +378,7 @@ def summary(rows: list[dict[str, Any]], scale: list[dict[str, Any]]) -> list[dic
     base = {r["corpus"]: r for r in rows if r["method"] == "default"}
     timed = {s["method"]: s["neighbours"] + s["leiden"] for s in scale}
     out = []
-    for label, _graph, _step in alternatives():
+    for label, _counts, _params in alternatives():
         mine = [r for r in rows if r["method"] == label and r["corpus"] in base]
         if not mine:
             continue
@@ -496,19 +494,27 @@ def markdown(report: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
+SMOKE_ARGV = ["--smoke"]
+"""The arguments of the smoke test (tests/bench): tiny data, a temporary folder."""
+SMOKE_LIMIT, SMOKE_SCALE = 60, 300
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpora", default=",".join(corpus_names()), help="comma-separated")
+    smoke = f"{SMOKE_LIMIT} websites, {SMOKE_SCALE} stories, a temporary folder"
+    parser.add_argument("--smoke", action="store_true", help=smoke)
     args = parser.parse_args(argv)
     before = load_averages()
     rows: list[dict[str, Any]] = []
-    for name in [c for c in args.corpora.split(",") if c]:
-        rows += corpus_rows(name)
+    corpora = ["websites"] if args.smoke else [c for c in args.corpora.split(",") if c]
+    for name in corpora:
+        rows += corpus_rows(name, SMOKE_LIMIT if args.smoke else None)
         means = [
             f"{r['method']} {np.mean(r['f_by_seed']):.4f}" for r in rows if r["corpus"] == name
         ]
         print(f"{name}: " + "; ".join(means), flush=True)
-    scale = scale_rows()
+    scale = scale_rows(SMOKE_SCALE if args.smoke else SCALE_DOCS)
     report = {
         "machine": machine(),
         "date": run_date(),
@@ -523,7 +529,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
     md = markdown(report)
     print(md)
-    write_results(RESULTS / "alternatives", report, md)
+    out = Path(tempfile.mkdtemp(prefix="alternatives-")) if args.smoke else RESULTS
+    write_results(out / "alternatives", report, md)
     return 0
 
 

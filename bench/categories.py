@@ -669,6 +669,10 @@ def _markdown(report: dict[str, Any], tax: Taxonomy) -> str:
     return "\n".join(lines) + "\n"
 
 
+SMOKE_SKIP = "the real sites and the test web (35 minutes); needs a built test web and a database"
+"""Why the smoke test (tests/bench) does not run this script on tiny data."""
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     src = p.add_mutually_exclusive_group()

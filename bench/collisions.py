@@ -32,6 +32,7 @@ Run: ``.venv/bin/python bench/collisions.py`` (a few minutes, ~2 GB of memory); 
 
 from __future__ import annotations
 
+import argparse
 import csv
 import html
 import io
@@ -233,7 +234,12 @@ def fold(h: np.ndarray, bits: int) -> np.ndarray:
     return (h >> np.uint64(bits)) ^ (h & np.uint64((1 << bits) - 1))
 
 
-def main() -> None:
+SMOKE_SKIP = "a few minutes and about 2 GB: every distinct shingle of the shared corpora"
+"""Why the smoke test (tests/bench) does not run this script on tiny data."""
+
+
+def main(argv: list[str] | None = None) -> None:
+    argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0]).parse_args(argv)
     started = time.time()
     print("collecting distinct 5-word shingles of the shared corpora")
     strings, ours, per_corpus, total = collect()

@@ -161,6 +161,10 @@ def _progress(jobdir: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+SMOKE_SKIP = "builds and crawls the local test web (minutes)"
+"""Why the smoke test (tests/bench) does not run this script on tiny data."""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--depth", type=int, default=3)

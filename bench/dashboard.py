@@ -227,6 +227,10 @@ def markdown(lines: dict[str, dict[str, Any]]) -> str:
     return "\n".join(md)
 
 
+SMOKE_SKIP = "builds a database of up to a million pages and renders every page"
+"""Why the smoke test (tests/bench) does not run this script on tiny data."""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, default=100_000)

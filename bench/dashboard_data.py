@@ -23,7 +23,7 @@ import datetime as dt
 import random
 from typing import Any
 
-from sqlalchemy import Engine, insert, select
+from sqlalchemy import Engine, insert, select, update
 
 UNIVERSITIES = [
     ("Saint Petersburg State University", "Russia", 539, "spbu.ru"),
@@ -351,7 +351,9 @@ def generate(engine: Engine, *, n_pages: int, n_domains: int, seed: int = 1) -> 
         # one clustering per university and direction of the first crawl run, over the
         # domains with a document
         cluster_id = 0
-        clusterings, clusters, members = [], [], []
+        clusterings: list[dict[str, Any]] = []
+        clusters: list[dict[str, Any]] = []
+        members: list[dict[str, Any]] = []
         for uid in range(1, len(UNIVERSITIES) + 1):
             for direction in ("outgoing", "citing"):
                 doms = sorted(
@@ -457,12 +459,14 @@ def generate(engine: Engine, *, n_pages: int, n_domains: int, seed: int = 1) -> 
                 }
             ],
         )
-        groups, dmembers, i, gid = [], [], 0, 0
+        dgroups: list[dict[str, Any]] = []
+        dmembers: list[dict[str, Any]] = []
+        i, gid = 0, 0
         ids = [d["id"] for d in page_docs]
         while i < len(ids) - 5:
             size = rng.randint(2, 5)
             gid += 1
-            groups.append(
+            dgroups.append(
                 {
                     "id": gid,
                     "dedup_run_id": 1,
@@ -473,11 +477,11 @@ def generate(engine: Engine, *, n_pages: int, n_domains: int, seed: int = 1) -> 
             )
             dmembers += [{"group_id": gid, "document_id": ids[i + k]} for k in range(size)]
             i += size + rng.randint(0, 10)
-        put(conn, m.DuplicateGroup, groups)
+        put(conn, m.DuplicateGroup, dgroups)
         put(conn, m.DuplicateMember, dmembers)
         conn.execute(
-            m.DedupRun.__table__.update().values(
-                n_groups=len(groups), n_duplicates=len(dmembers) - len(groups)
+            update(m.DedupRun).values(
+                n_groups=len(dgroups), n_duplicates=len(dmembers) - len(dgroups)
             )
         )
     with engine.connect() as conn:

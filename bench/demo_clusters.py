@@ -112,6 +112,10 @@ def markdown(report: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+SMOKE_SKIP = "reads the database and manifest of a `make demo` run"
+"""Why the smoke test (tests/bench) does not run this script on tiny data."""
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--db", default=str(ROOT / "demo" / "webometrics.db"))

@@ -402,6 +402,10 @@ def markdown(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+SMOKE_SKIP = "builds the test web and its database (about 2 minutes)"
+"""Why the smoke test (tests/bench) does not run this script on tiny data."""
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--manifest", type=Path, default=DEMO_TESTBED, help="a built test web")

@@ -289,16 +289,23 @@ def bench_templates_webkb() -> dict[str, Any]:
     by_host: dict[str, list[int]] = defaultdict(list)
     for i, (p, _) in enumerate(ok):
         by_host[host_of(p.url)].append(i)
-    chunks = []
+    chunks: list[list[int]] = []
     for _, idx in sorted(by_host.items()):
         idx = idx[:]
         rng.shuffle(idx)
         chunks.extend(idx[c : c + 20] for c in range(0, len(idx), 20))
     total = sum(len(t) for t in base_texts)
-    for min_pages, min_share in ((None, None), (3, 0.5), (3, 0.3), (3, 0.2), (2, 0.2)):
+    settings: list[tuple[int, float] | tuple[None, None]] = [
+        (None, None),
+        (3, 0.5),
+        (3, 0.3),
+        (3, 0.2),
+        (2, 0.2),
+    ]
+    for min_pages, min_share in settings:
         texts = list(base_texts)
         blocks = 0
-        if min_pages:
+        if min_pages and min_share is not None:
             for chunk in chunks:
                 if len(chunk) < min_pages:
                     continue
@@ -349,7 +356,7 @@ def bench_language() -> dict[str, Any]:
     from corpora.tgcontest import load_story_pairs, pair_corpus
 
     texts, languages, _ = pair_corpus(load_story_pairs())
-    seen = {}
+    seen: dict[str, str | None] = {}
     for t, lang in zip(texts, languages, strict=True):
         seen.setdefault(t, lang)
     started = time.perf_counter()
@@ -564,6 +571,10 @@ def markdown(res: dict[str, Any]) -> str:
         lines.append(f"| {r['k']} | {r['language']} | {r['seconds']:.2f} |")
     lines.append("")
     return "\n".join(lines)
+
+
+SMOKE_SKIP = "every extractor on the labelled extraction corpora (10-20 minutes)"
+"""Why the smoke test (tests/bench) does not run this script on tiny data."""
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -15,6 +15,7 @@ Writes ``bench/results/faults.json`` and ``faults.md``.
 
 from __future__ import annotations
 
+import argparse
 import io
 import os
 import re
@@ -455,7 +456,7 @@ def outage(root: Path, server: Any) -> Row:
 
     engine = create_engine(url)
     with engine.connect() as conn:
-        pages = conn.execute(text("SELECT count(*) FROM page")).scalar()
+        pages = int(conn.execute(text("SELECT count(*) FROM page")).scalar() or 0)
         status = conn.execute(text("SELECT status FROM crawl_run")).scalar()
     engine.dispose()
     return {
@@ -646,7 +647,12 @@ def doubled_space(root: Path) -> Row:
 # --- the table ------------------------------------------------------------------------------
 
 
-def main() -> None:
+SMOKE_SKIP = "starts PostgreSQL and restarts it under a crawl (about two minutes)"
+"""Why the smoke test (tests/bench) does not run this script on tiny data."""
+
+
+def main(argv: list[str] | None = None) -> None:
+    argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0]).parse_args(argv)
     rows: list[Row] = []
     notes: list[str] = []
     with tempfile.TemporaryDirectory(prefix="webometrics-faults-") as tmp:

@@ -28,7 +28,8 @@ the clusters), the clusters (resolution 1) and the coarser one (resolution 0.5, 
 whole clusters, :func:`cluster.nested_leiden.merged_levels`), with the class F an analyst
 reaches by picking the best of the three.
 
-Run: ``.venv/bin/python bench/grain.py [--corpora bbc,lenta]``; writes
+Run: ``.venv/bin/python bench/grain.py [--corpora bbc,lenta]`` (``--smoke``: 60 documents
+of two corpora, a temporary folder); writes
 ``bench/results/grain.md`` and ``.json``.
 """
 
@@ -37,6 +38,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -58,32 +60,32 @@ Row = dict[str, Any]
 Rule = Callable[[list[Row], float], Row]
 
 
-def levels(name: str) -> dict[str, Any]:
+def levels(name: str, limit: int | None = None) -> dict[str, Any]:
     """The corpus's graph (the default estimator's) and its partition at every resolution."""
     from sklearn.metrics import adjusted_rand_score
 
     from bench.activity import run_kmeans
+    from bench.steps import CachedNeighbours
     from cluster import ActivityClusterer, score_clustering
-    from cluster.knn import knn_edges
-    from cluster.nested_leiden import igraph_leiden, modularity
-    from cluster.reassign import reassign
-    from cluster.unionfind import canonical_labels
+    from cluster.nested_leiden import modularity
 
-    corpus = load_activity_corpus(name)
+    corpus = load_activity_corpus(name, limit=limit)
     n = len(corpus.texts)
     t0 = time.perf_counter()
-    model = ActivityClusterer().fit(corpus.texts, corpus.languages)
+    counts = ActivityClusterer.count_matrix(corpus.texts, corpus.languages)
+    model = ActivityClusterer().fit(counts)
     fit_seconds = time.perf_counter() - t0
-    i, j, w = knn_edges(model.graph_.neighbours, model.graph_.similarities)
+    i, j, w = model.steps_["neighbours"].edges_
     weights = w.astype(np.float64)
+    # the default with its community step at each resolution (Leiden to the end), its
+    # reassignment as it is: the partitions as the default finishes its own
+    neighbours = CachedNeighbours(model.default_step("neighbours"))
     rows = []
     for gamma in RESOLUTIONS:
-        parts = [igraph_leiden(n, i, j, w, quality="rb", resolution=gamma, seed=s) for s in SEEDS]
-        # each partition as the default finishes it: the reassignment after Leiden
         labels = [
-            canonical_labels(reassign(model.matrix_, p.labels, model.graph_.neighbours,
-                                      passes=model.reassign)[0])
-            for p in parts
+            ActivityClusterer(neighbours=neighbours, resolution=gamma, coarser=(), seed=s,
+                              n_iterations=-1).fit(counts).labels_
+            for s in SEEDS
         ]  # fmt: skip
         rows.append(
             {
@@ -277,14 +279,22 @@ def summarise(corpora: list[dict[str, Any]], chosen: dict[str, dict[str, Row]]) 
     return out
 
 
+SMOKE_LIMIT = 60
+SMOKE_ARGV = ["--smoke"]
+"""The arguments of the smoke test (tests/bench): tiny data, a temporary folder."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpora", default=",".join(corpus_names()), help="comma-separated")
+    smoke = f"{SMOKE_LIMIT} documents of two corpora, a temporary folder"
+    parser.add_argument("--smoke", action="store_true", help=smoke)
     args = parser.parse_args(argv)
     before = load_averages()
     corpora = []
-    for name in [c for c in args.corpora.split(",") if c]:
-        corpora.append(levels(name))
+    names = ["websites", "lenta"] if args.smoke else [c for c in args.corpora.split(",") if c]
+    for name in names:
+        corpora.append(levels(name, SMOKE_LIMIT if args.smoke else None))
         print(f"{name}: {len(corpora[-1]['levels'])} levels", flush=True)
     chosen = {name: leave_one_out(corpora, rule, tuned) for name, (rule, tuned) in RULES.items()}
     summary = summarise(corpora, chosen)
@@ -314,7 +324,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
     md = markdown(report)
     print(md)
-    write_results(RESULTS / "grain", report, md)
+    out = Path(tempfile.mkdtemp(prefix="grain-")) if args.smoke else RESULTS
+    write_results(out / "grain", report, md)
     return 0
 
 

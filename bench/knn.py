@@ -52,6 +52,7 @@ Run: ``.venv/bin/python bench/knn.py`` (about an hour on 2 cores; most of it NN-
 and LSH at 300,000 and 1,000,000 documents); ``--sizes
 1000,5000``, ``--corpora bbc,lenta`` (``--corpora ''``: none), ``--methods
 brute,topk``, ``--quick`` (1k and 5k, the small corpora, into a temporary folder),
+``--smoke`` (300 stories, three methods, a temporary folder),
 ``--render``, ``--append`` (add to the saved results: a row measured again keeps the
 methods this run leaves out; the report lists the runs), ``--full-exact-to N`` (time
 ``exact`` and ``topk`` on every row up to N documents instead of on the sample rows:
@@ -63,6 +64,7 @@ it measured) and ``knn.md``.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import json
 import sys
@@ -119,35 +121,20 @@ BATCH = 100_000
 
 
 def tfidf(texts: list[str], languages: list[str | None]) -> sp.csr_matrix:
-    """The clusterer's tf-idf of the texts, counted in batches of 100,000 texts.
-
-    Same weights as ``TfidfWeighting(min_df, max_df).fit_transform(count_terms(texts))``
-    (columns in another order, which no dot product sees); the batches keep the term
-    count dictionaries of at most 100,000 texts alive at a time.
-    """
-    from cluster.weighting import TfidfWeighting, counts_matrix
-    from core import defaults as D
+    """The clusterer's tf-idf of the texts: its default weighting step
+    (``ActivityClusterer().named_steps["weighting"]``) on the term counts, counted and
+    appended to the count matrix in batches of 100,000 texts (the term count
+    dictionaries of at most 100,000 texts alive at a time)."""
+    from cluster.activity import ActivityClusterer
+    from cluster.weighting import CountsBuilder
     from extract.terms import count_terms
 
-    index: dict[str, int] = {}
-    parts = []
+    builder = CountsBuilder()
     for s in range(0, len(texts), BATCH):
-        counts = count_terms(texts[s : s + BATCH], languages[s : s + BATCH])
-        C, terms = counts_matrix(counts)
-        del counts
-        cols = np.fromiter((index.setdefault(t, len(index)) for t in terms), np.int64, len(terms))
-        parts.append(sp.csr_matrix((C.data, cols[C.indices], C.indptr), shape=(C.shape[0], 0)))
-    V = len(index)
-    counts = sp.vstack([sp.csr_matrix((p.data, p.indices, p.indptr), (p.shape[0], V))
-                        for p in parts]).tocsr()  # fmt: skip
-    del parts
-    counts.sort_indices()
-    n = counts.shape[0]
-    w = TfidfWeighting(min_df=D.ACTIVITY_MIN_DF, max_df=D.ACTIVITY_MAX_DF)
-    df = np.bincount(counts.indices, minlength=V)
-    cols = np.flatnonzero((df >= w.min_df) & (df <= w.max_df * n))
-    w.idf_ = (np.log((1.0 + n) / (1.0 + df[cols])) + 1.0).astype(np.float32)
-    return w._weigh(counts[:, cols])
+        builder.add(count_terms(texts[s : s + BATCH], languages[s : s + BATCH]))
+    weighting = ActivityClusterer().named_steps["weighting"]
+    X: sp.csr_matrix = weighting.fit_transform(builder.build())
+    return X
 
 
 def size_data(n: int) -> tuple[list[str], list[str | None], str]:
@@ -201,10 +188,11 @@ def run_nndescent(X: sp.csr_matrix, k: int) -> Result:
 
 
 def run_lsh(X: sp.csr_matrix, k: int) -> Result:
+    """The clusterer's neighbour step with ``candidates="wminhash"``."""
     from cluster.activity import ActivityClusterer
 
-    active = np.diff(X.indptr) > 0
-    g = ActivityClusterer(candidates="wminhash", n_jobs=THREADS)._neighbours(X, active, k)
+    step = ActivityClusterer(candidates="wminhash", n_jobs=THREADS).named_steps["neighbours"]
+    g = step.set_params(n_neighbors=k).fit(X).graph_
     return g.neighbours, {"pairs": g.stats["candidate_pairs"] + g.stats["refine_pairs"]}
 
 
@@ -405,7 +393,7 @@ def measure(
             previous[m] = (n, secs)
             print(f"  {m}: {secs:.2f} s (extrapolated), recall {r:.4f}", flush=True)
             continue
-        table, info, secs = timed(lambda m=m: RUNS[m](X, k))
+        table, info, secs = timed(functools.partial(RUNS[m], X, k))
         previous[m] = (n, secs)
         r = recall(X, queries, table[queries], ref, k)
         row["methods"][m] = {"seconds": round(secs, 3), "recall": round(r, 4), **info, **extra}
@@ -533,12 +521,18 @@ def render(res: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
-def main() -> int:
+SMOKE_ARGV = ["--smoke"]
+"""The arguments of the smoke test (tests/bench): tiny data, a temporary folder."""
+
+
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default=",".join(map(str, SIZES)))
     ap.add_argument("--corpora", default=",".join(CORPORA))
     ap.add_argument("--methods", default=",".join(METHODS))
     ap.add_argument("--quick", action="store_true", help="1k and 5k, small corpora, temp folder")
+    ap.add_argument("--smoke", action="store_true",
+                    help="300 stories, brute, exact and lsh, a temporary folder")  # fmt: skip
     ap.add_argument("--render", action="store_true", help="rewrite the .md from the .json")
     ap.add_argument(
         "--append",
@@ -554,12 +548,12 @@ def main() -> int:
         "above, on the sample rows, extrapolated)",
     )
     ap.add_argument("--out", default=str(RESULTS))
-    args = ap.parse_args()
-    out = Path(tempfile.mkdtemp()) if args.quick else Path(args.out)
+    args = ap.parse_args(argv)
+    out = Path(tempfile.mkdtemp()) if args.quick or args.smoke else Path(args.out)
     stem = out / "knn"
     if args.render:
-        res = json.loads(stem.with_suffix(".json").read_text(encoding="utf-8"))
-        stem.with_suffix(".md").write_text(render(res), encoding="utf-8")
+        saved = json.loads(stem.with_suffix(".json").read_text(encoding="utf-8"))
+        stem.with_suffix(".md").write_text(render(saved), encoding="utf-8")
         return 0
     from cluster.activity import EXACT_WORK
 
@@ -568,6 +562,8 @@ def main() -> int:
     if args.quick:
         sizes, names = [1_000, 5_000], ["lenta", "websites"]
     methods = [m for m in args.methods.split(",") if m]
+    if args.smoke:
+        sizes, names, methods = [300], [], ["brute", "exact", "lsh"]
     unknown = sorted(set(methods) - set(METHODS))
     if unknown:
         raise SystemExit(f"unknown methods {unknown}: use {list(METHODS)}")

@@ -429,6 +429,10 @@ def markdown(report: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+SMOKE_SKIP = "the linkage sweep on the labelled corpora (15 minutes; --quick still minutes)"
+"""Why the smoke test (tests/bench) does not run this script on tiny data."""
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark; write ``bench/results/linkage.json`` and ``.md``."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])

@@ -236,6 +236,10 @@ def markdown(out: dict[str, Any]) -> str:
     return "\n".join(md)
 
 
+SMOKE_SKIP = "concurrent dashboard sessions on SQLite and PostgreSQL (about five minutes)"
+"""Why the smoke test (tests/bench) does not run this script on tiny data."""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=20, help="sessions at once (20)")

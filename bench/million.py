@@ -405,7 +405,11 @@ NOTES = [
 ]
 
 
-def main() -> int:
+SMOKE_SKIP = "builds databases of 20,000 to 1,000,000 documents (--quick still minutes)"
+"""Why the smoke test (tests/bench) does not run this script on tiny data."""
+
+
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default=",".join(map(str, SIZES)))
     ap.add_argument("--quick", action="store_true", help="5k and 20k into a temporary folder")
@@ -420,7 +424,7 @@ def main() -> int:
         help="only compare reading the counts (mappings / streamed) on the largest size's "
         "database, added to the saved results",
     )
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     if args.read_counts:
         print(json.dumps(read_counts(Path(args.read_counts[0]), args.read_counts[1])))
         return 0

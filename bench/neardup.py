@@ -24,6 +24,7 @@ Run: ``.venv/bin/python bench/neardup.py`` (about 10 minutes on 2 cores); writes
 
 from __future__ import annotations
 
+import argparse
 import platform
 import sys
 import time
@@ -75,7 +76,7 @@ def jaccard_truth(sets: list[np.ndarray], threshold: float, block: int = 1500) -
     indptr = np.r_[0, np.cumsum(sizes)]
     x = csr_matrix((np.ones(len(cols), dtype=np.int32), cols, indptr), shape=(n, cols.max() + 1))
     xt = x.T.tocsr()
-    out = set()
+    out: set[tuple[int, int]] = set()
     for start in range(0, n, block):
         inter = (x[start : start + block] @ xt).tocoo()
         i = inter.row + start
@@ -123,7 +124,12 @@ def run_method(name: str, texts: list[str], languages: list[str]) -> tuple[set, 
     return {tuple(p) for p in m.pairs_.tolist()}, time.perf_counter() - started, m
 
 
-def main() -> None:
+SMOKE_SKIP = "every near-duplicate method on three labelled corpora (about 10 minutes)"
+"""Why the smoke test (tests/bench) does not run this script on tiny data."""
+
+
+def main(argv: list[str] | None = None) -> None:
+    argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0]).parse_args(argv)
     started = time.time()
     clough = load_clough()
     c_texts = [d.text for d in clough]
@@ -161,11 +167,11 @@ def main() -> None:
 
         found, secs, _ = run_method(name, t_texts, t_langs)
         tp = fp = fn = 0
-        for (a, b), p in zip(t_index, story, strict=True):
+        for (a, b), sp in zip(t_index, story, strict=True):
             hit = (min(a, b), max(a, b)) in found
-            tp += hit and p.same_story
-            fp += hit and not p.same_story
-            fn += (not hit) and p.same_story
+            tp += hit and sp.same_story
+            fp += hit and not sp.same_story
+            fn += (not hit) and sp.same_story
         row["tgcontest"] = dict(zip("prf", prf(tp, fp, fn), strict=True))
 
         found, secs, _ = run_method(name, r_texts, r_langs)

@@ -94,6 +94,8 @@ def measure(engine: Any, truth: dict[str, str]) -> dict[str, Any]:
     from store.analytics import shares as S
 
     run = A.latest_run_id(engine)
+    if run is None:
+        raise SystemExit("no crawl run in the database: run `make demo` (or a crawl) first")
     chosen = S.chosen_clusterings(engine, run)
     members = _members(engine, chosen)
     clusters: dict[int, dict[str, Any]] = {}
@@ -197,10 +199,10 @@ def _definitions(
     truth_clu = {k: shares_of({d: truth.get(d, UNKNOWN) for d in v}) for k, v in clustered.items()}
     domain_clu = {k: shares_of(v) for k, v in clustered.items()}
     voted_clu = {k: shares_of(v) for k, v in voted.items()}
-    rows = []
+    rows: list[dict[str, Any]] = []
     errors: dict[str, list[float]] = defaultdict(list)
     for c in compared:
-        key = (c.university, c.direction)
+        key = (str(c.university), c.direction)
         t_all = truth_all.get(key, {}).get(c.category, 0.0)
         t_clu = truth_clu.get(key, {}).get(c.category, 0.0) if key in truth_clu else None
         d_clu = domain_clu.get(key, {}).get(c.category, 0.0) if key in domain_clu else None
@@ -225,12 +227,12 @@ def _definitions(
             v = voted_clu.get(key, {}).get(c.category, 0.0)
             errors["cluster_voted_no_mixed"].append(abs(v - t_clu))
     by_category: dict[str, dict[str, float]] = {}
-    for r in rows:
-        if r["difference"] is None:
+    for row in rows:
+        if row["difference"] is None:
             continue
-        got = by_category.setdefault(r["category"], {"max_abs": 0.0, "sum": 0.0, "n": 0})
-        got["max_abs"] = max(got["max_abs"], abs(r["difference"]))
-        got["sum"] += r["difference"]
+        got = by_category.setdefault(row["category"], {"max_abs": 0.0, "sum": 0.0, "n": 0})
+        got["max_abs"] = max(got["max_abs"], abs(row["difference"]))
+        got["sum"] += row["difference"]
         got["n"] += 1
     return {
         "shares": rows,
@@ -349,6 +351,10 @@ def to_markdown(result: dict[str, Any]) -> str:
             f"{c['best_manifest_category']} | {_pct(c['best_manifest_purity'])} |"
         )
     return "\n".join(lines) + "\n"
+
+
+SMOKE_SKIP = "reads a crawled, clustered and analysed database (the demo's copy)"
+"""Why the smoke test (tests/bench) does not run this script on tiny data."""
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -669,6 +669,10 @@ def _score_table(runs: Mapping[str, Mapping[str, Any]]) -> str:
     return _table(head, rows)
 
 
+SMOKE_SKIP = "reads a crawled database and the test web's manifest (about a minute)"
+"""Why the smoke test (tests/bench) does not run this script on tiny data."""
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--db-url", help="a COPY of the demo database (make demo)")

@@ -134,6 +134,10 @@ def markdown(r: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+SMOKE_SKIP = "reads a crawled, clustered and analysed database (the demo's copy)"
+"""Why the smoke test (tests/bench) does not run this script on tiny data."""
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     p.add_argument("--db-url", required=True, help="an analysed database of the test web")

@@ -107,6 +107,10 @@ def stored(path: Path) -> dict[str, list[str]]:
         db.close()
 
 
+SMOKE_SKIP = "builds the pipeline test world twice, at a revision and now (minutes)"
+"""Why the smoke test (tests/bench) does not run this script on tiny data."""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("rev", help="the git revision to compare the working tree with")

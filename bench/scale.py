@@ -127,6 +127,10 @@ def run_once(
     }
 
 
+SMOKE_SKIP = "crawls the local test web at several depths (about 10 minutes)"
+"""Why the smoke test (tests/bench) does not run this script on tiny data."""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--depth", type=int, default=3, help="crawl depth (default 3)")

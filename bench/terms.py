@@ -326,14 +326,18 @@ def first_call_note(first: dict[str, dict[str, float]] | None) -> str:
     )
 
 
-def main() -> int:
+SMOKE_SKIP = "term counting on every corpus (--quick on one corpus: over a minute, shared cores)"
+"""Why the smoke test (tests/bench) does not run this script on tiny data."""
+
+
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpora", default=None, help="comma-separated names (default all)")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="500 documents a corpus, 1 run")
     ap.add_argument("--render", action="store_true", help="rewrite the .md from the .json")
     ap.add_argument("--out", default=str(RESULTS))
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     out = Path(tempfile.mkdtemp()) if args.quick else Path(args.out)
     stem = out / "terms"
     if args.render:

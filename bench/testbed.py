@@ -21,6 +21,7 @@ Run: ``.venv/bin/python bench/testbed.py`` (about 2 minutes); writes
 
 from __future__ import annotations
 
+import argparse
 import http.client
 import os
 import random
@@ -94,7 +95,12 @@ def _run_clients(port: int, urls: list[str], clients: int, https: bool = False) 
     return seconds
 
 
-def main() -> None:
+SMOKE_SKIP = "builds the local test web three times (about 2 minutes)"
+"""Why the smoke test (tests/bench) does not run this script on tiny data."""
+
+
+def main(argv: list[str] | None = None) -> None:
+    argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0]).parse_args(argv)
     tmp = Path(tempfile.mkdtemp(prefix="bench-testbed-"))
     results: dict = {"machine": machine_info("python", "cpus")}
     try:

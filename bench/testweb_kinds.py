@@ -347,6 +347,10 @@ def _clusters(path: str | None) -> dict[str, Any] | None:
     }
 
 
+SMOKE_SKIP = "builds and clusters the local test web before and after a change"
+"""Why the smoke test (tests/bench) does not run this script on tiny data."""
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--manifest", help="the built test web (default: the shared build)")

@@ -22,7 +22,10 @@ neither the database nor Scrapy.
   default of ``webometrics cluster``: tf-idf (:class:`TfidfWeighting`,
   ``cluster.weighting``), weighted MinHash (:class:`WeightedMinHasher`,
   ``cluster.weighted_minhash``) and LSH for a k-nearest-neighbour graph
-  (``cluster.knn``), nested Leiden levels (``cluster.nested_leiden``).
+  (``cluster.knn``), nested Leiden levels (``cluster.nested_leiden``); its four steps
+  (:class:`TfidfWeighting`, :class:`KNeighbours`, :class:`LeidenCommunities`,
+  :class:`CentroidReassignment`) can be swapped as a scikit-learn ``Pipeline``'s
+  (:func:`clone` copies an estimator with its steps).
 - :func:`score_clustering`, :func:`hierarchical_f_measure` (``cluster.evaluate``).
 """
 
@@ -33,12 +36,15 @@ from typing import Any
 
 _EXPORTS = {
     "ActivityClusterer": "cluster.activity",
+    "CentroidReassignment": "cluster.reassign",
     "Estimator": "cluster.base",
     "ExactLeiden": "cluster.graph_leiden",
     "ExactSingleLink": "cluster.single_link",
+    "KNeighbours": "cluster.knn",
     "LSHLeiden": "cluster.lsh_leiden",
     "LSHLevel": "cluster.lsh_link",
     "LSHLink": "cluster.lsh_link",
+    "LeidenCommunities": "cluster.nested_leiden",
     "MinHasher": "cluster.minhash",
     "ShingleMatrix": "cluster.single_link",
     "SignatureStore": "cluster.sigstore",
@@ -48,6 +54,7 @@ _EXPORTS = {
     "band_keys": "cluster.lsh",
     "bucket_pairs": "cluster.lsh",
     "candidate_pairs": "cluster.lsh",
+    "clone": "cluster.base",
     "collision_probability": "cluster.lsh",
     "hierarchical_f_measure": "cluster.evaluate",
     "s_curve_threshold": "cluster.lsh",

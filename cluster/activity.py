@@ -37,6 +37,15 @@ groups documents by kind of activity instead:
    (:func:`cluster.nested_leiden.merged_levels`), so the levels are nested, finest first,
    and the clusters are neither the finest nor the coarsest the analyst can look at.
 
+Steps 1-4 are the estimator's named steps, as in a scikit-learn ``Pipeline``:
+``weighting`` (:class:`~cluster.weighting.TfidfWeighting`), ``neighbours``
+(:class:`~cluster.knn.KNeighbours`), ``communities``
+(:class:`~cluster.nested_leiden.LeidenCommunities`, which also makes the levels of step 5)
+and ``reassignment`` (:class:`~cluster.reassign.CentroidReassignment`). Each is built from
+the clusterer's own parameters unless one is given (``set_params(neighbours=...)``,
+``set_params(communities__seed=3)``, ``"passthrough"``; see :class:`ActivityClusterer`),
+so a benchmark swaps a step instead of copying the code around it.
+
 The defaults were chosen by leave-one-corpus-out over nine labelled corpora
 (``bench/activity.py``, ``bench/results/activity.md``); no corpus has a setting of its own.
 
@@ -75,7 +84,6 @@ Examples
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
@@ -83,36 +91,35 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
-from cluster.base import N_JOBS, POSITIVE, SEED, Constraints, Estimator, Interval, Options
-from cluster.graph_leiden import ITERATIONS, LeidenLevel, check_quality
+from cluster.base import NONE, Constraints, Estimator, Options, Predicate
+from cluster.graph_leiden import LeidenLevel, check_quality
 from cluster.knn import (
-    KNNGraph,
-    bucket_candidates,
-    exact_knn,
-    knn_edges,
-    local_join_pairs,
-    merge_top_k,
-    nndescent_knn,
-    pair_cosine,
+    EXACT_WORK,
+    NEIGHBOUR_CONSTRAINTS,
+    KNeighbours,
+    auto_neighbours,
+    exact_work,
 )
 from cluster.nested_leiden import (
+    COMMUNITY_CONSTRAINTS,
+    LeidenCommunities,
+    coarser_resolutions,
     igraph_leiden,
-    merged_levels,
     modularity,
     refined_levels,
-    split_levels,
 )
-from cluster.reassign import cluster_sums, reassign
+from cluster.reassign import CentroidReassignment, cluster_sums
 from cluster.unionfind import canonical_labels
 from cluster.weighting import DF_CONSTRAINTS, CountsBuilder, TermCountMatrix, TfidfWeighting
 from core import defaults as D
-from core.choices import CANDIDATES, QUALITIES
+from core.choices import CANDIDATES
 from core.exceptions import ParameterError
 
 # igraph_leiden, modularity and refined_levels live in cluster.nested_leiden
 __all__ = [
     "CANDIDATES",
     "EXACT_WORK",
+    "STEPS",
     "ActivityClusterer",
     "auto_neighbours",
     "exact_work",
@@ -122,33 +129,40 @@ __all__ = [
     "weighted_terms",
 ]
 
-EXACT_WORK = 2 * 10**11
-"""``candidates="auto"`` finds the exact neighbours (:func:`cluster.knn.exact_knn`, the
-blocked product in threads) while ``Σ_t df(t)² + n²`` (the multiply-adds of the sparse
-product and the entries of the dense blocks) is at most this, and NN-descent
-(:func:`cluster.knn.nndescent_knn`) above it. Both beat scikit-learn's brute-force cosine
-at >= 0.95 recall (``bench/knn.py``, ``bench/results/knn.md``). The exact product is the
-faster of the two up to 100,000 documents (Reuters and perturbed copies, ``Σ df² + n² =
-4.7·10¹⁰``: 46 s on 2 threads against NN-descent's 109 s; 2.2 s against 17 s at 20,000)
-and grows as n², NN-descent about linearly here (317 s at 300,000, where the exact
-product would take about 450 s): they meet near 230,000 documents, ``2.5·10¹¹``, so the
-limit is set a little below."""
-
-
-def exact_work(X: sp.csr_matrix) -> int:
-    """``Σ_t df(t)² + n²``: the work of the brute-force k-NN of the rows of ``X``.
-
-    Examples
-    --------
-    >>> import numpy as np, scipy.sparse as sp
-    >>> exact_work(sp.csr_matrix(np.array([[1.0, 1.0], [1.0, 0.0], [0.0, 0.0]])))
-    14
-    """
-    df = np.bincount(X.indices, minlength=X.shape[1]).astype(np.int64)
-    return int((df * df).sum()) + int(X.shape[0]) ** 2
-
-
 Document = str | Mapping[str, int]
+
+STEPS = ("weighting", "neighbours", "communities", "reassignment")
+"""The clusterer's steps, in the order :meth:`ActivityClusterer.fit` runs them."""
+
+PASSTHROUGH = "passthrough"
+"""A step left out: ``weighting`` (the documents are the weighted matrix already) or
+``reassignment`` (Leiden's clusters as found), as in scikit-learn's ``Pipeline``."""
+
+DEFAULT_STEPS: dict[str, tuple[type[Estimator], dict[str, str]]] = {
+    "weighting": (TfidfWeighting, {"min_df": "min_df", "max_df": "max_df"}),
+    "neighbours": (KNeighbours, {name: name for name in NEIGHBOUR_CONSTRAINTS}),
+    "communities": (
+        LeidenCommunities,
+        {name: name for name in ("resolution", "coarser", "quality", "n_iterations", "seed")},
+    ),
+    "reassignment": (CentroidReassignment, {"passes": "reassign"}),
+}
+"""Each step's default: its class and, for each of its parameters, the clusterer's
+parameter it takes (``reassignment``'s ``passes`` is the clusterer's ``reassign``)."""
+
+
+def _has(*methods: str) -> Predicate:
+    what = " and ".join(f"{m}()" for m in methods)
+    return Predicate(lambda v: all(callable(getattr(v, m, None)) for m in methods),
+                     f"a step with {what}")  # fmt: skip
+
+
+STEP_CONSTRAINTS: Constraints = {
+    "weighting": [NONE, Options((PASSTHROUGH,)), _has("fit_transform")],
+    "neighbours": [NONE, _has("fit")],
+    "communities": [NONE, _has("fit", "levels", "resolutions", "n_levels")],
+    "reassignment": [NONE, Options((PASSTHROUGH,)), _has("fit")],
+}
 
 
 class ActivityClusterer(Estimator):
@@ -221,6 +235,26 @@ class ActivityClusterer(Estimator):
         Threads of the neighbour step (``-1``: every core; from the settings ``[minhash]
         workers``). The exact and LSH graphs do not depend on it; the NN-descent graph of a
         large corpus is the same for the same ``seed`` and ``n_jobs``.
+    weighting : step, "passthrough" or None, default None
+        The weighting step: ``fit_transform(counts)`` of a
+        :class:`~cluster.weighting.TermCountMatrix` gives the L2-normalised rows, and
+        ``vocabulary_`` their terms. ``None``: ``TfidfWeighting(min_df, max_df)``;
+        ``"passthrough"``: the documents given to :meth:`fit` are the weighted matrix.
+    neighbours : step or None, default None
+        The neighbour step: ``fit(X)`` sets ``graph_`` (a
+        :class:`~cluster.knn.KNNGraph`) and ``edges_`` (``(i, j, w)``). ``None``:
+        :class:`~cluster.knn.KNeighbours` with ``n_neighbors``, ``candidates``,
+        ``num_perm``, ``rows``, ``max_bucket``, ``refine``, ``seed`` and ``n_jobs``.
+    communities : step or None, default None
+        The community step: ``fit((n, i, j, w))`` sets ``clusters_`` (a
+        :class:`~cluster.graph_leiden.LeidenLevel`), ``levels(graph, clusters)`` the
+        levels around a partition, ``resolutions()`` and ``n_levels()``. ``None``:
+        :class:`~cluster.nested_leiden.LeidenCommunities` with ``resolution``,
+        ``coarser``, ``quality``, ``n_iterations`` and ``seed``.
+    reassignment : step, "passthrough" or None, default None
+        The reassignment step: ``fit(X, neighbours, labels)`` sets ``labels_`` and
+        ``moved_``. ``None``: ``CentroidReassignment(passes=reassign)``;
+        ``"passthrough"``: Leiden's clusters as found.
 
     Attributes
     ----------
@@ -240,6 +274,9 @@ class ActivityClusterer(Estimator):
         The documents' L2-normalised tf-idf vectors.
     graph_ : KNNGraph
         The neighbours and their similarities.
+    steps_ : dict of str to step
+        The fitted steps by name (:data:`STEPS`; a step left out is absent);
+        ``weighting_`` is ``steps_["weighting"]``.
 
     Raises
     ------
@@ -248,21 +285,31 @@ class ActivityClusterer(Estimator):
     ValueError
         In :meth:`fit`: documents of mixed types, or an unknown language code (the
         message says what is allowed).
+
+    Notes
+    -----
+    The four steps run in the order of :data:`STEPS`, as a scikit-learn ``Pipeline``'s:
+    weighting → neighbours → communities → reassignment, then the community step's
+    levels around the reassigned clusters. A step left ``None`` is built from the
+    clusterer's own parameters at each :meth:`fit` (:attr:`named_steps`); a step given
+    replaces it (``set_params(neighbours=KNeighbours(candidates="exact"))``), and
+    ``set_params(step__param=value)`` sets a step's parameter: a given step's own, a
+    default step's through the clusterer's parameter it is built from
+    (``set_params(communities__seed=3)`` is ``set_params(seed=3)``, which the default
+    neighbour step shares). ``get_params(deep=True)`` lists every step's parameters;
+    :func:`cluster.base.clone` and ``sklearn.base.clone`` copy the clusterer with its
+    steps. A step given is fitted in place (``steps_`` holds the fitted steps).
     """
 
     _parameter_constraints: ClassVar[Constraints] = {
-        "n_neighbors": [POSITIVE, Options(("auto",))],
-        "quality": [Options(QUALITIES)],
-        "n_iterations": [ITERATIONS],
+        **{k: v for k, v in NEIGHBOUR_CONSTRAINTS.items() if k not in ("seed", "n_jobs")},
+        "quality": COMMUNITY_CONSTRAINTS["quality"],
+        "n_iterations": COMMUNITY_CONSTRAINTS["n_iterations"],
         **DF_CONSTRAINTS,
-        "candidates": [Options(CANDIDATES)],
-        "num_perm": [POSITIVE],
-        "rows": [POSITIVE],
-        "max_bucket": [Interval(int, 2, None)],
-        "refine": [Interval(int, 0, None)],
-        "reassign": [Interval(int, 0, None)],
-        "seed": [SEED],
-        "n_jobs": [N_JOBS],
+        "reassign": CentroidReassignment._parameter_constraints["passes"],
+        "seed": NEIGHBOUR_CONSTRAINTS["seed"],
+        "n_jobs": NEIGHBOUR_CONSTRAINTS["n_jobs"],
+        **STEP_CONSTRAINTS,
     }
     _settings_keys: ClassVar[Mapping[str, str]] = {
         "n_neighbors": "activity.n_neighbors",
@@ -301,6 +348,10 @@ class ActivityClusterer(Estimator):
         reassign: int = D.ACTIVITY_REASSIGN,
         seed: int = D.ACTIVITY_SEED,
         n_jobs: int = 1,
+        weighting: Any = None,
+        neighbours: Any = None,
+        communities: Any = None,
+        reassignment: Any = None,
     ) -> None:
         self.n_neighbors = n_neighbors
         self.resolution = resolution
@@ -317,41 +368,98 @@ class ActivityClusterer(Estimator):
         self.reassign = reassign
         self.seed = seed
         self.n_jobs = n_jobs
+        self.weighting = weighting
+        self.neighbours = neighbours
+        self.communities = communities
+        self.reassignment = reassignment
+
+    # -- the steps ---------------------------------------------------------------------
+    def default_step(self, name: str) -> Any:
+        """The step ``name`` (of :data:`STEPS`) as the clusterer's own parameters make it.
+
+        >>> ActivityClusterer(reassign=2).default_step("reassignment")
+        CentroidReassignment(passes=2)
+        """
+        cls, params = DEFAULT_STEPS[name]
+        return cls(**{mine: getattr(self, theirs) for mine, theirs in params.items()})
+
+    @property
+    def named_steps(self) -> dict[str, Any]:
+        """Each step by name, in order: the one given, or :meth:`default_step`
+        (``"passthrough"`` for a step left out).
+
+        >>> list(ActivityClusterer().named_steps)
+        ['weighting', 'neighbours', 'communities', 'reassignment']
+        """
+        return {
+            name: self.default_step(name) if getattr(self, name) is None else getattr(self, name)
+            for name in STEPS
+        }
+
+    def _nested(self, name: str) -> Any:
+        if name not in STEPS:
+            return super()._nested(name)
+        step = self.named_steps[name]
+        return None if isinstance(step, str) else step
+
+    def _set_nested(self, name: str, params: dict[str, Any]) -> None:
+        if name not in STEPS or getattr(self, name) is not None:
+            super()._set_nested(name, params)
+            return
+        mapping = DEFAULT_STEPS[name][1]
+        unknown = [k for k in params if k not in mapping]
+        if unknown:
+            raise ParameterError(
+                f"{', '.join(f'{name}__{k}' for k in unknown)}: not a parameter of the "
+                f"default {name} step {DEFAULT_STEPS[name][0].__name__} (its parameters: "
+                f"{', '.join(mapping)})"
+            )
+        for key, value in params.items():
+            setattr(self, mapping[key], value)
+
+    def result_params(self) -> dict[str, Any]:
+        """The parameters the result depends on (``n_jobs`` left out), JSON-ready: a
+        step given as its ``repr`` (``None``: the default step of the parameters)."""
+        out = super().result_params()
+        for name in STEPS:
+            step = out[name]
+            out[name] = step if step is None or isinstance(step, str) else repr(step)
+        return out
 
     def resolutions(self) -> list[float]:
-        """The resolutions of the clusters and finer levels, finest first (validated)."""
-        return check_quality(self.quality, self.resolution)
+        """The resolutions of the clusters and finer levels, finest first (validated):
+        the community step's."""
+        if self.communities is None:
+            return check_quality(self.quality, self.resolution)
+        return list(self.communities.resolutions())
 
     def coarser_resolutions(self) -> list[float]:
         """The coarser levels' resolutions, finest first: the clusters' resolution times
-        each ``coarser`` factor (validated).
+        each ``coarser`` factor (validated;
+        :func:`cluster.nested_leiden.coarser_resolutions`).
 
         Raises
         ------
         ParameterError
             A factor that is not a number between 0 and 1, exclusive.
         """
-        factors = [self.coarser] if isinstance(self.coarser, int | float) else list(self.coarser)
-        for v in factors:
-            if isinstance(v, bool) or not isinstance(v, int | float) or not 0 < v < 1:
-                raise ParameterError(
-                    f"coarser={self.coarser!r}: every coarser level is a factor of the "
-                    "clusters' resolution between 0 and 1, exclusive (0.5: half of it), "
-                    "or () for no coarser level"
-                )
-        top = min(self.resolutions())
-        return sorted({top * float(v) for v in factors}, reverse=True)
+        return coarser_resolutions(self.quality, self.resolution, self.coarser)
 
     def n_levels(self) -> int:
-        """The number of levels :meth:`fit` makes."""
-        return len(self.resolutions()) + len(self.coarser_resolutions())
+        """The number of levels :meth:`fit` makes (the community step's)."""
+        if self.communities is None:
+            return len(self.resolutions()) + len(self.coarser_resolutions())
+        return int(self.communities.n_levels())
 
     def _validate(self) -> None:
         if self.rows > self.num_perm:
             raise ParameterError(f"rows={self.rows} exceeds num_perm={self.num_perm}")
         self.coarser_resolutions()
+        for name in STEPS:  # a step given checks its own parameters when it is fitted
+            if getattr(self, name) is None:
+                self.default_step(name).check_params()
 
-    # -- the steps ---------------------------------------------------------------------
+    # -- the documents ------------------------------------------------------------------
     @staticmethod
     def term_counts(
         documents: Sequence[Document], languages: Sequence[str | None] | None = None
@@ -395,53 +503,6 @@ class ActivityClusterer(Estimator):
             return documents
         return CountsBuilder().add(cls.term_counts(documents, languages)).build()
 
-    def _neighbours(self, X: sp.csr_matrix, active: np.ndarray, k: int) -> KNNGraph:
-        n = X.shape[0]
-        stats: dict[str, Any] = {"candidates": None, "candidate_pairs": 0, "refine_pairs": 0}
-        if k == 0 or int(active.sum()) < 2:
-            return KNNGraph(np.full((n, k), -1, np.int64), np.zeros((n, k), np.float32), stats)
-        mode = self.candidates
-        if mode == "auto":  # the rule: EXACT_WORK (bench/results/knn.md)
-            mode = "exact" if exact_work(X) <= EXACT_WORK else "nndescent"
-        stats["candidates"] = mode
-        if mode == "exact":
-            nb, sims = exact_knn(X, k, n_jobs=self.n_jobs)
-            stats["candidate_pairs"] = int(active.sum()) * (int(active.sum()) - 1) // 2
-            return KNNGraph(nb, sims, stats)
-        if mode == "nndescent":
-            nb, sims = nndescent_knn(X, k, seed=int(self.seed), n_jobs=self.n_jobs)
-            return KNNGraph(nb, sims, stats)
-        signatures = self._signatures(X, mode)
-        codes = bucket_candidates(
-            signatures,
-            self.rows,
-            self.num_perm // self.rows,
-            max_bucket=self.max_bucket,
-            seed=self.seed,
-            active=active,
-        )
-        i, j = codes // n, codes % n
-        nb, sims = merge_top_k(n, k, i, j, pair_cosine(X, i, j))
-        stats["candidate_pairs"] = int(codes.shape[0])
-        for _ in range(self.refine):
-            more = local_join_pairs(nb)
-            if more.shape[0] == 0:
-                break
-            a, b = more // n, more % n
-            nb, sims = merge_top_k(n, k, a, b, pair_cosine(X, a, b), nb, sims)
-            stats["refine_pairs"] += int(more.shape[0])
-        return KNNGraph(nb, sims, stats)
-
-    def _signatures(self, X: sp.csr_matrix, mode: str) -> np.ndarray:
-        if mode == "simhash":
-            rng = np.random.RandomState(self.seed)
-            planes = rng.standard_normal((X.shape[1], self.num_perm)).astype(np.float32)
-            return np.asarray(X @ planes > 0, dtype=np.uint8)
-        from cluster.weighted_minhash import WeightedMinHasher
-
-        hasher = WeightedMinHasher(dim=X.shape[1], num_perm=self.num_perm, seed=self.seed)
-        return hasher.sign(X, n_jobs=self.n_jobs)
-
     # -- fit -----------------------------------------------------------------------------
     def fit(
         self,
@@ -470,55 +531,57 @@ class ActivityClusterer(Estimator):
             ``self``, fitted.
         """
         self.check_params()
+        steps = self.named_steps
         seconds: dict[str, float] = {}
         t0 = time.perf_counter()
-        counts = self.count_matrix(documents, languages)
+        counts: TermCountMatrix | None = None
+        weighting = steps["weighting"]
+        if weighting == PASSTHROUGH:
+            X = sp.csr_matrix(documents)  # type: ignore[arg-type]
+            n = X.shape[0]
+            vocabulary: list[str] = [str(t) for t in range(X.shape[1])]
+        else:
+            counts = self.count_matrix(documents, languages)
+            n = len(counts)
         seconds["terms"] = time.perf_counter() - t0
-        n = len(counts)
         t0 = time.perf_counter()
-        weighting = TfidfWeighting(min_df=self.min_df, max_df=self.max_df)
-        X = weighting.fit_transform(counts) if n else sp.csr_matrix((0, 0), dtype=np.float32)
+        if counts is not None:
+            X = weighting.fit_transform(counts) if n else sp.csr_matrix((0, 0), dtype=np.float32)
+            vocabulary = list(weighting.vocabulary_) if n else []
         seconds["weights"] = time.perf_counter() - t0
-        active = np.diff(X.indptr) > 0 if n else np.zeros(0, dtype=bool)
-        n_active = int(active.sum())
-        wanted = auto_neighbours(n_active) if self.n_neighbors == "auto" else self.n_neighbors
-        k = min(int(wanted), max(n_active - 1, 0))
         t0 = time.perf_counter()
-        graph = self._neighbours(X, active, k)
+        graph = steps["neighbours"].fit(X).graph_
+        i, j, w = steps["neighbours"].edges_
         seconds["neighbours"] = time.perf_counter() - t0
-        i, j, w = knn_edges(graph.neighbours, graph.similarities)
+        edges = (n, i, j, w)
         t0 = time.perf_counter()
-        quality, seed, iterations = self.quality, int(self.seed), int(self.n_iterations)
-        res = self.resolutions()
-        top = min(res)  # the clusters' resolution; the larger ones split the clusters
-        chosen = igraph_leiden(n, i, j, w, quality=quality, resolution=top, seed=seed,
-                               n_iterations=iterations)  # fmt: skip
+        chosen = steps["communities"].fit(edges).clusters_
         seconds["leiden"] = time.perf_counter() - t0
         t0 = time.perf_counter()
-        chosen, moved = self._reassigned(X, graph.neighbours, chosen, (n, i, j, w))
+        chosen, moved = self._reassigned(steps["reassignment"], X, graph.neighbours, chosen, edges)
         seconds["reassign"] = time.perf_counter() - t0
         t0 = time.perf_counter()
-        levels = split_levels(n, i, j, w, chosen, resolutions=[r for r in res if r != top],
-                              quality=quality, seed=seed, n_iterations=iterations)  # fmt: skip
-        levels += merged_levels(n, i, j, w, chosen, resolutions=self.coarser_resolutions(),
-                                quality=quality, seed=seed, n_iterations=iterations)  # fmt: skip
+        levels = steps["communities"].levels(edges, chosen)
         seconds["leiden"] += time.perf_counter() - t0
-        self._group_empty(counts.counts, active, levels)
+        if counts is not None:
+            self._group_empty(counts.counts, np.diff(X.indptr) > 0, levels)
         if progress is not None:
             for level in levels:
                 progress(level)
         degree = np.bincount(np.r_[i, j], minlength=n) if n else np.zeros(0, np.int64)
+        self.steps_ = {name: step for name, step in steps.items() if step != PASSTHROUGH}
         self.matrix_ = X
-        self.vocabulary_ = weighting.vocabulary_ if n else []
+        self.vocabulary_ = vocabulary
         self.weighting_ = weighting
         self.graph_ = graph
         self.levels_ = levels
         self.labels_ = chosen.labels
+        n_empty = int(n - np.count_nonzero(np.diff(X.indptr))) if n else 0
         self.graph_stats_ = {
             "n_documents": n,
-            "n_empty": int(n - active.sum()),
+            "n_empty": n_empty,
             "n_terms": len(self.vocabulary_),
-            "n_neighbors": k,
+            "n_neighbors": int(graph.neighbours.shape[1]),
             **graph.stats,
             "edges": int(i.shape[0]),
             "reassigned": moved,
@@ -536,22 +599,23 @@ class ActivityClusterer(Estimator):
         """:meth:`fit`, then ``labels_``."""
         return self.fit(documents, languages).labels_
 
+    @staticmethod
     def _reassigned(
-        self,
+        step: Any,
         X: sp.csr_matrix,
         neighbours: np.ndarray,
         level: LeidenLevel,
         edges: tuple[int, np.ndarray, np.ndarray, np.ndarray],
     ) -> tuple[LeidenLevel, int]:
-        """The clusters after ``reassign`` passes of centroid reassignment
-        (:func:`cluster.reassign.reassign`), renumbered, with their quality at the level's
-        resolution, and the number of documents moved."""
-        if self.reassign == 0 or level.labels.shape[0] == 0:
+        """The clusters after the reassignment step (``"passthrough"``: as given),
+        renumbered, with their quality at the level's resolution, and the number of
+        documents moved."""
+        if step == PASSTHROUGH or level.labels.shape[0] == 0:
             return level, 0
-        labels, moved = reassign(X, level.labels, neighbours, passes=int(self.reassign))
-        if moved == 0:
+        step.fit(X, neighbours, level.labels)
+        if step.moved_ == 0:
             return level, 0
-        labels = canonical_labels(labels)
+        labels = canonical_labels(step.labels_)
         n, i, j, w = edges
         return LeidenLevel(
             resolution=level.resolution,
@@ -559,7 +623,7 @@ class ActivityClusterer(Estimator):
             quality=modularity(n, i, j, w, labels, level.resolution),
             seconds=level.seconds,
             labels=labels,
-        ), moved
+        ), int(step.moved_)
 
     @staticmethod
     def _group_empty(counts: sp.csr_matrix, active: np.ndarray, levels: list[LeidenLevel]) -> None:
@@ -584,17 +648,6 @@ class ActivityClusterer(Estimator):
             labels[empty] = labels[first[empty]]
             level.labels = canonical_labels(labels)
             level.n_clusters = int(level.labels.max()) + 1
-
-
-def auto_neighbours(n: int) -> int:
-    """``round(2.5 ln n)`` neighbours for ``n`` documents, at least 5 and at most 50.
-
-    Examples
-    --------
-    >>> [auto_neighbours(n) for n in (10, 150, 600, 2225, 20000, 10**6)]
-    [6, 13, 16, 19, 25, 35]
-    """
-    return int(min(50, max(5, round(2.5 * math.log(max(n, 2))))))
 
 
 def _count_texts(

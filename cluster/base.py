@@ -71,6 +71,7 @@ __all__ = [
     "Predicate",
     "check_param",
     "check_seed",
+    "clone",
     "is_int",
     "is_real",
 ]
@@ -244,22 +245,68 @@ class Estimator:
         sig = inspect.signature(cls.__init__)
         return [p.name for p in sig.parameters.values() if p.kind is p.KEYWORD_ONLY]
 
-    def get_params(self) -> dict[str, Any]:
-        """The parameters of ``__init__`` and their values."""
-        return {name: getattr(self, name) for name in self.param_names()}
+    def get_params(self, deep: bool = False) -> dict[str, Any]:
+        """The parameters of ``__init__`` and their values.
+
+        Parameters
+        ----------
+        deep : bool, default False
+            Also each step's parameters, as ``step__param`` after the step (a parameter
+            whose value is an estimator, or a step the estimator builds by default:
+            :meth:`_nested`), as scikit-learn's ``Pipeline`` lists them. False by default
+            (scikit-learn's default is True) so that the stored parameters of a run and
+            ``repr`` stay the estimator's own; :func:`clone` asks for ``deep=False``.
+        """
+        out = {name: getattr(self, name) for name in self.param_names()}
+        if deep:
+            for name in list(out):
+                step = self._nested(name)
+                if step is not None:
+                    out.update({f"{name}__{k}": v for k, v in step.get_params(deep=True).items()})
+        return out
 
     def set_params(self, **params: Any) -> Self:
         """Set some parameters (checked at the next ``fit``); return ``self``.
 
+        ``step__param`` sets a parameter of a step (:meth:`_set_nested`), after the
+        estimator's own parameters, so ``set_params(step=new, step__param=value)``
+        changes the new step.
+
         Raises
         ------
         ParameterError
-            A name that is not a parameter.
+            A name that is not a parameter (of the estimator or of the step).
         """
-        self._check_names(params)
-        for name, value in params.items():
+        nested: dict[str, dict[str, Any]] = {}
+        own: dict[str, Any] = {}
+        for key, value in params.items():
+            head, sep, rest = key.partition("__")
+            if sep:
+                nested.setdefault(head, {})[rest] = value
+            else:
+                own[key] = value
+        self._check_names({**own, **nested})
+        for name, value in own.items():
             setattr(self, name, value)
+        for name, sub in nested.items():
+            self._set_nested(name, sub)
         return self
+
+    def _nested(self, name: str) -> Any:
+        """The step behind parameter ``name`` whose parameters :meth:`get_params` lists
+        (``None``: not a step): its value when that is an estimator."""
+        value = getattr(self, name)
+        return value if hasattr(value, "get_params") and not isinstance(value, type) else None
+
+    def _set_nested(self, name: str, params: dict[str, Any]) -> None:
+        """Set ``params`` on the step behind parameter ``name``."""
+        step = self._nested(name)
+        if step is None:
+            raise ParameterError(
+                f"{name}__{next(iter(params))}: {name} of {type(self).__name__} is "
+                f"{getattr(self, name)!r}, not a step with parameters"
+            )
+        step.set_params(**params)
 
     def result_params(self) -> dict[str, Any]:
         """:meth:`get_params` without the parameters the result does not depend on."""
@@ -315,3 +362,28 @@ class Estimator:
     def __repr__(self) -> str:
         params = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
         return f"{type(self).__name__}({params})"
+
+
+def clone(estimator: Any) -> Any:
+    """A new unfitted estimator with the same parameters (scikit-learn's ``clone``).
+
+    Each parameter that is itself an estimator (a step) is cloned too; other values are
+    deep-copied. ``sklearn.base.clone`` gives the same (:meth:`Estimator.get_params`
+    takes ``deep``).
+
+    Examples
+    --------
+    >>> from cluster.weighting import TfidfWeighting
+    >>> model = TfidfWeighting(min_df=3)
+    >>> copy = clone(model)
+    >>> copy, copy is model
+    (TfidfWeighting(min_df=3, max_df=0.5), False)
+    """
+    import copy
+
+    if isinstance(estimator, list | tuple):
+        return type(estimator)(clone(e) for e in estimator)
+    if not hasattr(estimator, "get_params") or isinstance(estimator, type):
+        return copy.deepcopy(estimator)
+    params = {k: clone(v) for k, v in estimator.get_params(deep=False).items()}
+    return type(estimator)(**params)

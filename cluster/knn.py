@@ -14,7 +14,7 @@ nearest neighbours in less time than brute force at every size from 1,000 to 1,0
    ``n_jobs`` threads with heaps of their own, merged after.
    Recall 1. Time O(Σ_t df(t)² + n²) over the threads, memory O(threads · block · n +
    n · k). The faster way up to about 200,000 documents (``Σ df² + n² <= 2·10¹¹``,
-   :data:`cluster.activity.EXACT_WORK`): on 2 threads 0.01 s for 1,000 Reuters stories,
+   :data:`EXACT_WORK`): on 2 threads 0.01 s for 1,000 Reuters stories,
    0.13 s for 5,000, 1.2 s for 20,000 and 38 s for 100,000, against 0.02, 0.29, 6.4 and
    about 214 s for scikit-learn's brute force (one thread, a slower selection of the
    top k); the top-k sparse product in C++ of ``sparse_dot_topn`` was slower (3.3 s at
@@ -67,19 +67,29 @@ Examples
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
 
+from cluster.base import N_JOBS, POSITIVE, SEED, Constraints, Estimator, Interval, Options
 from cluster.lsh import band_keys, pair_codes_in_groups, sorted_unique
 from cluster.minhash import effective_n_jobs
+from core import defaults as D
+from core.choices import CANDIDATES
+from core.exceptions import ParameterError
 
 __all__ = [
+    "EXACT_WORK",
+    "NEIGHBOUR_CONSTRAINTS",
     "KNNGraph",
+    "KNeighbours",
+    "auto_neighbours",
     "bucket_candidates",
     "exact_knn",
+    "exact_work",
     "knn_edges",
     "local_join_pairs",
     "merge_top_k",
@@ -95,6 +105,42 @@ n^0.25, 23 at 100,000: more trees cost time and barely change the recall after t
 local joins, 0.939 against 0.933 with 8 at 100,000 documents)."""
 
 _PAIR_CHUNK = 100_000
+
+EXACT_WORK = 2 * 10**11
+"""``candidates="auto"`` finds the exact neighbours (:func:`cluster.knn.exact_knn`, the
+blocked product in threads) while ``Σ_t df(t)² + n²`` (the multiply-adds of the sparse
+product and the entries of the dense blocks) is at most this, and NN-descent
+(:func:`cluster.knn.nndescent_knn`) above it. Both beat scikit-learn's brute-force cosine
+at >= 0.95 recall (``bench/knn.py``, ``bench/results/knn.md``). The exact product is the
+faster of the two up to 100,000 documents (Reuters and perturbed copies, ``Σ df² + n² =
+4.7·10¹⁰``: 46 s on 2 threads against NN-descent's 109 s; 2.2 s against 17 s at 20,000)
+and grows as n², NN-descent about linearly here (317 s at 300,000, where the exact
+product would take about 450 s): they meet near 230,000 documents, ``2.5·10¹¹``, so the
+limit is set a little below."""
+
+
+def exact_work(X: sp.csr_matrix) -> int:
+    """``Σ_t df(t)² + n²``: the work of the brute-force k-NN of the rows of ``X``.
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> exact_work(sp.csr_matrix(np.array([[1.0, 1.0], [1.0, 0.0], [0.0, 0.0]])))
+    14
+    """
+    df = np.bincount(X.indices, minlength=X.shape[1]).astype(np.int64)
+    return int((df * df).sum()) + int(X.shape[0]) ** 2
+
+
+def auto_neighbours(n: int) -> int:
+    """``round(2.5 ln n)`` neighbours for ``n`` documents, at least 5 and at most 50.
+
+    Examples
+    --------
+    >>> [auto_neighbours(n) for n in (10, 150, 600, 2225, 20000, 10**6)]
+    [6, 13, 16, 19, 25, 35]
+    """
+    return int(min(50, max(5, round(2.5 * math.log(max(n, 2))))))
 
 
 def _run_starts(a: np.ndarray) -> np.ndarray:
@@ -521,3 +567,156 @@ def nndescent_knn(
     idx = np.asarray(idx, dtype=np.int64)
     val = (1.0 - np.asarray(dist, dtype=np.float64)).astype(np.float32)
     return _scatter(n, k, rows, *_best_others(idx, val, kk))
+
+
+NEIGHBOUR_CONSTRAINTS: Constraints = {
+    "n_neighbors": [POSITIVE, Options(("auto",))],
+    "candidates": [Options(CANDIDATES)],
+    "num_perm": [POSITIVE],
+    "rows": [POSITIVE],
+    "max_bucket": [Interval(int, 2, None)],
+    "refine": [Interval(int, 0, None)],
+    "seed": [SEED],
+    "n_jobs": [N_JOBS],
+}
+"""The constraints of the neighbour step's parameters (also the activity clusterer's)."""
+
+
+class KNeighbours(Estimator):
+    """The k-nearest-neighbour graph of L2-normalised rows: the neighbour step of
+    :class:`cluster.activity.ActivityClusterer` (``neighbours``).
+
+    The parameters are the clusterer's of the same names (see there); the defaults its
+    ``[activity]`` settings. ``candidates="auto"``: :func:`exact_knn` while
+    :func:`exact_work` is at most :data:`EXACT_WORK`, else :func:`nndescent_knn`;
+    ``"wminhash"`` and ``"simhash"``: LSH candidates (:func:`bucket_candidates`), their
+    exact cosine (:func:`merge_top_k`) and ``refine`` rounds of local join.
+
+    Attributes
+    ----------
+    graph_ : KNNGraph
+        Each row's neighbours (``-1`` pads), their cosine, and ``stats``
+        (``candidates``: the mode run, ``candidate_pairs``, ``refine_pairs``).
+    n_neighbors_ : int
+        The ``k`` used: ``n_neighbors`` (``"auto"``: :func:`auto_neighbours` of the rows
+        with a term), at most the rows with a term less one.
+    edges_ : tuple of ndarray
+        ``(i, j, w)``: the undirected union graph, each edge once, its cosine as weight
+        (:func:`knn_edges`), what the community step partitions.
+
+    Examples
+    --------
+    >>> X = sp.csr_matrix(np.array([[1, 0, 0], [0.9, 0.1, 0], [0, 1, 0], [0, 0.9, 0.1]]))
+    >>> step = KNeighbours(n_neighbors=1).fit(X)
+    >>> step.graph_.neighbours.ravel().tolist(), step.graph_.stats["candidates"]
+    ([1, 0, 3, 2], 'exact')
+    """
+
+    _parameter_constraints: ClassVar[Constraints] = NEIGHBOUR_CONSTRAINTS
+    _settings_keys: ClassVar[Mapping[str, str]] = {
+        "n_neighbors": "activity.n_neighbors",
+        "candidates": "activity.candidates",
+        "num_perm": "activity.num_perm",
+        "rows": "activity.rows",
+        "max_bucket": "activity.max_bucket",
+        "refine": "activity.refine",
+        "seed": "activity.seed",
+        "n_jobs": "minhash.workers",
+    }
+    _resource_params = ("n_jobs",)
+
+    def __init__(
+        self,
+        *,
+        n_neighbors: int | str = D.ACTIVITY_N_NEIGHBORS,
+        candidates: str = D.ACTIVITY_CANDIDATES,
+        num_perm: int = D.ACTIVITY_NUM_PERM,
+        rows: int = D.ACTIVITY_ROWS,
+        max_bucket: int = D.ACTIVITY_MAX_BUCKET,
+        refine: int = D.ACTIVITY_REFINE,
+        seed: int = D.ACTIVITY_SEED,
+        n_jobs: int = 1,
+    ) -> None:
+        self.n_neighbors = n_neighbors
+        self.candidates = candidates
+        self.num_perm = num_perm
+        self.rows = rows
+        self.max_bucket = max_bucket
+        self.refine = refine
+        self.seed = seed
+        self.n_jobs = n_jobs
+
+    def _validate(self) -> None:
+        if self.rows > self.num_perm:
+            raise ParameterError(f"rows={self.rows} exceeds num_perm={self.num_perm}")
+
+    def fit(self, X: sp.csr_matrix) -> KNeighbours:
+        """Find each row's neighbours and the edges of the graph.
+
+        Parameters
+        ----------
+        X : csr_matrix, shape (n, terms)
+            L2-normalised rows (a row of zeros gets no neighbour).
+
+        Returns
+        -------
+        KNeighbours
+            ``self``, fitted.
+        """
+        self.check_params()
+        n = X.shape[0]
+        active = np.diff(X.indptr) > 0 if n else np.zeros(0, dtype=bool)
+        n_active = int(active.sum())
+        wanted = auto_neighbours(n_active) if self.n_neighbors == "auto" else self.n_neighbors
+        k = min(int(wanted), max(n_active - 1, 0))
+        self.n_neighbors_ = k
+        self.graph_ = self._graph(X, active, k)
+        self.edges_ = knn_edges(self.graph_.neighbours, self.graph_.similarities)
+        return self
+
+    def _graph(self, X: sp.csr_matrix, active: np.ndarray, k: int) -> KNNGraph:
+        n = X.shape[0]
+        stats: dict[str, Any] = {"candidates": None, "candidate_pairs": 0, "refine_pairs": 0}
+        if k == 0 or int(active.sum()) < 2:
+            return KNNGraph(np.full((n, k), -1, np.int64), np.zeros((n, k), np.float32), stats)
+        mode = self.candidates
+        if mode == "auto":  # the rule: EXACT_WORK (bench/results/knn.md)
+            mode = "exact" if exact_work(X) <= EXACT_WORK else "nndescent"
+        stats["candidates"] = mode
+        if mode == "exact":
+            nb, sims = exact_knn(X, k, n_jobs=self.n_jobs)
+            stats["candidate_pairs"] = int(active.sum()) * (int(active.sum()) - 1) // 2
+            return KNNGraph(nb, sims, stats)
+        if mode == "nndescent":
+            nb, sims = nndescent_knn(X, k, seed=int(self.seed), n_jobs=self.n_jobs)
+            return KNNGraph(nb, sims, stats)
+        signatures = self._signatures(X, mode)
+        codes = bucket_candidates(
+            signatures,
+            self.rows,
+            self.num_perm // self.rows,
+            max_bucket=self.max_bucket,
+            seed=self.seed,
+            active=active,
+        )
+        i, j = codes // n, codes % n
+        nb, sims = merge_top_k(n, k, i, j, pair_cosine(X, i, j))
+        stats["candidate_pairs"] = int(codes.shape[0])
+        for _ in range(self.refine):
+            more = local_join_pairs(nb)
+            if more.shape[0] == 0:
+                break
+            a, b = more // n, more % n
+            nb, sims = merge_top_k(n, k, a, b, pair_cosine(X, a, b), nb, sims)
+            stats["refine_pairs"] += int(more.shape[0])
+        return KNNGraph(nb, sims, stats)
+
+    def _signatures(self, X: sp.csr_matrix, mode: str) -> np.ndarray:
+        if mode == "simhash":
+            rng = np.random.RandomState(self.seed)
+            planes = rng.standard_normal((X.shape[1], self.num_perm)).astype(np.float32)
+            return np.asarray(X @ planes > 0, dtype=np.uint8)
+        from cluster.weighted_minhash import WeightedMinHasher
+
+        hasher = WeightedMinHasher(dim=X.shape[1], num_perm=self.num_perm, seed=self.seed)
+        return hasher.sign(X, n_jobs=self.n_jobs)

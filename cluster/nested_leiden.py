@@ -6,18 +6,36 @@ its weighted modularity at a resolution; :func:`refined_levels` the levels, fine
 each finer one splitting every cluster of the next coarser one on its own subgraph
 (:func:`split_levels` the same below a partition given), and
 :func:`merged_levels` the coarser ones, each merging whole clusters of the one before, so
-the levels are nested by construction.
+the levels are nested by construction. :class:`LeidenCommunities` is the community step
+of the activity clusterer: the clusters at the smallest resolution, then the levels around
+them.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import ClassVar
 
 import numpy as np
 
-from cluster.graph_leiden import LeidenLevel, edge_pairs
+from cluster.base import SEED, Constraints, Estimator, Options
+from cluster.graph_leiden import ITERATIONS, LeidenLevel, check_quality, edge_pairs
 from cluster.unionfind import canonical_labels
+from core import defaults as D
+from core.choices import QUALITIES
+from core.exceptions import ParameterError
+
+Edges = tuple[int, np.ndarray, np.ndarray, np.ndarray]
+"""A weighted graph: ``(n, i, j, w)``, ``n`` nodes, each undirected edge ``i < j`` once."""
+
+COMMUNITY_CONSTRAINTS: Constraints = {
+    "quality": [Options(QUALITIES)],
+    "n_iterations": [ITERATIONS],
+    "seed": [SEED],
+}
+"""The constraints of the community step's parameters checked one by one (``resolution``
+and ``coarser`` by its rules; also the activity clusterer's)."""
 
 
 def igraph_leiden(
@@ -303,3 +321,125 @@ def merged_levels(
         )
         parent = labels
     return levels
+
+
+def coarser_resolutions(
+    quality: str, resolution: float | Sequence[float], coarser: float | Sequence[float]
+) -> list[float]:
+    """The coarser levels' resolutions, finest first: the clusters' resolution (the
+    smallest of ``resolution``) times each ``coarser`` factor.
+
+    Raises
+    ------
+    ParameterError
+        A factor that is not a number between 0 and 1, exclusive.
+
+    Examples
+    --------
+    >>> coarser_resolutions("rb", (2.0, 1.0), (0.5, 0.25))
+    [0.5, 0.25]
+    """
+    factors = [coarser] if isinstance(coarser, int | float) else list(coarser)
+    for v in factors:
+        if isinstance(v, bool) or not isinstance(v, int | float) or not 0 < v < 1:
+            raise ParameterError(
+                f"coarser={coarser!r}: every coarser level is a factor of the "
+                "clusters' resolution between 0 and 1, exclusive (0.5: half of it), "
+                "or () for no coarser level"
+            )
+    top = min(check_quality(quality, resolution))
+    return sorted({top * float(v) for v in factors}, reverse=True)
+
+
+class LeidenCommunities(Estimator):
+    """Leiden communities of a weighted graph and nested levels around them: the
+    community step of :class:`cluster.activity.ActivityClusterer` (``communities``).
+
+    :meth:`fit` finds the clusters, Leiden at the smallest ``resolution``
+    (:func:`igraph_leiden`); :meth:`levels` then splits a partition of the same graph
+    (the clusters, or the clusters after the reassignment step) at each larger
+    resolution (:func:`split_levels`) and merges it at each ``coarser`` one
+    (:func:`merged_levels`). The parameters are the clusterer's of the same names.
+
+    Attributes
+    ----------
+    clusters_ : LeidenLevel
+        The partition at the smallest resolution.
+
+    Examples
+    --------
+    >>> i, j = np.array([0, 0, 1, 3, 3, 4, 2]), np.array([1, 2, 2, 4, 5, 5, 3])
+    >>> w = np.array([0.9, 0.8, 0.9, 0.9, 0.8, 0.9, 0.1])
+    >>> step = LeidenCommunities(resolution=1.0, coarser=()).fit((6, i, j, w))
+    >>> step.clusters_.labels.tolist(), step.n_levels()
+    ([0, 0, 0, 1, 1, 1], 1)
+    """
+
+    _parameter_constraints: ClassVar[Constraints] = COMMUNITY_CONSTRAINTS
+    _settings_keys: ClassVar[Mapping[str, str]] = {
+        "resolution": "activity.resolution",
+        "coarser": "activity.coarser",
+        "quality": "activity.quality",
+        "n_iterations": "activity.n_iterations",
+        "seed": "activity.seed",
+    }
+
+    def __init__(
+        self,
+        *,
+        resolution: float | Sequence[float] = D.ACTIVITY_RESOLUTION,
+        coarser: float | Sequence[float] = D.ACTIVITY_COARSER,
+        quality: str = D.ACTIVITY_QUALITY,
+        n_iterations: int = D.ACTIVITY_ITERATIONS,
+        seed: int = D.ACTIVITY_SEED,
+    ) -> None:
+        self.resolution = resolution
+        self.coarser = coarser
+        self.quality = quality
+        self.n_iterations = n_iterations
+        self.seed = seed
+
+    def resolutions(self) -> list[float]:
+        """The resolutions of the clusters and finer levels, finest first (validated)."""
+        return check_quality(self.quality, self.resolution)
+
+    def coarser_resolutions(self) -> list[float]:
+        """The coarser levels' resolutions, finest first (:func:`coarser_resolutions`)."""
+        return coarser_resolutions(self.quality, self.resolution, self.coarser)
+
+    def n_levels(self) -> int:
+        """The number of levels the clusterer makes."""
+        return len(self.resolutions()) + len(self.coarser_resolutions())
+
+    def _validate(self) -> None:
+        self.coarser_resolutions()
+
+    def fit(self, graph: Edges) -> LeidenCommunities:
+        """The clusters of ``graph`` ``(n, i, j, w)``: Leiden at the smallest resolution.
+
+        Returns
+        -------
+        LeidenCommunities
+            ``self``, fitted (``clusters_``).
+        """
+        self.check_params()
+        n, i, j, w = graph
+        self.clusters_ = igraph_leiden(
+            n, i, j, w, quality=self.quality, resolution=min(self.resolutions()),
+            seed=int(self.seed), n_iterations=int(self.n_iterations),
+        )  # fmt: skip
+        return self
+
+    def levels(self, graph: Edges, clusters: LeidenLevel) -> list[LeidenLevel]:
+        """Every level around ``clusters`` (a partition of ``graph`` at the smallest
+        resolution), finest first: the finer ones split from it, it (``role``
+        ``"clusters"``), the coarser ones merged from it."""
+        n, i, j, w = graph
+        res = self.resolutions()
+        top = min(res)
+        quality, seed, iterations = self.quality, int(self.seed), int(self.n_iterations)
+        levels = split_levels(n, i, j, w, clusters, resolutions=[r for r in res if r != top],
+                              quality=quality, seed=seed, n_iterations=iterations)  # fmt: skip
+        levels += merged_levels(n, i, j, w, clusters, resolutions=self.coarser_resolutions(),
+                                quality=quality, seed=seed, n_iterations=iterations)  # fmt: skip
+        return levels

@@ -43,11 +43,72 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import ClassVar, Self
+
 import numba
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["centroid_sums", "cluster_sums", "reassign"]
+from cluster.base import Constraints, Estimator, Interval
+from core import defaults as D
+
+__all__ = ["CentroidReassignment", "centroid_sums", "cluster_sums", "reassign"]
+
+
+class CentroidReassignment(Estimator):
+    """``passes`` passes of centroid reassignment among neighbouring clusters
+    (:func:`reassign`): the reassignment step of
+    :class:`cluster.activity.ActivityClusterer` (``reassignment``; its ``reassign``).
+
+    Parameters
+    ----------
+    passes : int, default ``[activity] reassign`` (1)
+        Passes; 0 keeps the clusters as given.
+
+    Attributes
+    ----------
+    labels_ : ndarray of int
+        The clusters after the moves, not renumbered.
+    moved_ : int
+        Documents whose cluster changed.
+
+    Examples
+    --------
+    >>> X = sp.csr_matrix(np.array([[1.0, 0.0], [0.96, 0.28], [0.28, 0.96], [0.0, 1.0],
+    ...                             [0.6, 0.8]], dtype=np.float32))
+    >>> nb = np.array([[1, 4], [0, 4], [3, 4], [2, 4], [2, 3]])
+    >>> step = CentroidReassignment().fit(X, nb, np.array([0, 0, 1, 1, 0]))
+    >>> step.labels_.tolist(), step.moved_
+    ([0, 0, 1, 1, 1], 1)
+    """
+
+    _parameter_constraints: ClassVar[Constraints] = {"passes": [Interval(int, 0, None)]}
+    _settings_keys: ClassVar[Mapping[str, str]] = {"passes": "activity.reassign"}
+
+    def __init__(self, *, passes: int = D.ACTIVITY_REASSIGN) -> None:
+        self.passes = passes
+
+    def fit(self, X: sp.csr_matrix, neighbours: np.ndarray, labels: np.ndarray) -> Self:
+        """Move each document to the neighbouring cluster whose centroid it is closer to.
+
+        Parameters
+        ----------
+        X : csr_matrix, shape (n, terms)
+            The documents' L2-normalised vectors.
+        neighbours : ndarray of int, shape (n, k)
+            Each document's neighbours (``-1``: none).
+        labels : ndarray of int, shape (n,)
+            The clusters (0 .. c-1).
+
+        Returns
+        -------
+        CentroidReassignment
+            ``self``, fitted.
+        """
+        self.check_params()
+        self.labels_, self.moved_ = reassign(X, labels, neighbours, passes=int(self.passes))
+        return self
 
 
 def cluster_sums(X: sp.csr_matrix, labels: np.ndarray) -> sp.csr_matrix:

@@ -162,8 +162,12 @@ def measurements_index() -> str:
     out.append(
         "Every benchmark of `bench/` prints its tables and saves them in `bench/results/` "
         "(Markdown for reading, JSON for tools); `make bench` runs them all. This index is "
-        "generated from those files, so a figure is never copied here by hand. The pinned "
-        "quality floors that the tests enforce are in the tests themselves.\n\n"
+        "generated from those files, so a figure is never copied here by hand.\n\n"
+        "The quality gates (the floors the tests enforce on labelled data, from extraction "
+        "F1 to clustering and category scores) are pinned in one file, "
+        "`tests/quality_gates.toml`: each gate names its test, what it measures, its input "
+        "data sets and their digest, the figures measured and the floors. A floor is "
+        "changed there, and only there, after measuring again.\n\n"
         "| results | what | repeat with |\n|---|---|---|\n"
     )
     for path in sorted((REPO / "bench" / "results").glob("*.md")):

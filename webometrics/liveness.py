@@ -237,7 +237,7 @@ def resume_hint(kind: str, row: Any, crawl: Any | None = None) -> str | None:
         todo = [name for name in recorded["todo"] if name not in done]
         command = recorded["command"]
     else:  # a run of an older version: the default stages, without its options
-        from webometrics.stages.pipeline import STAGES
+        from webometrics.layout import STAGES
 
         todo = [name for name in STAGES if name not in done]
         command = f"webometrics run --universities {row.universities_file}"

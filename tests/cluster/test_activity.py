@@ -33,6 +33,7 @@ from store.models import (
     University,
 )
 from store.session import session_scope
+from tests.quality_gates import floors
 from webometrics.cli import build_parser
 from webometrics.commands.cluster import cluster_settings
 from webometrics.stages import cluster as stage
@@ -146,22 +147,21 @@ def test_lsh_neighbours_recall_most_exact_neighbours(lenta):
 
 def test_auto_compares_every_pair_only_while_that_is_cheap(lenta, monkeypatch):
     """Exact below EXACT_WORK, NN-descent above (bench/results/knn.md chose the limit)."""
-    import cluster.activity as activity
+    import cluster.knn as knn
 
     _corpus, counts = lenta
     small = ActivityClusterer().fit(counts)
     assert small.graph_stats_["candidates"] == "exact"
-    assert activity.exact_work(small.matrix_) <= activity.EXACT_WORK
-    monkeypatch.setattr(activity, "EXACT_WORK", 1000)
+    assert knn.exact_work(small.matrix_) <= knn.EXACT_WORK
+    monkeypatch.setattr(knn, "EXACT_WORK", 1000)
     assert ActivityClusterer().fit(counts).graph_stats_["candidates"] == "nndescent"
 
 
 # -- quality gates on real labelled data ------------------------------------------------------
-@pytest.mark.parametrize(
-    ("name", "floor"),
-    [("websites", 0.85), ("lenta", 0.65)],  # measured 0.90-0.93 and 0.70-0.75
-)
-def test_activity_clustering_quality_floor(name, floor, websites, lenta):
+@pytest.mark.parametrize("name", ["websites", "lenta"])
+def test_activity_clustering_quality_floor(name, websites, lenta):
+    """The gates ``activity_websites`` and ``activity_lenta`` of tests/quality_gates.toml."""
+    floor = floors(f"activity_{name}")["f_class"]
     corpus, counts = {"websites": websites, "lenta": lenta}[name]
     labels = ActivityClusterer().fit(counts).labels_
     scores = score_clustering(corpus.labels, labels)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-import cluster.activity as activity
+import cluster.knn as knn
 from cluster.activity import ActivityClusterer, auto_neighbours
 from cluster.knn import exact_knn, nndescent_knn
 from cluster.weighting import TfidfWeighting
@@ -90,11 +90,10 @@ def test_edge_cases(find):
 
 def test_auto_picks_nndescent_above_the_exact_limit(reuters_tfidf, monkeypatch):
     X = reuters_tfidf[:600]
-    model = ActivityClusterer(min_df=1)
-    active = np.diff(X.indptr) > 0
-    assert model._neighbours(X, active, 10).stats["candidates"] == "exact"
-    monkeypatch.setattr(activity, "EXACT_WORK", 1000)
-    graph = model._neighbours(X, active, 10)
+    step = ActivityClusterer(n_neighbors=10).named_steps["neighbours"]
+    assert step.fit(X).graph_.stats["candidates"] == "exact"
+    monkeypatch.setattr(knn, "EXACT_WORK", 1000)
+    graph = step.fit(X).graph_
     assert graph.stats["candidates"] == "nndescent"
     assert tie_aware_recall(X, graph.neighbours, exact_knn(X, 10)[1]) >= 0.95
 

@@ -11,6 +11,7 @@ from sklearn.metrics import adjusted_rand_score
 from cluster import ExactSingleLink, LSHLink, MinHasher
 from cluster.lsh import s_curve_threshold
 from core.exceptions import ParameterError
+from tests.quality_gates import floors
 
 
 def refines(fine: np.ndarray, coarse: np.ndarray) -> bool:
@@ -30,8 +31,10 @@ def model(reuters_sets):
 
 
 def test_agrees_with_exact_single_link(model, exact):
-    """Pinned floor, measured on the first 2,000 Reuters stories: ARI 0.9999."""
-    assert adjusted_rand_score(exact[0.4].labels_, model.labels_) >= 0.99
+    """Pinned floor on the first 2,000 Reuters stories: the gate ``lsh_link_agreement``
+    of tests/quality_gates.toml."""
+    floor = floors("lsh_link_agreement")["ari"]
+    assert adjusted_rand_score(exact[0.4].labels_, model.labels_) >= floor
 
 
 def test_default_parameters_agree_with_exact_single_link(reuters_sets, exact):

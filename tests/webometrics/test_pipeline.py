@@ -162,7 +162,7 @@ def test_the_crawl_keeps_an_http_cache_beside_the_database(tmp_path) -> None:
     """A pipeline run crawls with an HTTP cache by default, so that the next run
     revalidates what it fetched (tests/crawler/test_local_crawl.py shows the 304s)."""
     from store import schema
-    from webometrics.stages.pipeline import default_http_cache_dir
+    from webometrics.layout import default_http_cache_dir
 
     engine = make_engine(f"sqlite:///{tmp_path / 'w.db'}")
     schema.upgrade(engine)

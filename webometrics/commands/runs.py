@@ -109,7 +109,7 @@ def _prune(ctx: Context) -> int:
 
     from store.models import CrawlRun
     from store.session import session_scope
-    from webometrics.stages.pipeline import default_crawl_folder
+    from webometrics.layout import default_crawl_folder
 
     engine = ctx.engine()
     base = default_crawl_folder(engine)

@@ -21,13 +21,10 @@ import dataclasses
 import functools
 import importlib
 import logging
-import os
-import re
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine
@@ -36,16 +33,16 @@ from core.exceptions import StageError, WebometricsError
 from core.settings import Settings
 from store.models import PipelineRun, utcnow
 from store.session import session_scope
+from webometrics.layout import (  # the stage list and folder defaults: a leaf module
+    ALL_STAGES,
+    STAGES,
+    default_http_cache_dir,
+)
 from webometrics.liveness import Heartbeat
 from webometrics.runlock import RunLock
 from webometrics.stages import StageResult
 
 log = logging.getLogger(__name__)
-
-STAGES: tuple[str, ...] = ("crawl", "extract", "dedup", "cluster", "analyse")
-#: stages a run may add, in this order after the crawl (they need files to read)
-COMMONCRAWL_STAGES: tuple[str, ...] = ("commoncrawl-graph", "commoncrawl-index")
-ALL_STAGES: tuple[str, ...] = ("crawl", *COMMONCRAWL_STAGES, *STAGES[1:])
 
 #: the module of each stage under ``webometrics.stages``
 _MODULES: dict[str, str] = {
@@ -82,49 +79,6 @@ class PipelineOptions:
     #: the command line that runs this pipeline again, without ``--stages`` (recorded with
     #: each stage, so that an unfinished run says how to run the stages still to do)
     resume: str | None = None
-
-
-def _database_folder(engine: Engine, suffix: str, base: Path) -> str | None:
-    """A folder of this database: beside an SQLite file (``<name>-<suffix>``), else
-    ``<base>/<suffix>/<backend-host-port-database>``; None for an in-memory database."""
-    url = engine.url
-    if url.get_backend_name() == "sqlite":
-        db = url.database
-        if not db or db == ":memory:" or db.startswith("file:"):
-            return None
-        path = Path(db).resolve()
-        return str(path.with_name(f"{path.stem}-{suffix}"))
-    name = f"{url.get_backend_name()}-{url.host or 'local'}-{url.port or ''}-{url.database or ''}"
-    return str(base / "webometrics" / suffix / re.sub(r"[^A-Za-z0-9._-]+", "_", name))
-
-
-def default_http_cache_dir(engine: Engine) -> str | None:
-    """Where a pipeline run keeps its HTTP cache when ``[crawl] http_cache_dir`` is unset:
-    beside an SQLite file (``<name>-httpcache``), else in the user's cache folder, one per
-    database; None for an in-memory database.
-
-    >>> from sqlalchemy import create_engine
-    >>> default_http_cache_dir(create_engine("sqlite:////data/webometrics.db"))
-    '/data/webometrics-httpcache'
-    >>> default_http_cache_dir(create_engine("sqlite://")) is None
-    True
-    """
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return _database_folder(engine, "httpcache", base)
-
-
-def default_crawl_folder(engine: Engine) -> str | None:
-    """Where crawls without ``--jobdir`` keep their resumable state, one folder per run
-    (``crawl-<run id>``): beside an SQLite file (``<name>-crawls``), else in the user's
-    state folder (``$XDG_STATE_HOME``, ``~/.local/state``), one per database; None for an
-    in-memory database.
-
-    >>> from sqlalchemy import create_engine
-    >>> default_crawl_folder(create_engine("sqlite:////data/webometrics.db"))
-    '/data/webometrics-crawls'
-    """
-    base = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
-    return _database_folder(engine, "crawls", base)
 
 
 def _crawl_scope(scope: Any, universities_file: str | None, run_id: int) -> Any:

@@ -12,7 +12,7 @@ the run's environment rows and statistics are computed from what is stored.
 
 Job directory: ``[crawl] jobdir`` (``--jobdir``), else the run's own folder
 ``crawl-<run id>`` beside an SQLite file (``<name>-crawls/``) or in the user's state folder
-(:func:`~webometrics.stages.pipeline.default_crawl_folder`), removed when the run is
+(:func:`~webometrics.layout.default_crawl_folder`), removed when the run is
 finished and kept otherwise. A crawl killed in any way (even SIGKILL), stopped by a
 database outage longer than ``[crawl] store_retry_seconds`` or interrupted, started again
 with the same job directory resumes its run: stored pages stay, queued requests are sent,

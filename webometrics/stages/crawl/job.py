@@ -28,7 +28,7 @@ from sqlalchemy import Engine, select
 from core.exceptions import ConfigError
 from core.secrets import redact_url
 from core.settings import CrawlSettings, Settings
-from webometrics.stages.pipeline import default_crawl_folder
+from webometrics.layout import default_crawl_folder
 
 log = logging.getLogger(__name__)
 
@@ -247,7 +247,7 @@ def _job_folder(
 ) -> tuple[Path, int, dict[str, Any], bool]:
     """(job folder, run id, job state, resumed?): ``[crawl] jobdir`` when set (a crawl
     started again with it resumes its run), else a new run's own folder
-    ``crawl-<run id>`` under :func:`~webometrics.stages.pipeline.default_crawl_folder`,
+    ``crawl-<run id>`` under :func:`~webometrics.layout.default_crawl_folder`,
     kept until the run is finished."""
     if settings.crawl.jobdir is not None:
         job_path = Path(settings.crawl.jobdir).resolve()
