@@ -1,7 +1,8 @@
 """The pipeline's layout: its stages in order and the folders a run keeps by default.
 
-A leaf module: it imports nothing of the project, so the orchestrator
-(:mod:`webometrics.stages.pipeline`), the crawl stage (:mod:`webometrics.stages.crawl`),
+A leaf module: it imports nothing of webometrics (only the kernel's
+:mod:`core.folders`), so the orchestrator (:mod:`webometrics.stages.pipeline`), the
+crawl stage (:mod:`webometrics.stages.crawl`),
 the liveness checks (:mod:`webometrics.liveness`) and the commands all read the stage
 list and the folder defaults without importing one another (tests/test_architecture.py
 checks that the modules import each other in no cycle).
@@ -9,11 +10,12 @@ checks that the modules import each other in no cycle).
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
 from sqlalchemy import Engine
+
+from core.folders import user_folder
 
 __all__ = [
     "ALL_STAGES",
@@ -31,7 +33,8 @@ ALL_STAGES: tuple[str, ...] = ("crawl", *COMMONCRAWL_STAGES, *STAGES[1:])
 
 def _database_folder(engine: Engine, suffix: str, base: Path) -> str | None:
     """A folder of this database: beside an SQLite file (``<name>-<suffix>``), else
-    ``<base>/<suffix>/<backend-host-port-database>``; None for an in-memory database."""
+    ``<base>/<suffix>/<backend-host-port-database>`` (``base``: one of the user's folders,
+    :func:`core.folders.user_folder`); None for an in-memory database."""
     url = engine.url
     if url.get_backend_name() == "sqlite":
         db = url.database
@@ -40,7 +43,7 @@ def _database_folder(engine: Engine, suffix: str, base: Path) -> str | None:
         path = Path(db).resolve()
         return str(path.with_name(f"{path.stem}-{suffix}"))
     name = f"{url.get_backend_name()}-{url.host or 'local'}-{url.port or ''}-{url.database or ''}"
-    return str(base / "webometrics" / suffix / re.sub(r"[^A-Za-z0-9._-]+", "_", name))
+    return str(base / suffix / re.sub(r"[^A-Za-z0-9._-]+", "_", name))
 
 
 def default_http_cache_dir(engine: Engine) -> str | None:
@@ -54,8 +57,7 @@ def default_http_cache_dir(engine: Engine) -> str | None:
     >>> default_http_cache_dir(create_engine("sqlite://")) is None
     True
     """
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return _database_folder(engine, "httpcache", base)
+    return _database_folder(engine, "httpcache", user_folder("cache"))
 
 
 def default_crawl_folder(engine: Engine) -> str | None:
@@ -68,5 +70,4 @@ def default_crawl_folder(engine: Engine) -> str | None:
     >>> default_crawl_folder(create_engine("sqlite:////data/webometrics.db"))
     '/data/webometrics-crawls'
     """
-    base = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
-    return _database_folder(engine, "crawls", base)
+    return _database_folder(engine, "crawls", user_folder("state"))
