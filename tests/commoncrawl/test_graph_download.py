@@ -1,0 +1,352 @@
+"""``webometrics citing commoncrawl-graph --release R``: the release found from its
+published paths on a local stand-in of data.commoncrawl.org (127.0.0.1, the published
+layout, byte ranges, cut connections, spoilt bytes, 503 Slow Down), downloaded into a
+cache, resumed, checked, reused without the network, or streamed; bad names and an
+unreachable server give a clear message and their exit code."""
+
+from __future__ import annotations
+
+import gzip
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select
+
+from crawler.commoncrawl.download import (
+    FilePlan,
+    GraphDownloader,
+    Plan,
+    Release,
+    RemoteFile,
+    describe,
+    human,
+)
+from store import make_engine, session_scope
+from store import models as m
+from testbed.commoncrawl_server import PublishedRelease, ReleaseServer, publish
+from tests.commoncrawl.graph_files import GraphCase, domain_graph, host_graph
+from webometrics.cli import main
+
+RELEASE = "cc-main-2026-jan-feb-mar"
+
+
+@pytest.fixture(scope="module")
+def published(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, GraphCase]]:
+    """Both levels of one release in the published layout, with their answers."""
+    written = tmp_path_factory.mktemp("written")
+    root = tmp_path_factory.mktemp("data.commoncrawl.org")
+    cases = {"domain": domain_graph(written / "d"), "host": host_graph(written / "h")}
+    for case in cases.values():
+        publish(case.files, root)
+    return root, cases
+
+
+@pytest.fixture
+def server(published: tuple[Path, dict[str, GraphCase]]) -> ReleaseServer:
+    with ReleaseServer(published[0]) as srv:
+        yield srv
+
+
+@pytest.fixture(autouse=True)
+def quick_politeness(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No 1-second pause between requests on 127.0.0.1 (the default is Common Crawl's)."""
+    monkeypatch.setenv("WEBOMETRICS_COMMONCRAWL__REQUEST_INTERVAL", "0")
+    monkeypatch.setenv("WEBOMETRICS_COMMONCRAWL__RETRIES", "3")
+    monkeypatch.setenv("WEBOMETRICS_COMMONCRAWL__RETRY_MAX_WAIT", "0.3")
+    monkeypatch.setenv("WEBOMETRICS_COMMONCRAWL__TIMEOUT", "10")
+
+
+@pytest.fixture
+def db(graph_db: str) -> str:
+    return graph_db
+
+
+def _cli(url: str, cache: Path, base: str, *extra: str, level: str = "domain") -> int:
+    return main(
+        [
+            "--db-url",
+            url,
+            "citing",
+            "commoncrawl-graph",
+            "--release",
+            RELEASE,
+            "--level",
+            level,
+            "--cache",
+            str(cache),
+            "--base-url",
+            base,
+            "--no-progress",
+            *extra,
+        ]
+    )
+
+
+def _stored(url: str) -> dict[str, set[str]]:
+    engine = make_engine(url)
+    out: dict[str, set[str]] = {}
+    with session_scope(engine) as s:
+        for node, uni in s.execute(
+            select(m.CitingNode.node, m.University.name).join(
+                m.University, m.University.id == m.CitingNode.university_id
+            )
+        ):
+            out.setdefault(uni, set()).add(node)
+    engine.dispose()
+    return out
+
+
+def _runs(url: str) -> int:
+    engine = make_engine(url)
+    with session_scope(engine) as s:
+        n = s.scalar(select(func.count()).select_from(m.CrawlRun))
+    engine.dispose()
+    return int(n or 0)
+
+
+def _expected(case: GraphCase) -> dict[str, set[str]]:
+    return {uni: nodes for uni, nodes in case.expected.items() if nodes}
+
+
+def _layout(root: Path, level: str) -> PublishedRelease:
+    base = f"projects/hyperlinkgraph/{RELEASE}/{level}"
+    if level == "domain":
+        v, e = (f"{base}/{RELEASE}-domain-{k}.txt.gz" for k in ("vertices", "edges"))
+        return PublishedRelease(
+            RELEASE, level, (v,), (e,), f"{base}/{RELEASE}-domain-ranks.txt.gz", ()
+        )
+    lists = {}
+    for kind in ("vertices", "edges"):
+        listing = root / f"{base}/{RELEASE}-host-{kind}.paths.gz"
+        lists[kind] = tuple(gzip.decompress(listing.read_bytes()).decode().split())
+    return PublishedRelease(
+        RELEASE, level, lists["vertices"], lists["edges"], f"{base}/{RELEASE}-host-ranks.txt.gz", ()
+    )
+
+
+def _gets(server: ReleaseServer, path: str) -> list[dict]:
+    return [r for r in server.requests if r["method"] == "GET" and r["path"] == path]
+
+
+# -- the dry run ------------------------------------------------------------------------------
+def test_dry_run_shows_the_files_sizes_disk_and_time_and_fetches_nothing(
+    db: str, published, server: ReleaseServer, tmp_path: Path, capsys
+) -> None:
+    root, _ = published
+    layout = _layout(root, "host")
+    cache = tmp_path / "cache"
+    assert _cli(db, cache, server.url, "--dry-run", level="host") == 0
+    out = capsys.readouterr().out
+    for path in layout.files:
+        size = (root / path).stat().st_size
+        name = path.rsplit("/", 1)[-1]
+        assert re.search(rf"{re.escape(human(size))}\s+to download\s+{re.escape(name)}", out), name
+    total = sum((root / p).stat().st_size for p in layout.files)
+    assert f"to download: {human(total)}" in out
+    assert "disk free in the cache's folder:" in out
+    assert "expected time:" in out and "assumed: 10.0 MB/s" in out
+    assert f"files: {len(layout.vertices)} vertices, {len(layout.edges)} edges, 1 ranks" in out
+    # the listings were read, every part sized by HEAD, no part downloaded, nothing stored
+    got = {r["path"] for r in server.requests if r["method"] == "GET"}
+    assert got == {
+        f"projects/hyperlinkgraph/{RELEASE}/host/{RELEASE}-host-{k}.paths.gz"
+        for k in ("vertices", "edges")
+    }
+    assert {r["path"] for r in server.requests if r["method"] == "HEAD"} == set(layout.files)
+    assert all("webometrics" in (r["agent"] or "") for r in server.requests)
+    assert not list(cache.rglob("*.txt.gz")) and _runs(db) == 0
+
+
+def test_dry_run_says_when_the_disk_is_short_and_suggests_stream(tmp_path: Path) -> None:
+    files = (
+        RemoteFile("vertices", "v.txt.gz", 900 * 2**20),
+        RemoteFile("edges", "e.txt.gz", 14 * 2**30),
+        RemoteFile("ranks", "r.txt.gz", 2 * 2**30),
+    )
+    rel = Release(RELEASE, "domain", "https://data.commoncrawl.org/", files)
+    plan = Plan(
+        rel,
+        tmp_path,
+        tuple(FilePlan(f, "missing", 0, False) for f in files),
+        5 * 2**30,
+        1e7,
+        "assumed",
+    )
+    text = "\n".join(describe(plan))
+    assert plan.disk_short
+    assert "the disk is short" in text and "--stream" in text
+    assert f"{human(plan.to_store - 14 * 2**30)} are needed" in text  # what --stream leaves
+    streamed = Plan(
+        rel,
+        tmp_path,
+        tuple(FilePlan(f, "missing", 0, f.kind == "edges") for f in files),
+        5 * 2**30,
+        1e7,
+        "assumed",
+    )
+    assert not streamed.disk_short and "streamed (not stored)" in "\n".join(describe(streamed))
+
+
+# -- download, resume, check, reuse -------------------------------------------------------------
+def test_download_resumes_after_a_cut_and_stores_the_citing_domains(
+    db: str, published, server: ReleaseServer, tmp_path: Path, capsys
+) -> None:
+    root, cases = published
+    layout = _layout(root, "domain")
+    edges = layout.edges[0]
+    size = (root / edges).stat().st_size
+    server.cut(edges, size // 2)
+    cache = tmp_path / "cache"
+    assert _cli(db, cache, server.url) == 0
+    out = capsys.readouterr().out
+    assert "1 resumed" in out
+    gets = _gets(server, edges)
+    assert len(gets) == 2 and gets[0]["range"] is None
+    assert gets[1]["range"] == f"bytes={size // 2}-"
+    for path in layout.files:
+        assert (cache / path).read_bytes() == (root / path).read_bytes(), path
+    assert not list(cache.rglob("*.part"))
+    assert _stored(db) == _expected(cases["domain"])
+
+    # a second run reads the cache alone: nothing listens at the base URL
+    capsys.readouterr()
+    assert _cli(db, cache, "http://127.0.0.1:9/") == 0
+    out = capsys.readouterr().out
+    assert "3 from the cache, 0 B downloaded" in out
+    assert _runs(db) == 2 and _stored(db) == _expected(cases["domain"])
+    # and the dry run says so, with the bandwidth this download measured
+    assert _cli(db, cache, "http://127.0.0.1:9/", "--dry-run") == 0
+    out = capsys.readouterr().out
+    assert "everything is in the cache" in out and "measured:" in out
+
+
+def test_a_spoilt_download_and_a_truncated_cached_part_are_fetched_again(
+    db: str, published, server: ReleaseServer, tmp_path: Path, capsys
+) -> None:
+    root, cases = published
+    layout = _layout(root, "domain")
+    vertices, edges = layout.vertices[0], layout.edges[0]
+    cache = tmp_path / "cache"
+    server.spoil(vertices)  # the full length, bytes changed: only the gzip check sees it
+    assert _cli(db, cache, server.url) == 0
+    assert "1 fetched again after a failed check" in capsys.readouterr().out
+    assert [g["range"] for g in _gets(server, vertices)] == [None, None]
+    assert (cache / vertices).read_bytes() == (root / vertices).read_bytes()
+
+    # a cached part cut short on disk: resumed from the bytes it has
+    data = (cache / edges).read_bytes()
+    (cache / edges).write_bytes(data[: len(data) // 3])
+    # a cached part spoilt on disk (same size): checked again, fetched again whole
+    spoilt = bytearray((cache / vertices).read_bytes())
+    spoilt[len(spoilt) // 2 : len(spoilt) // 2 + 32] = bytes(32)
+    (cache / vertices).write_bytes(bytes(spoilt))
+    server.clear()
+    assert _cli(db, cache, server.url) == 0
+    out = capsys.readouterr().out
+    assert "1 resumed" in out and "1 fetched again" in out
+    assert [g["range"] for g in _gets(server, edges)] == [f"bytes={len(data) // 3}-"]
+    assert [g["range"] for g in _gets(server, vertices)] == [None]
+    for path in layout.files:
+        assert (cache / path).read_bytes() == (root / path).read_bytes(), path
+    assert _stored(db) == _expected(cases["domain"])
+
+
+def test_slow_down_answers_are_retried_after_their_retry_after(
+    published, server: ReleaseServer, tmp_path: Path
+) -> None:
+    from core.settings import load_settings
+    from crawler.commoncrawl.download import DownloadPolicy
+
+    policy = DownloadPolicy.from_settings(load_settings(None))
+    dl = GraphDownloader(tmp_path / "cache", base_url=server.url, policy=policy)
+    server.fail(2, retry_after=0.2)
+    rel = dl.resolve(RELEASE, "domain")
+    fetched = dl.fetch(rel)
+    assert len(fetched.vertices) == 1 and fetched.ranks is not None
+    first = server.requests[:3]
+    assert [r["method"] for r in first] == ["HEAD"] * 3 and first[0]["path"] == first[2]["path"]
+    assert first[1]["time"] - first[0]["time"] >= 0.2 and first[2]["time"] - first[1]["time"] >= 0.2
+    assert dl.http.retried >= 2
+
+
+# -- streaming --------------------------------------------------------------------------------
+def test_stream_reads_the_edges_over_the_network_without_storing_them(
+    db: str, published, server: ReleaseServer, tmp_path: Path, capsys
+) -> None:
+    root, cases = published
+    layout = _layout(root, "host")
+    part = layout.edges[1]
+    size = (root / part).stat().st_size
+    server.cut(part, size // 2)  # a streamed part is resumed by range too
+    cache = tmp_path / "cache"
+    assert _cli(db, cache, server.url, "--stream", level="host") == 0
+    out = capsys.readouterr().out
+    assert f"{len(layout.edges)} edges parts streamed" in out
+    assert not (cache / part).exists() and not list(cache.rglob("edges/*"))
+    for path in (*layout.vertices, layout.ranks):
+        assert (cache / path).read_bytes() == (root / path).read_bytes()
+    assert [g["range"] for g in _gets(server, part)] == [None, f"bytes={size // 2}-"]
+    assert _stored(db) == _expected(cases["host"])
+    engine = make_engine(db)
+    with session_scope(engine) as s:
+        stats = s.scalars(select(m.CrawlRun.stats)).one()
+    engine.dispose()
+    assert stats["edges"] == len(cases["host"].edges)
+
+
+def test_a_truncated_streamed_part_is_an_error_and_nothing_is_stored(
+    db: str, published, tmp_path: Path, capsys
+) -> None:
+    root, _ = published
+    spoilt = tmp_path / "spoilt"
+    shutil.copytree(root, spoilt)
+    part = spoilt / _layout(root, "host").edges[0]
+    data = part.read_bytes()
+    part.write_bytes(data[: len(data) - 20])  # the server's own copy is short
+    with ReleaseServer(spoilt) as srv:
+        assert _cli(db, tmp_path / "cache", srv.url, "--stream", level="host") == 2
+    err = capsys.readouterr().err
+    assert "truncated gzip part" in err and part.name in err
+    assert _runs(db) == 0
+
+
+# -- bad input ------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("release", "code", "message"),
+    [
+        ("CC-MAIN-2024-33", 2, "names a crawl, not a graph"),
+        ("cc-main-2026 jan", 2, "not a web graph release name"),
+        ("cc-main-2019-nov-dec-jan", 2, "no domain graph vertices at"),
+    ],
+)
+def test_bad_release_names(
+    sqlite_url: str,
+    server: ReleaseServer,
+    tmp_path: Path,
+    capsys,
+    release: str,
+    code: int,
+    message: str,
+) -> None:
+    args = ["--db-url", sqlite_url, "citing", "commoncrawl-graph", "--release", release]
+    args += ["--cache", str(tmp_path / "c"), "--base-url", server.url, "--dry-run"]
+    assert main(args) == code
+    err = capsys.readouterr().err
+    assert message in err and "commoncrawl.org/web-graphs" in err
+
+
+def test_an_unreachable_server_is_exit_1_with_what_to_do(db: str, tmp_path: Path, capsys) -> None:
+    assert _cli(db, tmp_path / "c", "http://127.0.0.1:9/") == 1
+    err = capsys.readouterr().err
+    assert "failed after 4 attempt(s)" in err and "--base-url" in err
+    assert _runs(db) == 0
+
+
+def test_local_files_and_download_options_do_not_mix(db: str, tmp_path: Path, capsys) -> None:
+    args = ["--db-url", db, "citing", "commoncrawl-graph", "--vertices", "v.gz", "--edges", "e.gz"]
+    assert main([*args, "--stream"]) == 2
+    assert "only with --release NAME alone" in capsys.readouterr().err
+    assert main(["--db-url", db, "citing", "commoncrawl-graph"]) == 2
+    assert "give --release NAME" in capsys.readouterr().err
