@@ -183,8 +183,9 @@ class Release:
 
 @dataclass(frozen=True)
 class FilePlan:
-    """A file's state in the cache: ``complete``, ``partial`` (bytes already there) or
-    ``missing``; whether it will be streamed instead of stored."""
+    """A file's state in the cache: ``complete`` (checked), ``unchecked`` (all its bytes
+    there, no record of a check), ``partial`` (some bytes there) or ``missing``; whether it
+    will be streamed instead of stored."""
 
     file: RemoteFile
     state: str
@@ -193,7 +194,9 @@ class FilePlan:
 
     @property
     def to_fetch(self) -> int:
-        return max(0, (self.file.size or 0) - (self.have if self.state != "complete" else 0))
+        if self.state in ("complete", "unchecked"):
+            return 0
+        return max(0, (self.file.size or 0) - self.have)
 
 
 @dataclass(frozen=True)
@@ -399,7 +402,7 @@ class StreamedPart:
     number of lines once read.
     """
 
-    def __init__(self, http: _Http, url: str, size: int | None, progress: Any = None) -> None:
+    def __init__(self, http: _Http, url: str, size: int | None, *, progress: bool = False) -> None:
         self.name = url
         self.size = size
         self.lines: int | None = None
@@ -411,13 +414,23 @@ class StreamedPart:
         return self.name
 
     def _text(self) -> Iterator[bytes]:
+        from tqdm import tqdm
+
         check = GzipLines(self.name)
         got = 0
+        bar = tqdm(
+            total=self.size,
+            unit="B",
+            unit_scale=True,
+            unit_divisor=1024,
+            desc=f"streaming {self.name.rsplit('/', 1)[-1]}",
+            disable=not self._progress,
+            leave=False,
+        )
         try:
             for data in self._http.chunks(self.name, 0, self.size):
                 got += len(data)
-                if self._progress is not None:
-                    self._progress.update(len(data))
+                bar.update(len(data))
                 text = check.feed(data)
                 if text:
                     yield text
@@ -429,6 +442,8 @@ class StreamedPart:
         except BaseException as exc:
             self.error = exc
             raise
+        finally:
+            bar.close()
 
     def open(self) -> io.BufferedReader:
         return io.BufferedReader(_IterRaw(self._text()), buffer_size=CHUNK)
@@ -614,7 +629,9 @@ class GraphDownloader:
             seen = record.get("verified", {}).get(f.path)
             if seen and seen["size"] == st.st_size and seen["mtime_ns"] == st.st_mtime_ns:
                 return "complete", st.st_size
-            return "partial", min(st.st_size, f.size or st.st_size)
+            if f.size is None or st.st_size == f.size:
+                return "unchecked", st.st_size  # checked (not fetched) by the next fetch
+            return "partial", min(st.st_size, f.size)
         part = final.with_name(final.name + ".part")
         if part.is_file():
             return "partial", min(part.stat().st_size, f.size or 0)
@@ -627,12 +644,12 @@ class GraphDownloader:
             m = json.loads((self.cache_dir / BANDWIDTH).read_text(encoding="utf-8"))
             rate = float(m["bytes"]) / float(m["seconds"])
             return rate, (
-                f"measured: {rate / 1e6:,.1f} MB/s over {m['bytes'] / 1e6:,.1f} MB from "
-                f"{m['base_url']} on {m['measured_at'][:16].replace('T', ' ')} UTC"
+                f"{rate / 1e6:,.1f} MB/s, measured ({m['bytes'] / 1e6:,.1f} MB from "
+                f"{m['base_url']} on {m['measured_at'][:16].replace('T', ' ')} UTC)"
             )
         except (OSError, ValueError, KeyError, ZeroDivisionError, TypeError):
             return self.assumed, (
-                f"assumed: {self.assumed / 1e6:,.1f} MB/s ([commoncrawl] "
+                f"{self.assumed / 1e6:,.1f} MB/s, assumed ([commoncrawl] "
                 "assumed_mb_per_second; a download measures the real one)"
             )
 
@@ -665,7 +682,7 @@ class GraphDownloader:
         record = self._read_record(rel.release, rel.level)
         record.setdefault("verified", {})
         out = Fetched(rel, [], [], None)
-        total = plan.to_download
+        total = plan.to_store
         from tqdm import tqdm
 
         bar = tqdm(
@@ -682,11 +699,9 @@ class GraphDownloader:
         try:
             for fp in plan.files:
                 f = fp.file
-                if fp.stream and fp.state != "complete":
+                if fp.stream and fp.state not in ("complete", "unchecked"):
                     out.edges.append(
-                        StreamedPart(
-                            self.http, rel.url(f.path), f.size, bar if self.progress else None
-                        )
+                        StreamedPart(self.http, rel.url(f.path), f.size, progress=self.progress)
                     )
                     continue
                 path, lines, how = self._one(rel, f, record, fp, bar)
@@ -870,6 +885,22 @@ def short_disk_message(plan: Plan) -> str:
     )
 
 
+#: more files of one kind than this are shown as one line in the dry run
+GROUP = 6
+
+
+def _state_text(fp: FilePlan) -> str:
+    if fp.state == "complete":
+        return "in the cache"
+    if fp.state == "unchecked":
+        return "in the cache, to check"
+    if fp.stream:
+        return "streamed (not stored)"
+    if fp.state == "partial":
+        return f"partial: {human(fp.have)}"
+    return "to download"
+
+
 def describe(plan: Plan) -> list[str]:
     """The dry run's lines: each file with its size and state, the totals, the disk and
     the time to expect."""
@@ -881,18 +912,24 @@ def describe(plan: Plan) -> list[str]:
         "",
         f"{'size':>11}  {'state':<22}  file",
     ]
-    for fp in plan.files:
-        f = fp.file
-        if fp.state == "complete":
-            state = "in the cache"
-        elif fp.stream:
-            state = "streamed (not stored)"
-        elif fp.state == "partial":
-            state = f"partial: {human(fp.have)}"
-        else:
-            state = "to download"
-        size = human(f.size) if f.size is not None else "unknown"
-        lines.append(f"{size:>11}  {state:<22}  {f.path.rsplit('/', 1)[-1]}")
+    folder = f"{GRAPH_ROOT}/{rel.release}/{rel.level}/"
+    for kind in ("vertices", "edges", "ranks"):
+        plans = [fp for fp in plan.files if fp.file.kind == kind]
+        if len(plans) > GROUP:  # a host graph's parts: one line per kind
+            states: dict[str, int] = {}
+            for fp in plans:
+                what = _state_text(fp).split(":")[0]
+                states[what] = states.get(what, 0) + 1
+            size = human(sum(fp.file.size or 0 for fp in plans))
+            state = ", ".join(f"{n} {what}" for what, n in states.items())
+            name = f"{kind}/part-*.gz ({len(plans)} parts)"
+            lines.append(f"{size:>11}  {state:<22}  {name}")
+            continue
+        for fp in plans:
+            f = fp.file
+            size = human(f.size) if f.size is not None else "unknown"
+            name = f.path[len(folder) :] if f.path.startswith(folder) else f.path
+            lines.append(f"{size:>11}  {_state_text(fp):<22}  {name}")
     counts = {k: len(rel.of(k)) for k in ("vertices", "edges", "ranks")}
     lines += [
         "",

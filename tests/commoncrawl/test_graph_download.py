@@ -141,12 +141,12 @@ def test_dry_run_shows_the_files_sizes_disk_and_time_and_fetches_nothing(
     out = capsys.readouterr().out
     for path in layout.files:
         size = (root / path).stat().st_size
-        name = path.rsplit("/", 1)[-1]
+        name = path.split("/host/", 1)[1]  # vertices/part-..., edges/part-..., <release>-...
         assert re.search(rf"{re.escape(human(size))}\s+to download\s+{re.escape(name)}", out), name
     total = sum((root / p).stat().st_size for p in layout.files)
     assert f"to download: {human(total)}" in out
     assert "disk free in the cache's folder:" in out
-    assert "expected time:" in out and "assumed: 10.0 MB/s" in out
+    assert "expected time:" in out and "10.0 MB/s, assumed" in out
     assert f"files: {len(layout.vertices)} vertices, {len(layout.edges)} edges, 1 ranks" in out
     # the listings were read, every part sized by HEAD, no part downloaded, nothing stored
     got = {r["path"] for r in server.requests if r["method"] == "GET"}
@@ -160,33 +160,33 @@ def test_dry_run_shows_the_files_sizes_disk_and_time_and_fetches_nothing(
 
 
 def test_dry_run_says_when_the_disk_is_short_and_suggests_stream(tmp_path: Path) -> None:
+    base = f"projects/hyperlinkgraph/{RELEASE}/host"
     files = (
-        RemoteFile("vertices", "v.txt.gz", 900 * 2**20),
-        RemoteFile("edges", "e.txt.gz", 14 * 2**30),
-        RemoteFile("ranks", "r.txt.gz", 2 * 2**30),
+        RemoteFile("vertices", f"{base}/vertices/part-00000.txt.gz", 900 * 2**20),
+        *(RemoteFile("edges", f"{base}/edges/part-{k:05d}.txt.gz", 2**30) for k in range(14)),
+        RemoteFile("ranks", f"{base}/{RELEASE}-host-ranks.txt.gz", 2 * 2**30),
     )
-    rel = Release(RELEASE, "domain", "https://data.commoncrawl.org/", files)
-    plan = Plan(
-        rel,
-        tmp_path,
-        tuple(FilePlan(f, "missing", 0, False) for f in files),
-        5 * 2**30,
-        1e7,
-        "assumed",
-    )
-    text = "\n".join(describe(plan))
-    assert plan.disk_short
+    rel = Release(RELEASE, "host", "https://data.commoncrawl.org/", files)
+
+    def plan(stream: bool) -> Plan:
+        states = [FilePlan(f, "missing", 0, stream and f.kind == "edges") for f in files]
+        states[1] = FilePlan(files[1], "complete", 2**30, False)  # one part cached
+        return Plan(rel, tmp_path, tuple(states), 5 * 2**30, 1e7, "10.0 MB/s, assumed")
+
+    short = plan(stream=False)
+    text = "\n".join(describe(short))
+    assert short.disk_short and short.to_store == (900 * 2**20) + 13 * 2**30 + 2 * 2**30
     assert "the disk is short" in text and "--stream" in text
-    assert f"{human(plan.to_store - 14 * 2**30)} are needed" in text  # what --stream leaves
-    streamed = Plan(
-        rel,
-        tmp_path,
-        tuple(FilePlan(f, "missing", 0, f.kind == "edges") for f in files),
-        5 * 2**30,
-        1e7,
-        "assumed",
+    assert f"{human(short.to_store - 13 * 2**30)} are needed" in text  # what --stream leaves
+    # the 14 edges parts on one line, with their states
+    assert re.search(
+        r"14\.0 GiB\s+1 in the cache, 13 to download\s+edges/part-\*\.gz \(14 parts\)", text
     )
-    assert not streamed.disk_short and "streamed (not stored)" in "\n".join(describe(streamed))
+    assert "vertices/part-00000.txt.gz" in text and f"{RELEASE}-host-ranks.txt.gz" in text
+    streamed = plan(stream=True)
+    text = "\n".join(describe(streamed))
+    assert not streamed.disk_short and "1 in the cache, 13 streamed (not stored)" in text
+    assert f"to store: {human(900 * 2**20 + 2 * 2**30)}" in text
 
 
 # -- download, resume, check, reuse -------------------------------------------------------------
@@ -219,7 +219,7 @@ def test_download_resumes_after_a_cut_and_stores_the_citing_domains(
     # and the dry run says so, with the bandwidth this download measured
     assert _cli(db, cache, "http://127.0.0.1:9/", "--dry-run") == 0
     out = capsys.readouterr().out
-    assert "everything is in the cache" in out and "measured:" in out
+    assert "everything is in the cache" in out and "MB/s, measured" in out
 
 
 def test_a_spoilt_download_and_a_truncated_cached_part_are_fetched_again(
