@@ -15,7 +15,7 @@ EPILOG = """\
 two ways to give a release:
   --release NAME alone   the files are found from the release's published paths below
                          https://data.commoncrawl.org/projects/hyperlinkgraph/NAME/LEVEL/
-                         (LEVEL/NAME-LEVEL-{vertices,edges}.txt.gz or the .paths.gz listings
+                         (NAME-LEVEL-{vertices,edges}.txt.gz, or the .paths.gz listings
                          of their parts, and NAME-LEVEL-ranks.txt.gz), downloaded into the
                          cache (--cache, [commoncrawl] cache_dir; default the user's data
                          folder), resumed after an interruption, checked (size and gzip end)
@@ -55,11 +55,13 @@ def add_parser(csub: argparse._SubParsersAction) -> None:
         "commoncrawl-graph",
         help="the domains or hosts that link to each university in a Common Crawl web graph",
         description=(
-            "Stream the text dumps of a Common Crawl web graph release (domain or host\n"
-            "level) with DuckDB, find each stored university's nodes (reversed names, IDNA,\n"
-            "a leading www. stripped; at host level every host under its domains), collect\n"
-            "every node with an edge into them (the university's own links excluded) and\n"
-            "store them as a citing crawl run: the citing domains or hosts with their source\n"
+            "Download (--release NAME: found from the published paths, cached, resumed,\n"
+            "checked) or take (--vertices/--edges) the text dumps of a Common Crawl web\n"
+            "graph release (domain or host level) and stream them with DuckDB: find each\n"
+            "stored university's nodes (reversed names, IDNA, a leading www. stripped; at\n"
+            "host level every host under its domains), collect every node with an edge\n"
+            "into them (the university's own links excluded) and store them as a citing\n"
+            "crawl run: the citing domains or hosts with their source\n"
             "commoncrawl-graph:<release>, the number of hosts of a citing domain and, from\n"
             "the ranks file, harmonic centrality and PageRank. Memory is bounded by\n"
             "--memory-limit, not by the size of the dumps; everything is stored in one\n"
@@ -76,7 +78,8 @@ def add_parser(csub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--level",
         choices=GRAPH_LEVELS,
-        help="the graph's level (default: told by the vertices' columns)",
+        help="the graph's level (default: domain with --release alone, else told by the "
+        "vertices' columns)",
     )
     p.add_argument(
         "--release",

@@ -10,6 +10,11 @@ files to :class:`crawler.commoncrawl.graph.GraphReader`, and stores what it foun
 the edges from the domain's citing nodes into the university's nodes, ``page_count`` =
 0: the graph holds no pages). Any bad input raises before anything is written, so a
 failed run leaves nothing behind.
+
+The files come from disk (:class:`GraphScope`) or from the release's published paths:
+:func:`plan_release` (the dry run) and :func:`fetch_release` (the download into the cache,
+resumed and checked, or the edges streamed) of a :class:`ReleaseScope`, through
+:class:`crawler.commoncrawl.download.GraphDownloader`.
 """
 
 from __future__ import annotations
