@@ -241,6 +241,7 @@ COMMONCRAWL_RETRIES = 20  # retries of a request after 503/429/5xx, a timeout or
 COMMONCRAWL_RETRY_MAX_WAIT = 60.0  # the back-off doubles from request_interval up to this
 COMMONCRAWL_TIMEOUT = 60.0  # seconds without a byte before a connection is given up
 COMMONCRAWL_ASSUMED_MB_PER_SECOND = 10.0  # the dry run's bandwidth until one is measured
+COMMONCRAWL_RESERVE_MB = 1024.0  # left free on the cache's disk after a download
 
 # --- testbed --------------------------------------------------------------
 TESTBED_HOST = "127.0.0.1"

@@ -337,6 +337,7 @@ class CommonCrawlSettings(_Section):
     retry_max_wait: float = Field(D.COMMONCRAWL_RETRY_MAX_WAIT, ge=0, le=3600)
     timeout: float = Field(D.COMMONCRAWL_TIMEOUT, gt=0, le=3600)
     assumed_mb_per_second: float = Field(D.COMMONCRAWL_ASSUMED_MB_PER_SECOND, gt=0)
+    reserve_mb: float = Field(D.COMMONCRAWL_RESERVE_MB, ge=0)
 
 
 class TestbedSettings(_Section):

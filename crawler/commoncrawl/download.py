@@ -209,6 +209,7 @@ class Plan:
     disk_free: int
     bytes_per_second: float
     bandwidth_source: str  # how the bandwidth was found (measured when, or assumed)
+    reserve: int = 0  # bytes to leave free on the cache's disk
 
     @property
     def to_download(self) -> int:
@@ -222,7 +223,7 @@ class Plan:
 
     @property
     def disk_short(self) -> bool:
-        return self.to_store > self.disk_free
+        return self.to_store + self.reserve > self.disk_free
 
     @property
     def seconds(self) -> float:
@@ -482,6 +483,8 @@ class GraphDownloader:
     policy : DownloadPolicy
     assumed_bytes_per_second : float
         The dry run's bandwidth until a download has measured one.
+    reserve_bytes : int
+        Bytes the download leaves free on the cache's disk (else the disk is short).
     progress : bool
         Progress bars (tqdm, on stderr).
     """
@@ -493,6 +496,7 @@ class GraphDownloader:
         base_url: str = "https://data.commoncrawl.org/",
         policy: DownloadPolicy | None = None,
         assumed_bytes_per_second: float = 10e6,
+        reserve_bytes: int = 0,
         progress: bool = False,
     ) -> None:
         if not base_url.lower().startswith(("http://", "https://")):
@@ -503,6 +507,7 @@ class GraphDownloader:
         self.base_url = base_url.rstrip("/") + "/"
         self.http = _Http(policy or DownloadPolicy())
         self.assumed = assumed_bytes_per_second
+        self.reserve = reserve_bytes
         self.progress = progress
 
     # where things are ---------------------------------------------------------------------
@@ -661,7 +666,8 @@ class GraphDownloader:
             state, have = self._state(rel, f, record)
             files.append(FilePlan(f, state, have, stream and f.kind == "edges"))
         rate, source = self.bandwidth()
-        return Plan(rel, self.cache_dir, tuple(files), disk_free(self.cache_dir), rate, source)
+        free = disk_free(self.cache_dir)
+        return Plan(rel, self.cache_dir, tuple(files), free, rate, source, self.reserve)
 
     # fetching ----------------------------------------------------------------------------------
     def fetch(self, rel: Release, *, stream: bool = False) -> Fetched:
@@ -878,10 +884,13 @@ def short_disk_message(plan: Plan) -> str:
         if stream_saves
         else ""
     )
+    kept = (
+        f" and {human(plan.reserve)} kept free ([commoncrawl] reserve_mb)" if plan.reserve else ""
+    )
     return (
         f"the disk is short: the release needs {human(plan.to_store)} more in "
-        f"{plan.cache_dir}, {human(plan.disk_free)} are free{tip}; or give another folder "
-        "with --cache DIR ([commoncrawl] cache_dir). Nothing was downloaded."
+        f"{plan.cache_dir}{kept}, {human(plan.disk_free)} are free{tip}; or give another "
+        "folder with --cache DIR ([commoncrawl] cache_dir). Nothing was downloaded."
     )
 
 

@@ -189,6 +189,28 @@ def test_dry_run_says_when_the_disk_is_short_and_suggests_stream(tmp_path: Path)
     assert f"to store: {human(900 * 2**20 + 2 * 2**30)}" in text
 
 
+def test_a_short_disk_stops_before_the_first_byte(
+    db: str, published, server: ReleaseServer, tmp_path: Path, capsys, monkeypatch
+) -> None:
+    cache = tmp_path / "cache"
+    # ask to keep more free than the disk has (its free space moves with other work on it)
+    reserve = shutil.disk_usage(tmp_path).free + 2**30
+    monkeypatch.setenv("WEBOMETRICS_COMMONCRAWL__RESERVE_MB", str(reserve / 2**20))
+    assert _cli(db, cache, server.url, "--dry-run", level="host") == 0
+    out = capsys.readouterr().out
+    assert "the disk is short" in out and "--stream reads the edges" in out
+    assert "kept free ([commoncrawl] reserve_mb)" in out
+    assert _cli(db, cache, server.url, level="host") == 2
+    err = capsys.readouterr().err
+    assert "the disk is short" in err and "Nothing was downloaded" in err
+    assert _cli(db, cache, server.url, "--stream", level="host") == 2
+    err = capsys.readouterr().err
+    assert "the disk is short" in err and "--stream reads" not in err  # already streaming
+    # the listings were read and the parts sized; no part was downloaded, nothing stored
+    assert not [r for r in server.requests if r["method"] == "GET" and "/part-" in r["path"]]
+    assert not list(cache.rglob("*.txt.gz*")) and _runs(db) == 0
+
+
 # -- download, resume, check, reuse -------------------------------------------------------------
 def test_download_resumes_after_a_cut_and_stores_the_citing_domains(
     db: str, published, server: ReleaseServer, tmp_path: Path, capsys
@@ -251,6 +273,18 @@ def test_a_spoilt_download_and_a_truncated_cached_part_are_fetched_again(
     for path in layout.files:
         assert (cache / path).read_bytes() == (root / path).read_bytes(), path
     assert _stored(db) == _expected(cases["domain"])
+
+    # a download stopped by the user or a crash leaves a .part: the next run continues it
+    ranks = cache / layout.ranks
+    kept = ranks.read_bytes()[:1000]
+    ranks.unlink()
+    ranks.with_name(ranks.name + ".part").write_bytes(kept)
+    assert _cli(db, cache, server.url, "--dry-run") == 0
+    assert re.search(r"partial: 1,000 B\s+" + re.escape(ranks.name), capsys.readouterr().out)
+    server.clear()
+    assert _cli(db, cache, server.url) == 0
+    assert [g["range"] for g in _gets(server, layout.ranks)] == ["bytes=1000-"]
+    assert ranks.read_bytes() == (root / layout.ranks).read_bytes()
 
 
 def test_slow_down_answers_are_retried_after_their_retry_after(

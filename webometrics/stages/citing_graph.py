@@ -378,6 +378,7 @@ def downloader(settings: Settings, scope: ReleaseScope, *, progress: bool = Fals
         base_url=scope.base_url or cc.data_url,
         policy=DownloadPolicy.from_settings(settings),
         assumed_bytes_per_second=cc.assumed_mb_per_second * 1e6,
+        reserve_bytes=int(cc.reserve_mb * 2**20),
         progress=progress,
     )
 
