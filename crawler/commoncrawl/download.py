@@ -52,12 +52,14 @@ chunk (1 MiB) and its inflated text.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import gzip
 import http.client
 import io
 import json
 import logging
+import os
 import re
 import shutil
 import time
@@ -69,7 +71,7 @@ from pathlib import Path
 from typing import Any
 
 from core.choices import GRAPH_LEVELS
-from core.exceptions import ConfigError, ParameterError, StageError
+from core.exceptions import ConfigError, ParameterError, RunLockedError, StageError
 from crawler.commoncrawl.dumps import GraphInputError, GzipLines, count_lines
 
 log = logging.getLogger(__name__)
@@ -681,7 +683,43 @@ class GraphDownloader:
             or a file fails its check twice.
         StageError
             The server kept failing.
+        RunLockedError
+            Another process is downloading this release into this cache.
         """
+        with self._lock(rel):
+            return self._fetch(rel, stream=stream)
+
+    @contextlib.contextmanager
+    def _lock(self, rel: Release) -> Iterator[None]:
+        """An exclusive lock on the release's folder of the cache while files are written
+        (two downloads appending to one ``.part`` would spoil it)."""
+        import fcntl
+
+        folder = self.folder(rel.release, rel.level)
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / "webometrics-download.lock"
+        with path.open("a+") as fh:
+            try:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                fh.seek(0)
+                holder = fh.read().strip() or "another process"
+                raise RunLockedError(
+                    f"{folder}: {holder} is downloading {rel.release} ({rel.level}) into "
+                    "this cache; wait for it to end, or give another folder with --cache DIR"
+                ) from None
+            fh.seek(0)
+            fh.truncate()
+            fh.write(f"process {os.getpid()}")
+            fh.flush()
+            try:
+                yield
+            finally:
+                fh.seek(0)
+                fh.truncate()
+                fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+    def _fetch(self, rel: Release, *, stream: bool) -> Fetched:
         plan = self.plan(rel, stream=stream)
         if plan.disk_short:
             raise ConfigError(short_disk_message(plan))
@@ -866,7 +904,13 @@ def human(n: float) -> str:
 
 
 def duration(seconds: float) -> str:
-    """``1 h 05 min``, ``4 min 10 s``, ``12 s``."""
+    """``1 h 05 min``, ``4 min 10 s``, ``12 s``, ``0.4 s``.
+
+    >>> duration(3900), duration(250), duration(12.3), duration(0.42)
+    ('1 h 05 min', '4 min 10 s', '12 s', '0.4 s')
+    """
+    if seconds < 9.95:
+        return f"{seconds:.1f} s"
     s = round(seconds)
     if s >= 3600:
         return f"{s // 3600} h {s % 3600 // 60:02d} min"

@@ -211,6 +211,25 @@ def test_a_short_disk_stops_before_the_first_byte(
     assert not list(cache.rglob("*.txt.gz*")) and _runs(db) == 0
 
 
+def test_two_downloads_into_one_cache_do_not_mix(
+    db: str, server: ReleaseServer, tmp_path: Path, capsys
+) -> None:
+    import fcntl
+
+    cache = tmp_path / "cache"
+    lock = cache / f"projects/hyperlinkgraph/{RELEASE}/domain/webometrics-download.lock"
+    lock.parent.mkdir(parents=True)
+    with lock.open("w") as held:  # another download holds the release's folder
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX)
+        held.write("process 4242")
+        held.flush()
+        assert _cli(db, cache, server.url) == 4
+        err = capsys.readouterr().err
+        assert "process 4242 is downloading" in err and "--cache DIR" in err
+        assert not list(cache.rglob("*.txt.gz*"))
+    assert _cli(db, cache, server.url) == 0  # once it has ended
+
+
 # -- download, resume, check, reuse -------------------------------------------------------------
 def test_download_resumes_after_a_cut_and_stores_the_citing_domains(
     db: str, published, server: ReleaseServer, tmp_path: Path, capsys
@@ -384,3 +403,14 @@ def test_local_files_and_download_options_do_not_mix(db: str, tmp_path: Path, ca
     assert "only with --release NAME alone" in capsys.readouterr().err
     assert main(["--db-url", db, "citing", "commoncrawl-graph"]) == 2
     assert "give --release NAME" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["crawler.commoncrawl.download", "crawler.commoncrawl.dumps"])
+def test_docstring_examples(name: str) -> None:
+    """crawler/ is outside pytest's doctest paths: run the examples here."""
+    import doctest
+    import importlib
+
+    module = importlib.import_module(name)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0 and result.attempted >= 3

@@ -45,7 +45,8 @@ request_interval), 503/429/5xx, time-outs and cut connections retried with a gro
 exit codes: 0 stored (or dry run shown), 1 the server could not be reached or kept
 failing (what was downloaded is kept and resumed next time), 2 bad input (not a release
 name, no such release, disk short, missing, truncated or malformed file, files that do
-not belong together, no university stored: nothing is stored), 3 schema out of date.
+not belong together, no university stored: nothing is stored), 3 schema out of date,
+4 another download of the release into the same cache is running.
 """
 
 
