@@ -74,6 +74,7 @@ def _settings(cache: Path, base_url: str) -> Any:
             "request_interval": 0.0,
             "retries": 3,
             "retry_max_wait": 0.5,
+            "graphinfo_url": "",
         }
     )
 

@@ -242,6 +242,8 @@ COMMONCRAWL_RETRY_MAX_WAIT = 60.0  # the back-off doubles from request_interval 
 COMMONCRAWL_TIMEOUT = 60.0  # seconds without a byte before a connection is given up
 COMMONCRAWL_ASSUMED_MB_PER_SECOND = 10.0  # the dry run's bandwidth until one is measured
 COMMONCRAWL_RESERVE_MB = 1024.0  # left free on the cache's disk after a download
+# the list of web graph releases, newest first; read only to name them when one is not found
+COMMONCRAWL_GRAPHINFO_URL = "https://index.commoncrawl.org/graphinfo.json"
 
 # --- testbed --------------------------------------------------------------
 TESTBED_HOST = "127.0.0.1"

@@ -338,6 +338,7 @@ class CommonCrawlSettings(_Section):
     timeout: float = Field(D.COMMONCRAWL_TIMEOUT, gt=0, le=3600)
     assumed_mb_per_second: float = Field(D.COMMONCRAWL_ASSUMED_MB_PER_SECOND, gt=0)
     reserve_mb: float = Field(D.COMMONCRAWL_RESERVE_MB, ge=0)
+    graphinfo_url: str = D.COMMONCRAWL_GRAPHINFO_URL
 
 
 class TestbedSettings(_Section):

@@ -5,7 +5,9 @@ layout, served on 127.0.0.1 with the behaviour a download must survive.
 Crawl publishes it below ``projects/hyperlinkgraph/<release>/<level>/``: the domain graph
 as one ``<release>-domain-vertices.txt.gz`` and one ``-edges.txt.gz``, the host graph as
 ``vertices/part-NNNNN-<uuid>-c000.txt.gz`` parts listed in ``<release>-host-vertices.paths.gz``
-(and the edges likewise), the ranks as ``<release>-<level>-ranks.txt.gz``.
+(and the edges likewise), the ranks as ``<release>-<level>-ranks.txt.gz``;
+:func:`write_graphinfo` writes the list of releases (``graphinfo.json``, as
+``index.commoncrawl.org`` serves it).
 
 :class:`ReleaseServer` serves a folder over HTTP/1.1 as S3 behind CloudFront does: ``HEAD``
 with ``Content-Length``, ``GET`` with ``Range: bytes=a-b`` / ``bytes=a-`` answered 206 with
@@ -20,6 +22,7 @@ request is logged (method, path, range, user agent, time).
 from __future__ import annotations
 
 import gzip
+import json
 import re
 import shutil
 import threading
@@ -92,6 +95,26 @@ def publish(files: GraphFiles, root: Path, *, seed: int = 0) -> PublishedRelease
     return PublishedRelease(
         release, level, tuple(out["vertices"]), tuple(out["edges"]), ranks, tuple(listings)
     )
+
+
+def write_graphinfo(root: Path, releases: Sequence[PublishedRelease | str]) -> Path:
+    """``graphinfo.json`` as ``index.commoncrawl.org`` publishes it: the releases, newest
+    first, each ``{"id", "crawls", "index", "location", "stats"}``."""
+    entries = []
+    for rel in releases:
+        name = rel if isinstance(rel, str) else rel.release
+        entries.append(
+            {
+                "id": name,
+                "crawls": [],
+                "index": f"https://data.commoncrawl.org/{GRAPH_ROOT}/{name}/index.html",
+                "location": f"s3://commoncrawl/{GRAPH_ROOT}/{name}/",
+                "stats": {"host": {"nodes": 0, "arcs": 0}, "domain": {"nodes": 0, "arcs": 0}},
+            }
+        )
+    path = root / "graphinfo.json"
+    path.write_text(json.dumps(entries, indent=1), encoding="utf-8")
+    return path
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -256,4 +279,4 @@ class ReleaseServer:
         self._thread.join(10)
 
 
-__all__ = ["PublishedRelease", "ReleaseServer", "publish"]
+__all__ = ["PublishedRelease", "ReleaseServer", "publish", "write_graphinfo"]

@@ -40,7 +40,8 @@ Politeness: at most one request every ``request_interval`` seconds (1 s: Common 
 status page asks whole-file downloaders that meet ``503 Slow Down`` to retry "no more than
 once per second"); 503, 429 and other 5xx answers, timeouts and cut connections are
 retried ``retries`` times after a pause that doubles from ``request_interval`` up to
-``retry_max_wait`` (or the server's ``Retry-After``); a user agent naming the project.
+``retry_max_wait`` (or the server's ``Retry-After``), and so are 403 answers (CloudFront's
+rate limit answers 403 or 429; a missing file is 404); a user agent naming the project.
 
 With ``stream=True`` the edges parts that are not yet in the cache are not stored: each is
 read over HTTP while DuckDB scans it (:class:`StreamedPart`, resumed by range after a cut
@@ -258,7 +259,7 @@ class Fetched:
 
 # -- HTTP ------------------------------------------------------------------------------------
 class _MissingError(Exception):
-    """404 (or 403/410: S3 answers 403 for a missing key without a listing right)."""
+    """404 or 410: no such file."""
 
 
 class _Http:
@@ -284,7 +285,7 @@ class _Http:
         Raises
         ------
         _MissingError
-            404, 403 or 410.
+            404 or 410.
         ConfigError
             Another 4xx answer (416 included: the caller asked past the end).
         StageError
@@ -308,9 +309,11 @@ class _Http:
                 return urllib.request.urlopen(request, timeout=self.policy.timeout)
             except urllib.error.HTTPError as exc:
                 exc.close()
-                if exc.code in (403, 404, 410):
+                if exc.code in (404, 410):
                     raise _MissingError(f"HTTP {exc.code}") from None
-                if exc.code == 429 or exc.code >= 500:
+                # CloudFront's rate limit answers 403 or 429 (status.commoncrawl.org), S3's
+                # back-pressure 503 Slow Down: all slow down and retry
+                if exc.code in (403, 429) or exc.code >= 500:
                     retry_after = _seconds(exc.headers.get("Retry-After"))
                     failure = f"HTTP {exc.code} {exc.reason}"
                     log.info("%s: %s, retrying (%d of %d)", url, failure, attempt + 1, attempts)
@@ -487,6 +490,9 @@ class GraphDownloader:
         The dry run's bandwidth until a download has measured one.
     reserve_bytes : int
         Bytes the download leaves free on the cache's disk (else the disk is short).
+    graphinfo_url : str, optional
+        Common Crawl's list of web graph releases, read only to name the known releases
+        when one is not found.
     progress : bool
         Progress bars (tqdm, on stderr).
     """
@@ -499,6 +505,7 @@ class GraphDownloader:
         policy: DownloadPolicy | None = None,
         assumed_bytes_per_second: float = 10e6,
         reserve_bytes: int = 0,
+        graphinfo_url: str | None = None,
         progress: bool = False,
     ) -> None:
         if not base_url.lower().startswith(("http://", "https://")):
@@ -510,6 +517,7 @@ class GraphDownloader:
         self.http = _Http(policy or DownloadPolicy())
         self.assumed = assumed_bytes_per_second
         self.reserve = reserve_bytes
+        self.graphinfo_url = graphinfo_url
         self.progress = progress
 
     # where things are ---------------------------------------------------------------------
@@ -568,7 +576,7 @@ class GraphDownloader:
                     f"release {release}: no {level} graph {kind} at "
                     f"{self.base_url}{base}-{kind}.txt.gz or .paths.gz (HTTP 404): check the "
                     "release's name on https://commoncrawl.org/web-graphs (e.g. "
-                    "cc-main-2024-nov-feb-apr) and --level"
+                    f"cc-main-2024-nov-feb-apr) and --level{self._known_releases()}"
                 )
             files += found
         if ranks:
@@ -590,6 +598,26 @@ class GraphDownloader:
         )
         self._write_record(release, level, record)
         return rel
+
+    def _known_releases(self, shown: int = 8) -> str:
+        """``; the newest releases: ...`` from Common Crawl's list of web graphs
+        (``graphinfo.json``: ``[{"id": "cc-main-...", "crawls": [...], ...}, ...]``, newest
+        first), or nothing when the list cannot be had (one request, no retry)."""
+        if not self.graphinfo_url:
+            return ""
+        request = urllib.request.Request(
+            self.graphinfo_url, headers={"User-Agent": self.http.policy.user_agent}
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=self.http.policy.timeout) as answer:
+                listed = json.loads(answer.read(1 << 20))
+            ids = [str(g["id"]) for g in listed if isinstance(g, dict) and g.get("id")]
+        except (OSError, ValueError, TypeError, KeyError):
+            return ""
+        if not ids:
+            return ""
+        more = f" (and {len(ids) - shown} older)" if len(ids) > shown else ""
+        return f"; the newest releases: {', '.join(ids[:shown])}{more}"
 
     def _find_kind(
         self, base: str, kind: str, level: str, listings: list[str]

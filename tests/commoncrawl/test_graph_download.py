@@ -25,7 +25,7 @@ from crawler.commoncrawl.download import (
 )
 from store import make_engine, session_scope
 from store import models as m
-from testbed.commoncrawl_server import PublishedRelease, ReleaseServer, publish
+from testbed.commoncrawl_server import PublishedRelease, ReleaseServer, publish, write_graphinfo
 from tests.commoncrawl.graph_files import GraphCase, domain_graph, host_graph
 from webometrics.cli import main
 
@@ -40,6 +40,7 @@ def published(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
     cases = {"domain": domain_graph(written / "d"), "host": host_graph(written / "h")}
     for case in cases.values():
         publish(case.files, root)
+    write_graphinfo(root, [RELEASE, "cc-main-2025-oct-nov-dec", "cc-main-2025-jul-aug-sep"])
     return root, cases
 
 
@@ -56,6 +57,7 @@ def quick_politeness(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WEBOMETRICS_COMMONCRAWL__RETRIES", "3")
     monkeypatch.setenv("WEBOMETRICS_COMMONCRAWL__RETRY_MAX_WAIT", "0.3")
     monkeypatch.setenv("WEBOMETRICS_COMMONCRAWL__TIMEOUT", "10")
+    monkeypatch.setenv("WEBOMETRICS_COMMONCRAWL__GRAPHINFO_URL", "")  # never the internet
 
 
 @pytest.fixture
@@ -382,12 +384,16 @@ def test_bad_release_names(
     release: str,
     code: int,
     message: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setenv("WEBOMETRICS_COMMONCRAWL__GRAPHINFO_URL", server.url + "graphinfo.json")
     args = ["--db-url", sqlite_url, "citing", "commoncrawl-graph", "--release", release]
     args += ["--cache", str(tmp_path / "c"), "--base-url", server.url, "--dry-run"]
     assert main(args) == code
     err = capsys.readouterr().err
     assert message in err and "commoncrawl.org/web-graphs" in err
+    if "no domain graph" in message:  # a well-formed name: the known releases are named
+        assert f"the newest releases: {RELEASE}, cc-main-2025-oct-nov-dec" in err
 
 
 def test_an_unreachable_server_is_exit_1_with_what_to_do(db: str, tmp_path: Path, capsys) -> None:

@@ -379,6 +379,7 @@ def downloader(settings: Settings, scope: ReleaseScope, *, progress: bool = Fals
         policy=DownloadPolicy.from_settings(settings),
         assumed_bytes_per_second=cc.assumed_mb_per_second * 1e6,
         reserve_bytes=int(cc.reserve_mb * 2**20),
+        graphinfo_url=cc.graphinfo_url or None,
         progress=progress,
     )
 
