@@ -232,6 +232,19 @@ DASHBOARD_PORT = 8501
 DASHBOARD_NETWORK_MAX_NODES = 300  # the interactive network's domains (most linked first)
 DASHBOARD_EXPAND_CLUSTERS = 30  # clusters that expand to their domains and pages
 
+# --- commoncrawl (the web graph's download) -------------------------------
+COMMONCRAWL_DATA_URL = "https://data.commoncrawl.org/"
+# Common Crawl's status page (status.commoncrawl.org) asks whole-file downloaders that meet
+# "503 Slow Down" to retry politely, "no more than once per second"; one file at a time
+COMMONCRAWL_REQUEST_INTERVAL = 1.0  # seconds between two requests, at least
+COMMONCRAWL_RETRIES = 20  # retries of a request after 503/429/5xx, a timeout or a cut
+COMMONCRAWL_RETRY_MAX_WAIT = 60.0  # the back-off doubles from request_interval up to this
+COMMONCRAWL_TIMEOUT = 60.0  # seconds without a byte before a connection is given up
+COMMONCRAWL_ASSUMED_MB_PER_SECOND = 10.0  # the dry run's bandwidth until one is measured
+COMMONCRAWL_RESERVE_MB = 1024.0  # left free on the cache's disk after a download
+# the list of web graph releases, newest first; read only to name them when one is not found
+COMMONCRAWL_GRAPHINFO_URL = "https://index.commoncrawl.org/graphinfo.json"
+
 # --- testbed --------------------------------------------------------------
 TESTBED_HOST = "127.0.0.1"
 TESTBED_PORT = 8899

@@ -325,6 +325,22 @@ class DashboardSettings(_Section):
     expand_clusters: int = Field(D.DASHBOARD_EXPAND_CLUSTERS, ge=1, le=500)
 
 
+class CommonCrawlSettings(_Section):
+    """Where ``webometrics citing commoncrawl-graph --release`` downloads a web graph
+    release from and caches it, and how politely (Common Crawl's published advice: one
+    file at a time, retries after ``503 Slow Down`` no more than once a second)."""
+
+    cache_dir: str | None = None
+    data_url: str = Field(D.COMMONCRAWL_DATA_URL, pattern=r"^https?://")
+    request_interval: float = Field(D.COMMONCRAWL_REQUEST_INTERVAL, ge=0, le=3600)
+    retries: int = Field(D.COMMONCRAWL_RETRIES, ge=0, le=1000)
+    retry_max_wait: float = Field(D.COMMONCRAWL_RETRY_MAX_WAIT, ge=0, le=3600)
+    timeout: float = Field(D.COMMONCRAWL_TIMEOUT, gt=0, le=3600)
+    assumed_mb_per_second: float = Field(D.COMMONCRAWL_ASSUMED_MB_PER_SECOND, gt=0)
+    reserve_mb: float = Field(D.COMMONCRAWL_RESERVE_MB, ge=0)
+    graphinfo_url: str = D.COMMONCRAWL_GRAPHINFO_URL
+
+
 class TestbedSettings(_Section):
     """The local test web (``webometrics testbed serve``)."""
 
@@ -359,6 +375,7 @@ class Settings(_Section):
     dedup: DedupSettings = DedupSettings()
     analyse: AnalyseSettings = AnalyseSettings()
     dashboard: DashboardSettings = DashboardSettings()
+    commoncrawl: CommonCrawlSettings = CommonCrawlSettings()
     testbed: TestbedSettings = TestbedSettings()
 
     def replace(self, **sections: Mapping[str, Any]) -> Settings:

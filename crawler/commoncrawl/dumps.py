@@ -108,11 +108,108 @@ def release_of(path: str | Path) -> tuple[str, str] | None:
     return (m.group(1), m.group(2)) if m else None
 
 
+class GzipLines:
+    """An incremental check of a gzip (or plain) text stream: its lines, and its end.
+
+    Bytes are fed as they arrive (from a file or a download); every gzip member is
+    inflated to its end-of-stream marker, concatenated members one after the other.
+    :meth:`finish` raises when the stream stopped inside a member (truncated). Memory:
+    one chunk and its inflated text.
+
+    Parameters
+    ----------
+    name : str
+        The file or URL, for the messages.
+    gzip : bool
+        Whether the stream is gzip (else plain text: lines are counted only).
+
+    Examples
+    --------
+    >>> import gzip
+    >>> data = gzip.compress(b"1 2" + bytes([10]) + b"3 4" + bytes([10]))
+    >>> check = GzipLines("a.gz")
+    >>> len(check.feed(data)), check.finish()
+    (8, 2)
+    >>> check = GzipLines("b.gz")
+    >>> _ = check.feed(data[:-9])
+    >>> check.finish()  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    crawler.commoncrawl.dumps.GraphInputError: b.gz: truncated gzip part: the stream ends ...
+    """
+
+    def __init__(self, name: str, *, gzip: bool = True) -> None:
+        self.name = name
+        self.gzip = gzip
+        self.lines = 0
+        self.bytes_in = 0
+        self._last = b"\n"
+        self._inflater = zlib.decompressobj(wbits=31)
+        self._in_member = False
+
+    def feed(self, data: bytes) -> bytes:
+        """Check the next bytes; return their inflated text.
+
+        Raises
+        ------
+        GraphInputError
+            The bytes are not gzip (the message names the line reached).
+        """
+        self.bytes_in += len(data)
+        if not self.gzip:
+            if data:
+                self.lines += data.count(b"\n")
+                self._last = data[-1:]
+            return data
+        out = []
+        pending = data
+        while pending:
+            try:
+                text = self._inflater.decompress(pending)
+            except zlib.error as exc:
+                raise GraphInputError(
+                    f"{self.name}: not a valid gzip file after line {self.lines} ({exc}): "
+                    "download the part again"
+                ) from exc
+            self._in_member = True
+            if text:
+                self.lines += text.count(b"\n")
+                self._last = text[-1:]
+                out.append(text)
+            if self._inflater.eof:
+                self._in_member = False
+                pending = self._inflater.unused_data
+                self._inflater = zlib.decompressobj(wbits=31)
+            else:
+                pending = b""
+        return b"".join(out)
+
+    def finish(self) -> int:
+        """The number of lines, once the stream has ended.
+
+        Raises
+        ------
+        GraphInputError
+            The stream ended inside a gzip member (truncated).
+        """
+        if self._in_member:
+            where = (
+                f"after line {self.lines:,}"
+                if self._last == b"\n"
+                else f"inside line {self.lines + 1:,}"
+            )
+            raise GraphInputError(
+                f"{self.name}: truncated gzip part: the stream ends {where}, before its end "
+                "marker: download the part again"
+            )
+        return self.lines + (self._last != b"\n")
+
+
 def count_lines(path: Path, *, chunk_size: int = 1 << 20) -> int:
     """The number of lines of a (gzip or plain) text file, proving a gzip file complete.
 
     Every gzip member is inflated to its end-of-stream marker; concatenated members are
-    read one after the other. Memory: one chunk.
+    read one after the other (:class:`GzipLines`). Memory: one chunk.
 
     Raises
     ------
@@ -122,42 +219,11 @@ def count_lines(path: Path, *, chunk_size: int = 1 << 20) -> int:
     """
     if not path.is_file():
         raise GraphInputError(f"{path}: no such file")
-    lines = 0
-    last = b"\n"
+    check = GzipLines(str(path), gzip=path.name.endswith(".gz"))
     with path.open("rb") as fh:
-        if not path.name.endswith(".gz"):
-            while buf := fh.read(chunk_size):
-                lines += buf.count(b"\n")
-                last = buf[-1:]
-            return lines + (last != b"\n")
-        inflater = zlib.decompressobj(wbits=31)
-        in_member = False
-        pending = fh.read(chunk_size)
-        while pending:
-            try:
-                out = inflater.decompress(pending)
-            except zlib.error as exc:
-                raise GraphInputError(
-                    f"{path}: not a valid gzip file after line {lines} ({exc}): download "
-                    "the part again"
-                ) from exc
-            in_member = True
-            if out:
-                lines += out.count(b"\n")
-                last = out[-1:]
-            if inflater.eof:
-                in_member = False
-                pending = inflater.unused_data or fh.read(chunk_size)
-                inflater = zlib.decompressobj(wbits=31)
-            else:
-                pending = fh.read(chunk_size)
-        if in_member:
-            where = f"after line {lines:,}" if last == b"\n" else f"inside line {lines + 1:,}"
-            raise GraphInputError(
-                f"{path}: truncated gzip part: the stream ends {where}, before its end "
-                "marker: download the part again"
-            )
-    return lines + (last != b"\n")
+        while buf := fh.read(chunk_size):
+            check.feed(buf)
+    return check.finish()
 
 
 def first_line(path: Path) -> str:
@@ -189,6 +255,7 @@ __all__ = [
     "RANK_HEADER",
     "VERTEX_COLUMNS",
     "GraphInputError",
+    "GzipLines",
     "count_lines",
     "find_line",
     "first_line",

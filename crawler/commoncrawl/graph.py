@@ -66,7 +66,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, Protocol
 
 from core.exceptions import ParameterError
 from crawler.commoncrawl.dumps import (
@@ -205,16 +205,19 @@ class GraphReader:
         self,
         universities: Mapping[int, Sequence[str]],
         vertices: Sequence[str | Path],
-        edges: Sequence[str | Path],
+        edges: Sequence[str | Path | EdgeStream],
         ranks: str | Path | None = None,
         *,
         release: str | None = None,
+        lines: Mapping[str, int] | None = None,
     ) -> GraphResult:
         """Find every node that links to each university's nodes; all in ``nodes``.
 
         The arguments, result and errors are those of :meth:`stream`.
         """
-        with self.stream(universities, vertices, edges, ranks, release=release) as result:
+        with self.stream(
+            universities, vertices, edges, ranks, release=release, lines=lines
+        ) as result:
             result.nodes = [node for batch in result.batches() for node in batch]
             result._fetch = None
         return result
@@ -224,10 +227,11 @@ class GraphReader:
         self,
         universities: Mapping[int, Sequence[str]],
         vertices: Sequence[str | Path],
-        edges: Sequence[str | Path],
+        edges: Sequence[str | Path | EdgeStream],
         ranks: str | Path | None = None,
         *,
         release: str | None = None,
+        lines: Mapping[str, int] | None = None,
     ) -> Iterator[GraphResult]:
         """Find every node that links to each university's nodes, and keep them in DuckDB.
 
@@ -239,12 +243,17 @@ class GraphReader:
         universities : mapping
             University id -> its registered domains (as stored).
         vertices, edges : sequence of path
-            Every part of the release's vertex and edge files (gzip or plain).
+            Every part of the release's vertex and edge files (gzip or plain); an edges
+            part may also be an :class:`EdgeStream` (a part read over the network,
+            :class:`crawler.commoncrawl.download.StreamedPart`), checked as it is read.
         ranks : path, optional
             The release's ranks file (with its ``#`` header).
         release : str, optional
             The release name (``cc-main-2024-nov-feb-apr``); from the file names when
             ``None``.
+        lines : mapping, optional
+            File (as ``str``) -> its line count, for files already proven complete (a
+            download checked them as they arrived): these are not inflated again.
 
         Yields
         ------
@@ -264,26 +273,37 @@ class GraphReader:
                 "`webometrics universities import FILE`"
             )
         vpaths = [Path(p) for p in vertices]
-        epaths = [Path(p) for p in edges]
+        epaths: list[Path | EdgeStream] = [
+            Path(p) if isinstance(p, str | Path) else p for p in edges
+        ]
+        local_edges = [p for p in epaths if isinstance(p, Path)]
+        streamed = [p for p in epaths if not isinstance(p, Path)]
         rpath = Path(ranks) if ranks is not None else None
         if not vpaths or not epaths:
             raise ParameterError("give at least one vertices file and one edges file")
         level = self._level(vpaths[0])
-        release = release or self._release(vpaths + epaths + ([rpath] if rpath else []))
+        named = [*vpaths, *local_edges, *(Path(s.name) for s in streamed)]
+        release = release or self._release(named + ([rpath] if rpath else []))
         rank_columns = self._rank_columns(rpath, level) if rpath is not None else None
 
         seconds: dict[str, float] = {}
         t0 = time.perf_counter()
-        all_files = [*vpaths, *epaths, *([rpath] if rpath else [])]
+        known = dict(lines or {})
+        all_files = [*vpaths, *local_edges, *([rpath] if rpath else [])]
+        unchecked = [p for p in all_files if str(p) not in known]
         with ThreadPoolExecutor(max_workers=self.threads) as pool:
-            counts = dict(zip(all_files, pool.map(count_lines, all_files), strict=True))
-        n_edges = sum(counts[p] for p in epaths)
+            counts = dict(zip(unchecked, pool.map(count_lines, unchecked), strict=True))
+        counts.update({p: known[str(p)] for p in all_files if str(p) in known})
+        n_edges = sum(counts[p] for p in local_edges)
         seconds["check"] = time.perf_counter() - t0
         log.info(
-            "commoncrawl-graph: %d files complete (%s vertices, %s edges lines) in %.1f s",
+            "commoncrawl-graph: %d files complete (%d checked before; %s vertices, %s edges "
+            "lines%s) in %.1f s",
             len(all_files),
+            len(all_files) - len(unchecked),
             f"{sum(counts[p] for p in vpaths):,}",
             f"{n_edges:,}",
+            f" and {len(streamed)} streamed edges parts" if streamed else "",
             seconds["check"],
         )
         keys = {uid: sorted({graph_name(d) for d in doms}) for uid, doms in universities.items()}
@@ -299,6 +319,7 @@ class GraphReader:
             )
             t = time.perf_counter()
             edges_in = self._pass_edges(con, epaths, n_vertices)
+            n_edges += sum(int(p.lines or 0) for p in streamed)
             seconds["edges"] = time.perf_counter() - t
             log.info(
                 "pass 2/3 edges: %s edges, %s into the universities in %.1f s (%s edges/s)",
@@ -478,22 +499,25 @@ class GraphReader:
             con.executemany("INSERT INTO uni_node VALUES (?, ?, ?)", uni_nodes)
         return int(n), uni_nodes
 
-    def _pass_edges(self, con: Any, paths: Sequence[Path], n_vertices: int) -> int:
+    def _pass_edges(self, con: Any, parts: Sequence[Path | EdgeStream], n_vertices: int) -> int:
         hi = n_vertices - 1
         out_of_range = f"from_id < 0 OR from_id > {hi} OR to_id < 0 OR to_id > {hi}"
-        sql = (
-            "CREATE TEMP TABLE hit AS SELECT from_id, to_id "
-            f"FROM {self._scan(paths, EDGE_COLUMNS)} "
-            f"WHERE to_id IN (SELECT id FROM uni_node) OR {out_of_range}"
-        )
-        self._query(con, sql, "edges")
+        keep = f"WHERE to_id IN (SELECT id FROM uni_node) OR {out_of_range}"
+        paths = [p for p in parts if isinstance(p, Path)]
+        con.execute("CREATE TEMP TABLE hit (from_id BIGINT, to_id BIGINT)")
+        if paths:
+            scan = self._scan(paths, EDGE_COLUMNS)
+            self._query(con, f"INSERT INTO hit SELECT from_id, to_id FROM {scan} {keep}", "edges")
+        for part in parts:
+            if not isinstance(part, Path):
+                _insert_stream(con, part, f"INSERT INTO hit SELECT from_id, to_id FROM {{}} {keep}")
         bad = con.execute(
             f"SELECT from_id, to_id FROM hit WHERE {out_of_range} ORDER BY from_id, to_id LIMIT 1"
         ).fetchone()
         if bad is not None:  # the error path: find the file and line in Python
             a, b = bad
             missing = a if not 0 <= a <= hi else b
-            where = f"{paths[0]}{' ...' if len(paths) > 1 else ''}: edge {a} -> {b}"
+            where = f"{parts[0]}{' ...' if len(parts) > 1 else ''}: edge {a} -> {b}"
             for path in paths:
                 found = find_line(path, lambda f: int(f[0]) == a and int(f[1]) == b)
                 if found is not None:
@@ -518,7 +542,7 @@ class GraphReader:
         self,
         con: Any,
         vpaths: Sequence[Path],
-        epaths: Sequence[Path],
+        epaths: Sequence[Path | EdgeStream],
         level: str,
         rpath: Path | None,
         rank_columns: Mapping[str, str] | None,
@@ -581,6 +605,53 @@ class GraphReader:
             ]
 
 
+class EdgeStream(Protocol):
+    """An edges part read once from a stream (a network download that is not stored):
+    ``name`` (its URL), ``open()`` (its inflated text; the reader raises when the stream
+    proves incomplete), ``lines`` (its line count once read) and ``error`` (what ended the
+    read, if anything did)."""
+
+    name: str
+    lines: int | None
+    error: BaseException | None
+
+    def open(self) -> BinaryIO: ...
+
+
+def _insert_stream(con: Any, part: EdgeStream, sql: str) -> None:
+    """Run ``sql`` (``{}`` = the table) over a streamed edges part, read by Arrow's CSV
+    reader a block at a time and scanned once by DuckDB."""
+    import duckdb
+    import pyarrow as pa
+    from pyarrow import csv
+
+    names = list(EDGE_COLUMNS)
+    registered = False
+    try:
+        reader = csv.open_csv(
+            part.open(),
+            read_options=csv.ReadOptions(column_names=names, block_size=8 << 20),
+            parse_options=csv.ParseOptions(delimiter="\t", quote_char=False),
+            convert_options=csv.ConvertOptions(column_types={n: pa.int64() for n in names}),
+        )
+        # a RecordBatchReader: DuckDB scans it once, a batch at a time
+        con.register("edge_stream", pa.RecordBatchReader.from_batches(reader.schema, reader))
+        registered = True
+        con.execute(sql.format("edge_stream"))
+    except (duckdb.Error, pa.ArrowException, ValueError) as exc:
+        if part.error is not None:
+            raise part.error from None
+        raise GraphInputError(
+            f"{part.name}: not an edges part of the published format "
+            f"(from_id<TAB>to_id): {str(exc).splitlines()[0]}"
+        ) from exc
+    finally:
+        if registered:
+            con.unregister("edge_stream")
+    if part.error is not None:
+        raise part.error
+
+
 def _translate(exc: Exception, what: str) -> GraphInputError:
     """A DuckDB reading error as a message naming the file and the line."""
     text = str(exc)
@@ -605,4 +676,4 @@ def _translate(exc: Exception, what: str) -> GraphInputError:
     return GraphInputError(f"cannot read the {what} files: {first}")
 
 
-__all__ = ["CitingNode", "GraphReader", "GraphResult"]
+__all__ = ["CitingNode", "EdgeStream", "GraphReader", "GraphResult"]

@@ -14,7 +14,7 @@ from core.settings import Settings
 from crawler.commoncrawl.dumps import GraphInputError, count_lines
 from store import make_engine, schema, session_scope
 from store import models as m
-from tests.commoncrawl.graph_files import GraphCase, add_universities, domain_graph
+from tests.commoncrawl.graph_files import GraphCase, domain_graph
 from webometrics.cli import main
 
 
@@ -24,12 +24,8 @@ def case(tmp_path_factory: pytest.TempPathFactory) -> GraphCase:
 
 
 @pytest.fixture
-def db(sqlite_url: str) -> str:
-    engine = make_engine(sqlite_url)
-    schema.upgrade(engine)
-    add_universities(engine)
-    engine.dispose()
-    return sqlite_url
+def db(graph_db: str) -> str:
+    return graph_db
 
 
 def _run(

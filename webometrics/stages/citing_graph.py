@@ -10,6 +10,11 @@ files to :class:`crawler.commoncrawl.graph.GraphReader`, and stores what it foun
 the edges from the domain's citing nodes into the university's nodes, ``page_count`` =
 0: the graph holds no pages). Any bad input raises before anything is written, so a
 failed run leaves nothing behind.
+
+The files come from disk (:class:`GraphScope`) or from the release's published paths:
+:func:`plan_release` (the dry run) and :func:`fetch_release` (the download into the cache,
+resumed and checked, or the edges streamed) of a :class:`ReleaseScope`, through
+:class:`crawler.commoncrawl.download.GraphDownloader`.
 """
 
 from __future__ import annotations
@@ -17,8 +22,8 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections import defaultdict
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -62,15 +67,21 @@ class GraphScope:
         DuckDB's memory limit; beyond it DuckDB spills to disk.
     threads : int
         DuckDB's threads.
+    lines : mapping
+        File -> its line count, for files a download has already proven complete.
+
+    An edges part may be a :class:`crawler.commoncrawl.download.StreamedPart` (read over
+    the network, ``--stream``) instead of a path.
     """
 
     vertices: tuple[str, ...]
-    edges: tuple[str, ...]
+    edges: tuple[Any, ...]
     ranks: str | None = None
     level: str | None = None
     release: str | None = None
     memory_limit: str = "1GB"
     threads: int = 2
+    lines: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -309,7 +320,7 @@ def run(
             "`webometrics run --graph-vertices FILE... --graph-edges FILE...`)"
         )
     vertices, edges, ranks = scope.vertices, scope.edges, scope.ranks
-    files = [Path(p) for p in [*vertices, *edges, *([ranks] if ranks else [])]]
+    files = [Path(str(p)) for p in [*vertices, *edges, *([ranks] if ranks else [])]]
     release = _release(scope, files)
     universities = stored_universities(engine)
     if not universities:
@@ -322,5 +333,91 @@ def run(
         "edges": [str(p) for p in edges],
         "ranks": str(ranks) if ranks else None,
     }
-    with reader.stream(universities, vertices, edges, ranks, release=release) as result:
+    with reader.stream(
+        universities, vertices, edges, ranks, release=release, lines=scope.lines
+    ) as result:
         return store_graph(engine, result, described)
+
+
+# -- a release from Common Crawl's published paths ----------------------------------------------
+@dataclass(frozen=True)
+class ReleaseScope:
+    """Which release to fetch, where to cache it and how.
+
+    Attributes
+    ----------
+    release : str
+        The release's name (``cc-main-2024-nov-feb-apr``).
+    level : {"domain", "host"}
+    ranks : bool
+        Fetch the ranks file too.
+    cache_dir : str, optional
+        The cache folder (default ``[commoncrawl] cache_dir``, else the user's data folder).
+    base_url : str, optional
+        The data root (default ``[commoncrawl] data_url``).
+    stream : bool
+        Read the edges parts not yet cached over the network instead of storing them.
+    """
+
+    release: str
+    level: str = "domain"
+    ranks: bool = True
+    cache_dir: str | None = None
+    base_url: str | None = None
+    stream: bool = False
+
+
+def downloader(settings: Settings, scope: ReleaseScope, *, progress: bool = False) -> Any:
+    """The :class:`~crawler.commoncrawl.download.GraphDownloader` of ``scope``."""
+    from crawler.commoncrawl.download import DownloadPolicy, GraphDownloader, default_cache_dir
+
+    cc = settings.commoncrawl
+    cache = scope.cache_dir or cc.cache_dir
+    return GraphDownloader(
+        Path(cache) if cache else default_cache_dir(),
+        base_url=scope.base_url or cc.data_url,
+        policy=DownloadPolicy.from_settings(settings),
+        assumed_bytes_per_second=cc.assumed_mb_per_second * 1e6,
+        reserve_bytes=int(cc.reserve_mb * 2**20),
+        graphinfo_url=cc.graphinfo_url or None,
+        progress=progress,
+    )
+
+
+def plan_release(settings: Settings, scope: ReleaseScope) -> Any:
+    """The release's files, their sizes and states in the cache, the disk and the time
+    (:class:`~crawler.commoncrawl.download.Plan`); requests only what the cache lacks
+    (the listings and a HEAD per file, once)."""
+    dl = downloader(settings, scope)
+    rel = dl.resolve(scope.release, scope.level, ranks=scope.ranks)
+    return dl.plan(rel, stream=scope.stream)
+
+
+def fetch_release(
+    settings: Settings, scope: ReleaseScope, *, progress: bool = False
+) -> tuple[Any, GraphScope]:
+    """Download (or reuse) the release into the cache; return the fetch's summary
+    (:class:`~crawler.commoncrawl.download.Fetched`) and the :class:`GraphScope` that reads
+    it (the parts checked on the way are not inflated again).
+
+    Raises
+    ------
+    ParameterError
+        Not a release name.
+    ConfigError
+        No such release on the server, the disk is short, a part fails its check twice.
+    StageError
+        The server cannot be reached or keeps failing.
+    """
+    dl = downloader(settings, scope, progress=progress)
+    rel = dl.resolve(scope.release, scope.level, ranks=scope.ranks)
+    fetched = dl.fetch(rel, stream=scope.stream)
+    graph = GraphScope(
+        vertices=tuple(str(p) for p in fetched.vertices),
+        edges=tuple(p if not isinstance(p, Path) else str(p) for p in fetched.edges),
+        ranks=str(fetched.ranks) if fetched.ranks else None,
+        level=scope.level,
+        release=rel.release,
+        lines=dict(fetched.lines),
+    )
+    return fetched, graph
