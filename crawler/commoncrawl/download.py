@@ -145,11 +145,12 @@ https://commoncrawl.org/web-graphs); CC-MAIN-YYYY-WW names a crawl, not a graph
 
 
 def default_cache_dir() -> Path:
-    """The user's data folder for the cache (``~/.local/share/webometrics/commoncrawl`` on
-    Linux), never inside the checkout."""
-    import platformdirs
+    """The user's data folder for the cache (``$XDG_DATA_HOME/webometrics/commoncrawl``,
+    ``~/.local/share/webometrics/commoncrawl``: :func:`core.folders.user_folder`), never
+    inside the checkout."""
+    from core.folders import user_folder
 
-    return Path(platformdirs.user_data_dir("webometrics", appauthor=False)) / "commoncrawl"
+    return user_folder("data") / "commoncrawl"
 
 
 # -- what a release holds -------------------------------------------------------------------
