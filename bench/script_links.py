@@ -36,7 +36,7 @@ from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import RESULTS, machine, run_date, write_results  # noqa: E402
+from bench.common import RESULTS, machine, run_date, write_results
 
 
 def data_dir() -> Path:

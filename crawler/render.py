@@ -66,12 +66,12 @@ CHROMIUM_ARGS = ("--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage")
 #: resource types the browser may fetch for a page (the rest is refused)
 _ALLOWED = frozenset({"script", "xhr", "fetch"})
 
-# a script that writes links or markup into the page
+# a script that writes links into the page (an <a> made, an href set, markup with <a)
 _DOM_WRITES = re.compile(
-    r"""createElement\(\s*['"](?:a|li|ul|ol|nav|option)['"]"""
-    r"""|setAttribute\(\s*['"]href['"]|(?<!location)\.href\s*=(?!=)"""
-    r"""|innerHTML\s*\+?=|insertAdjacentHTML|outerHTML\s*=|document\.write(?:ln)?\("""
-    r"""|\.(?:html|append|prepend|after|before)\(\s*['"`]\s*<""",
+    r"""createElement\(\s*['"]a['"]\s*\)|setAttribute\(\s*['"]href['"]"""
+    r"""|(?<!location)(?<!window)\.href\s*=(?!=)"""
+    r"""|(?:innerHTML\s*\+?=|outerHTML\s*=|insertAdjacentHTML\(|document\.write(?:ln)?\("""
+    r"""|\.(?:html|append|prepend|after|before)\()[^;]*<a\s""",
     re.IGNORECASE,
 )
 _NOSCRIPT_WARNING = re.compile(r"javascript|enable\s+scripts|browser", re.IGNORECASE)
@@ -120,12 +120,12 @@ def needs_render(response: Response) -> str | None:
         if _NOSCRIPT_WARNING.search(el.text_content() or ""):
             return "noscript warning"
     for el in root.iter("div", "nav", "ul", "ol", "menu"):
-        ident = f"{el.get('id') or ''} {el.get('class') or ''}"
-        empty = not el.xpath(".//a[@href]")
-        root_id = (el.get("id") or "").lower()
-        if empty and root_id in _APP_ROOTS and not (el.text_content() or "").strip():
+        # an empty container (no element, no text) waiting for a script to fill it
+        if len(el) or (el.text or "").strip():
+            continue
+        if (el.get("id") or "").lower() in _APP_ROOTS:
             return "empty application root"
-        if empty and (el.tag == "nav" or _MENU_NAME.search(ident)):
+        if el.tag == "nav" or _MENU_NAME.search(f"{el.get('id') or ''} {el.get('class') or ''}"):
             return "empty menu"
     body = root.find(".//body")
     links = len(root.xpath("//a[@href]|//area[@href]"))

@@ -192,6 +192,10 @@ INFRASTRUCTURE = (
     "chartbeat.net",
     "cloudfront.net",
     "akamaihd.net",
+    "s.w.org",
+    "parastorage.com",
+    "tinypass.com",
+    "consentframework.com",
     "example.com",
     "example.org",
     "localhost",
@@ -222,7 +226,27 @@ _UNESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|(.))")
 _HOST = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}\.)+[a-z][a-z0-9-]{1,62}\.?(?::\d{1,5})?$")
 _PATH = re.compile(r"^[A-Za-z0-9._~%!$&'()*+,;=:@/\-]*(?:\?[^\s<>\"'{}|\\^`]*)?$")
 _MIME = re.compile(r"^(?:text|application|image|audio|video|font|multipart)/[\w.+-]+$")
-_TEMPLATE_MARKS = ("{{", "}}", "${", "<%", "%>", "{%", "%s", "%d", "[[", "]]")
+_TEMPLATE_MARKS = ("{", "}", "<%", "%>", "%s", "%d", "[[", "]]")
+#: path segments of asset folders (``/themes/x/assets/img/``)
+ASSET_SEGMENTS = frozenset(
+    [
+        "img",
+        "images",
+        "image",
+        "assets",
+        "static",
+        "fonts",
+        "css",
+        "js",
+        "scripts",
+        "emoji",
+        "icons",
+        "ajax",
+        "ajaxentry",
+    ]
+)
+#: first labels of asset, tracking and advertising hosts (``cdn6.site.com``)
+ASSET_HOSTS = re.compile(r"^(?:cdn|static|assets|img|images|tracking|stats|analytics|ads?)\d*\.")
 
 
 def unescape(literal: str) -> str:
@@ -250,7 +274,7 @@ def looks_like_link(text: str) -> bool:
     Examples
     --------
     >>> [looks_like_link(s) for s in ("https://www.partner.org/", "/dept/physics/",
-    ...  "staff.html", "//cdn.site.org/page")]
+    ...  "staff.html", "//www.site.org/page")]
     [True, True, True, True]
     >>> [looks_like_link(s) for s in ("/js/menu.js", "text/html", "/a/{{id}}", "/",
     ...  "https://schema.org", "hello world", "/wp-json/wp/v2/posts", "images/x.png",
@@ -274,11 +298,13 @@ def looks_like_link(text: str) -> bool:
             return False
         bare = host.split(":", 1)[0].rstrip(".")
         hostpath = bare + parts.path.lower()
-        if any(
+        if ASSET_HOSTS.match(bare) or any(
             bare == h or bare.endswith("." + h) or hostpath.startswith(h) for h in INFRASTRUCTURE
         ):
             return False
         path = parts.path
+        if any(path.lower().startswith(p) for p in NOT_PAGE_PATHS):
+            return False
     elif s.startswith("/"):
         if not _PATH.match(s) or s.startswith("/*") or s.count("/") == len(s):
             return False
@@ -290,6 +316,9 @@ def looks_like_link(text: str) -> bool:
             return False
         path = urlsplit(s).path
         return _extension(path) in PAGE_EXTENSIONS
+    segments = path.lower().strip("/").split("/")
+    if ASSET_SEGMENTS.intersection(segments) or "matomo" in path or "piwik" in path:
+        return False
     return _extension(path) not in NOT_PAGES
 
 
