@@ -53,6 +53,8 @@ log = logging.getLogger(__name__)
 
 #: statuses whose Retry-After is honoured (when they are retried at all)
 WAIT_STATUSES = frozenset({429, 503})
+#: the request meta key of a retry's earliest sending time (epoch seconds)
+NOT_BEFORE = "wm_not_before"
 #: the share of the wait the host's delay is raised to afterwards
 PACE_SHARE = 0.1
 #: the share of the excess delay an ordinary answer takes away
@@ -200,6 +202,8 @@ class RetryAfterMiddleware(RetryMiddleware):
         attempt = int(retry.meta.get("retry_times") or 1)
         wait = retry_delay(header, attempt, backoff=self.backoff, cap=self.cap)
         self._hold(request, wait)
+        # in a crawl farm another process may take the retry: it holds its own slot
+        retry.meta[NOT_BEFORE] = time.time() + wait
         stats = self.crawler.stats
         if stats is not None:
             stats.inc_value("retry_after/waits")
@@ -216,6 +220,12 @@ class RetryAfterMiddleware(RetryMiddleware):
             "none" if header is None else f"{header:g} s",
         )
         return retry
+
+    def process_request(self, request: Request, spider: object = None) -> None:
+        """A retry taken by another process of a crawl farm waits out its wait here."""
+        not_before = request.meta.get(NOT_BEFORE)
+        if not_before is not None and not_before > time.time():
+            self._hold(request, not_before - time.time())
 
     def _slot(self, request: Request):  # type: ignore[no-untyped-def]
         engine = self.crawler.engine
