@@ -2,11 +2,11 @@
 
 Some sites build their menus in the browser: a script writes the ``<a>`` elements into
 the page, from strings no literal scan can read (``'/de' + 'pt'``). With ``render =
-"always"`` every HTML page the crawler fetched (2xx), with ``"auto"`` the pages
-:func:`needs_render` picks, are loaded in Debian's headless Chromium through Playwright
-(the library scrapy-playwright is built on, on the same asyncio reactor), and the links
-of the DOM after the scripts ran are added to the page's links, marked ``rendered``
-(:data:`crawler.links.RENDERED`).
+"always"`` every HTML page of a crawled university the crawler fetched (2xx), with
+``"auto"`` the ones :func:`needs_render` picks, are loaded in Debian's headless Chromium
+through Playwright (the library scrapy-playwright is built on, on the same asyncio
+reactor), and the links of the DOM after the scripts ran are added to the page's links,
+marked ``rendered`` (:data:`crawler.links.RENDERED`).
 
 The browser renders the body the crawler already fetched: the page's own URL is answered
 from it (Playwright's request routing), so a page is fetched once, stored once with its
@@ -48,6 +48,7 @@ from scrapy.utils.defer import deferred_from_coro
 from core.exceptions import ConfigError
 from crawler.links import RENDERED, is_html
 from crawler.safety import unsafe_reason
+from crawler.wiring import wm_of
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -314,6 +315,10 @@ class RenderMiddleware:
         return deferred_from_coro(self.renderer.close())
 
     async def process_response(self, request: Request, response: Response) -> Response:
+        # a university's own pages: their links make its environment (an external page
+        # keeps only its links into the universities, not worth a browser)
+        if wm_of(request).get("kind") != "internal":
+            return response
         if not 200 <= response.status < 300 or not is_html(response):
             return response
         stats = self.crawler.stats

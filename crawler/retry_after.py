@@ -13,7 +13,9 @@ retry counting): for a retried status that asks to wait (429, 503) it
    ``[crawl] retry_after_max`` (:func:`retry_delay`);
 2. holds the host's download slot for that long: the slot's ``lastseen`` is moved into
    the future, so the slot sends nothing before the wait is over (every request of the
-   host waits, not only the retried one), and its delay is raised to the pace below;
+   host waits, not only the retried one), and its delay is raised to the pace below; in
+   a crawl farm the hold is shared through the farm's Redis (:class:`FarmHolds`), so
+   every process holds the host;
 3. queues the retry (a request with ``dont_filter``, counted in ``retry_times`` as
    Scrapy counts it) through the scheduler: the frontier keeps it, on one machine or in a
    crawl farm, and the 429 itself is never stored: the page is stored once, with its
@@ -24,7 +26,7 @@ wait (at least the crawl's own delay, at most ``AUTOTHROTTLE_MAX_DELAY``), and e
 following answer that is not a 429/503 lowers it by a quarter of the excess, so the host
 recovers over a dozen answers, as AutoThrottle lowers its delay (AutoThrottle itself never
 raises the delay on an error answer: it only looks at latencies). In a crawl farm each
-process slows its own slot for the host.
+process paces its own slot for the host after the wait.
 
 Time and memory: O(1) per answer; one float per slowed host.
 """
@@ -35,7 +37,7 @@ import email.utils
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from scrapy.downloadermiddlewares.retry import RetryMiddleware
 from scrapy.utils.response import response_status_message
@@ -161,6 +163,34 @@ class Pace:
         return floor
 
 
+class FarmHolds:
+    """The hosts held across a crawl farm's processes: the Redis key
+    ``<prefix>:hold:<download slot key>`` holds the time (epoch seconds) the host may be
+    asked again, and expires a second after it (the run's keys go with the run).
+
+    Every process looks it up before it sends a request (one GET on the farm's Redis),
+    so a 429 met by one process holds the host in all of them.
+    """
+
+    def __init__(self, server: Any, prefix: str) -> None:
+        self.server = server
+        self.prefix = prefix
+
+    def _name(self, key: str) -> str:
+        return f"{self.prefix}:hold:{key}"
+
+    def hold(self, key: str, until: float) -> None:
+        """Hold the host ``key`` until ``until``."""
+        ms = int((until - time.time()) * 1000)
+        if ms > 0:
+            self.server.set(self._name(key), repr(until), px=ms + 1000)
+
+    def until(self, key: str) -> float | None:
+        """When the host ``key`` may be asked again (None: it is not held)."""
+        value = self.server.get(self._name(key))
+        return float(value) if value is not None else None
+
+
 class RetryAfterMiddleware(RetryMiddleware):
     """Scrapy's retry middleware that waits as 429/503 answers ask and slows the host.
 
@@ -182,6 +212,12 @@ class RetryAfterMiddleware(RetryMiddleware):
             base=settings.getfloat("DOWNLOAD_DELAY"),
             ceiling=max(settings.getfloat("AUTOTHROTTLE_MAX_DELAY", 60.0), 1.0),
         )
+        self.farm: FarmHolds | None = None
+        prefix = settings.get("WEBOMETRICS_REDIS_PREFIX")
+        if settings.get("REDIS_URL") and prefix:
+            from crawler.redis_frontier import connect
+
+            self.farm = FarmHolds(connect(settings.get("REDIS_URL")), prefix)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RetryAfterMiddleware:
@@ -202,8 +238,10 @@ class RetryAfterMiddleware(RetryMiddleware):
         attempt = int(retry.meta.get("retry_times") or 1)
         wait = retry_delay(header, attempt, backoff=self.backoff, cap=self.cap)
         self._hold(request, wait)
-        # in a crawl farm another process may take the retry: it holds its own slot
-        retry.meta[NOT_BEFORE] = time.time() + wait
+        until = time.time() + wait
+        retry.meta[NOT_BEFORE] = until  # whichever process of a farm takes the retry waits
+        if self.farm is not None:
+            self.farm.hold(self._slot(request)[0], until)
         stats = self.crawler.stats
         if stats is not None:
             stats.inc_value("retry_after/waits")
@@ -222,18 +260,25 @@ class RetryAfterMiddleware(RetryMiddleware):
         return retry
 
     def process_request(self, request: Request, spider: object = None) -> None:
-        """A retry taken by another process of a crawl farm waits out its wait here."""
-        not_before = request.meta.get(NOT_BEFORE)
-        if not_before is not None and not_before > time.time():
-            self._hold(request, not_before - time.time())
+        """Hold the host when a farm's other process met a 429 of it, or when the request
+        is a retry another process made (it carries its earliest sending time)."""
+        until = request.meta.get(NOT_BEFORE) or 0.0
+        if self.farm is not None:
+            key, _ = self._slot(request)
+            if key is not None:
+                until = max(until, self.farm.until(key) or 0.0)
+        now = time.time()
+        if until > now:
+            self._hold(request, until - now)
 
     def _slot(self, request: Request):  # type: ignore[no-untyped-def]
         engine = self.crawler.engine
         downloader = getattr(engine, "downloader", None)
         if downloader is None:
             return None, None
-        key = downloader.get_slot_key(request)
-        return key, downloader.slots.get(key)
+        # Scrapy makes a host's slot when its first request is queued; a host held by
+        # another process of a farm may have none here yet (_get_slot makes it)
+        return downloader._get_slot(request)
 
     def _hold(self, request: Request, wait: float) -> None:
         """Keep the host's slot from sending anything for ``wait`` seconds, then at the
