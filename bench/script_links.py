@@ -32,7 +32,6 @@ import tarfile
 import time
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -64,21 +63,15 @@ def pages() -> list[tuple[str, bytes]]:
     return out
 
 
-def _key(url: str) -> tuple[str, str]:
-    parts = urlsplit(url)
-    segment = parts.path.strip("/").split("/", 1)[0]
-    return (parts.hostname or "", segment)
-
-
 def measure(corpus: list[tuple[str, bytes]]) -> dict[str, Any]:
     from scrapy.http import HtmlResponse
 
     from crawler.links import page_links
     from crawler.render import needs_render
-    from crawler.script_links import script_links
+    from crawler.script_links import script_links, verdicts
 
     kinds: collections.Counter[str] = collections.Counter()
-    verdicts: collections.Counter[tuple[str, str]] = collections.Counter()
+    tally: collections.Counter[tuple[str, str]] = collections.Counter()
     reasons: collections.Counter[str] = collections.Counter()
     unconfirmed: list[tuple[str, str, str]] = []
     with_links = 0
@@ -87,21 +80,16 @@ def measure(corpus: list[tuple[str, bytes]]) -> dict[str, Any]:
     for url, body in corpus:
         response = HtmlResponse(url, body=body)
         anchors = {link.target for link in page_links(response)}
-        keys = {_key(t) for t in anchors}
         start = time.perf_counter()
         found = script_links(response)
         seconds += time.perf_counter() - start
         with_links += bool(found)
-        for target, found_in in found:
+        checks = verdicts((target for target, _ in found), anchors)
+        for (target, found_in), checked in zip(found, checks, strict=True):
             kinds[found_in] += 1
-            if target in anchors:
-                verdict = "confirmed"
-            elif _key(target) in keys:
-                verdict = "plausible"
-            else:
-                verdict = "unconfirmed"
+            if checked == "unconfirmed":
                 unconfirmed.append((url, target, found_in))
-            verdicts[(found_in, verdict)] += 1
+            tally[(found_in, checked)] += 1
         reason = needs_render(response)
         if reason is not None:
             reasons[reason] += 1
@@ -110,7 +98,7 @@ def measure(corpus: list[tuple[str, bytes]]) -> dict[str, Any]:
         "pages": len(corpus),
         "pages_with_speculative": with_links,
         "speculative": dict(kinds),
-        "verdicts": {f"{k}/{v}": n for (k, v), n in sorted(verdicts.items())},
+        "verdicts": {f"{k}/{v}": n for (k, v), n in sorted(tally.items())},
         "ms_per_page": 1000 * seconds / max(1, len(corpus)),
         "auto_reasons": dict(reasons.most_common()),
         "auto_pages": sum(reasons.values()),

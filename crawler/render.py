@@ -128,9 +128,9 @@ def needs_render(response: Response) -> str | None:
             return "empty application root"
         if el.tag == "nav" or _MENU_NAME.search(f"{el.get('id') or ''} {el.get('class') or ''}"):
             return "empty menu"
-    body = root.find(".//body")
     links = len(root.xpath("//a[@href]|//area[@href]"))
-    text = " ".join((body.text_content() if body is not None else "").split())
+    visible = root.xpath("//body//text()[not(ancestor::script or ancestor::style)]")
+    text = " ".join(" ".join(visible).split())
     if links < FEW_LINKS or len(text) < LITTLE_TEXT:
         return "little content"
     return None

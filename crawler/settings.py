@@ -171,7 +171,6 @@ def scrapy_settings(
         "WEBOMETRICS_EXTRACT": dict(extract_settings or {}) if crawl.extract_inline else None,
         "WEBOMETRICS_RETRY_AFTER_MAX": crawl.retry_after_max,
         "WEBOMETRICS_RETRY_BACKOFF": crawl.retry_backoff,
-        "WEBOMETRICS_SCRIPT_LINKS": crawl.script_links,
         "WEBOMETRICS_RENDER": crawl.render,
         "WEBOMETRICS_RENDER_TIMEOUT": crawl.render_timeout,
         "WEBOMETRICS_RENDER_BROWSER": crawl.render_browser,

@@ -136,7 +136,7 @@ class OutgoingSpider(BaseSpider):
             yield item
             return
         owner = self.universities.owner(response.url)
-        speculative = self.settings.getbool("WEBOMETRICS_SCRIPT_LINKS")
+        speculative = self.script_links
         links = page_links(response, speculative=speculative)
         if kind == "internal" and uni is not None and owner is uni:
             depth = int(wm.get("depth") or 0)
