@@ -66,6 +66,17 @@ CRAWL_STORE_RETRY_SECONDS = 60.0
 # hosts with no answer in between: its proxy or network went away (0: never stop)
 CRAWL_OUTAGE_FAILURES = 50
 CRAWL_OUTAGE_HOSTS = 3
+# 429 / 503 answers (crawler.retry_after): a Retry-After longer than this is cut to it;
+# without the header the wait is CRAWL_RETRY_BACKOFF * 2 ** (attempt - 1), as long at most
+CRAWL_RETRY_AFTER_MAX = 300.0
+CRAWL_RETRY_BACKOFF = 5.0
+# URL literals of scripts and JSON blocks followed as speculative links (crawler.script_links)
+CRAWL_SCRIPT_LINKS = True
+# pages run in a headless browser for the links their scripts build (crawler.render):
+# never | auto (the pages whose HTML looks script-built) | always (every HTML page)
+CRAWL_RENDER: Literal["never", "auto", "always"] = "never"
+CRAWL_RENDER_TIMEOUT = 15.0  # seconds a page may take to load and run its scripts
+CRAWL_RENDER_BROWSER = "chromium"  # the Chromium executable (a path, or a name on PATH)
 # a running crawl or pipeline run writes its heartbeat this often; a run whose heartbeat
 # is older than the lease is taken as dead (kill -9, power loss) and marked interrupted
 RUN_HEARTBEAT_SECONDS = 15.0

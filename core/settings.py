@@ -121,6 +121,12 @@ class CrawlSettings(_Section):
     worker_lease: float = Field(D.CRAWL_WORKER_LEASE, ge=5)
     store_retry_seconds: float = Field(D.CRAWL_STORE_RETRY_SECONDS, ge=0, le=86400)
     outage_failures: int = Field(D.CRAWL_OUTAGE_FAILURES, ge=0)
+    retry_after_max: float = Field(D.CRAWL_RETRY_AFTER_MAX, ge=0, le=86400)
+    retry_backoff: float = Field(D.CRAWL_RETRY_BACKOFF, ge=0, le=3600)
+    script_links: bool = D.CRAWL_SCRIPT_LINKS
+    render: Literal["never", "auto", "always"] = D.CRAWL_RENDER
+    render_timeout: float = Field(D.CRAWL_RENDER_TIMEOUT, gt=0, le=600)
+    render_browser: str = Field(D.CRAWL_RENDER_BROWSER, min_length=1)
 
     @field_validator("max_response_bytes")
     @classmethod

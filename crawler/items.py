@@ -15,13 +15,16 @@ from dataclasses import dataclass, field
 @dataclass(frozen=True)
 class LinkRecord:
     """A hyperlink of a page: target (absolute, fragment dropped), anchor text, nofollow,
-    and whether it leaves the source page's university (or, for external pages, points
-    into a university)."""
+    whether it leaves the source page's university (or, for external pages, points into
+    a university), and where it was found (``Link.found_in``: ``html`` an ``<a>``/``<area>``
+    of the fetched HTML; speculative: ``script`` a URL literal of a script, ``json`` a
+    value of a JSON block; ``rendered`` only in the page's DOM after its scripts ran)."""
 
     target: str
     anchor: str
     nofollow: bool
     external: bool = True
+    found_in: str = "html"
 
 
 @dataclass(frozen=True)

@@ -52,19 +52,35 @@ def is_html(response: Response) -> bool:
     return ctype is None or ctype in HTML_MEDIA_TYPES
 
 
-def page_links(response: Response) -> list[LinkRecord]:
+#: the request meta key of the links of a page's rendered DOM (:mod:`crawler.render`)
+RENDERED = "wm_rendered"
+
+
+def page_links(response: Response, *, speculative: bool = False) -> list[LinkRecord]:
     """The http(s) links of an HTML response, first per target, in document order.
 
     ``external`` is left True; the spider decides it against the university's domains.
+    With ``speculative`` the URL literals of the page's scripts and JSON blocks follow
+    (:func:`crawler.script_links.script_links`; a script or JSON answer gives only
+    those), and the links of the page's rendered DOM (``response.meta["wm_rendered"]``,
+    set by :class:`crawler.render.RenderMiddleware`) come last in any case; each marked by
+    its ``found_in`` and kept only when no link before it has its target.
     """
-    if not is_html(response) or not isinstance(response, TextResponse):
-        return []
     seen: dict[str, LinkRecord] = {}
-    for link in _extractor().extract_links(response):
-        target = urldefrag(link.url)[0]
-        if not target.startswith(("http://", "https://")) or target in seen:
-            continue
-        seen[target] = LinkRecord(target, " ".join(link.text.split()), bool(link.nofollow))
+    if is_html(response) and isinstance(response, TextResponse):
+        for link in _extractor().extract_links(response):
+            target = urldefrag(link.url)[0]
+            if not target.startswith(("http://", "https://")) or target in seen:
+                continue
+            seen[target] = LinkRecord(target, " ".join(link.text.split()), bool(link.nofollow))
+    if speculative:
+        from crawler.script_links import script_links
+
+        for target, found_in in script_links(response):
+            seen.setdefault(target, LinkRecord(target, "", False, found_in=found_in))
+    request = response.request  # None for a response built outside a crawl (WARC import)
+    for target, anchor in (request.meta.get(RENDERED) if request is not None else None) or ():
+        seen.setdefault(target, LinkRecord(target, anchor, False, found_in="rendered"))
     return list(seen.values())
 
 

@@ -42,7 +42,14 @@ DOWNLOADER_MIDDLEWARES = {
     "crawler.outage.OutageWatch": 25,  # sees a final failure before the replay keeps it
     "crawler.middlewares.ProxyMiddleware": 740,
     "crawler.warc_writer.WarcMiddleware": 800,
+    # Retry-After honoured and the host slowed (Scrapy's own retries ignore the header)
+    "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
+    "crawler.retry_after.RetryAfterMiddleware": 550,
 }
+
+#: the middleware that runs pages in a headless browser (``[crawl] render``): after the
+#: retries in the answer's way (a 429 is not rendered), after the decompression
+RENDER_MIDDLEWARE = ("crawler.render.RenderMiddleware", 540)
 
 EXTENSIONS = {
     "scrapy.extensions.telnet.TelnetConsole": None,
@@ -162,7 +169,14 @@ def scrapy_settings(
         "WEBOMETRICS_WARC_DIR": crawl.warc_dir,
         "WEBOMETRICS_PROGRESS_FILE": progress_file,
         "WEBOMETRICS_EXTRACT": dict(extract_settings or {}) if crawl.extract_inline else None,
+        "WEBOMETRICS_RETRY_AFTER_MAX": crawl.retry_after_max,
+        "WEBOMETRICS_RETRY_BACKOFF": crawl.retry_backoff,
+        "WEBOMETRICS_RENDER": crawl.render,
+        "WEBOMETRICS_RENDER_TIMEOUT": crawl.render_timeout,
+        "WEBOMETRICS_RENDER_BROWSER": crawl.render_browser,
     }
+    if crawl.render != "never":
+        settings["DOWNLOADER_MIDDLEWARES"][RENDER_MIDDLEWARE[0]] = RENDER_MIDDLEWARE[1]
     if redis:
         settings.update(
             SCHEDULER="crawler.redis_scheduler.RedisScheduler",

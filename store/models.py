@@ -268,6 +268,10 @@ class Link(Base):
     anchor: Mapped[str | None] = mapped_column(Text)
     nofollow: Mapped[bool] = mapped_column(Boolean, default=False)
     external: Mapped[bool] = mapped_column(Boolean, default=True)
+    # where the crawler found it (migration 0021): html (an <a>/<area> of the fetched
+    # HTML), script / json (speculative: a URL literal of a script or a JSON block),
+    # rendered (only in the DOM after the page's scripts ran)
+    found_in: Mapped[str] = mapped_column(String(10), default="html", server_default="html")
 
 
 class Citation(Base):

@@ -124,6 +124,8 @@ class BaseSpider(scrapy.Spider):
         ``[crawl] max_redirects``.
     follow_sitemaps : bool
         ``[crawl] sitemaps``.
+    script_links : bool
+        ``[crawl] script_links`` (:mod:`crawler.script_links`).
     sites : SiteRules
         The web-entity rules (:mod:`core.entities`) of the job's ``site_rules``.
     """
@@ -140,6 +142,7 @@ class BaseSpider(scrapy.Spider):
         self.extra_pages: int = crawl.external_pages_per_domain
         self.max_redirects: int = crawl.max_redirects
         self.follow_sitemaps: bool = crawl.sitemaps
+        self.script_links: bool = crawl.script_links
         # the sites (web entities) external pages are budgeted by: the platform rules and
         # the analysts' rules the job carries (core.entities)
         self.sites = SiteRules.default().with_analyst(**(job.get("site_rules") or {}))

@@ -25,6 +25,7 @@ from scrapy.http import Response
 
 from core.domains import normalize_url
 from crawler.links import page_links, sitemap_urls
+from crawler.script_links import linked_scripts
 from crawler.spiders.base import BaseSpider, UniversityInfo
 from crawler.wiring import WmMeta, wm_of
 
@@ -135,9 +136,13 @@ class OutgoingSpider(BaseSpider):
             yield item
             return
         owner = self.universities.owner(response.url)
-        links = page_links(response)
+        speculative = self.script_links
+        links = page_links(response, speculative=speculative)
         if kind == "internal" and uni is not None and owner is uni:
             depth = int(wm.get("depth") or 0)
+            if speculative and depth < self.max_depth:  # the site's scripts, for their URLs
+                for pos, url in enumerate(linked_scripts(response), len(links)):
+                    yield self.internal(url, uni, depth + 1, pos, response.url)
             for pos, link in enumerate(links):
                 if uni.owns(link.target):
                     if depth < self.max_depth:

@@ -280,6 +280,7 @@ def _write_batch(
                 # a link to no host of the public web (http://intranet/, 10.0.0.1) reaches
                 # no site of the university's environment
                 "external": link.external and is_public_host(host),
+                "found_in": link.found_in,
             }
     if link_rows:
         stmt = dialect_insert(session, Link).on_conflict_do_nothing(

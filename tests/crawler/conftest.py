@@ -60,6 +60,9 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             url = f"http://{self.headers.get('Host', '')}{path}"
         answer = self.server.pages.get(url)
+        if isinstance(answer, list):  # answers in turn, the last one from then on
+            with self.server.lock:
+                answer = answer.pop(0) if len(answer) > 1 else answer[0]
         if answer is None:
             answer = Answer(404, b"<html><body>not found</body></html>")
         etag = answer.headers.get("ETag")
@@ -88,7 +91,7 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
 
-    def __init__(self, pages: dict[str, Answer], port: int = 0) -> None:
+    def __init__(self, pages: dict[str, Any], port: int = 0) -> None:
         super().__init__(("127.0.0.1", port), _Handler)
         self.pages = pages
         self.stopped = False
@@ -98,15 +101,16 @@ class _Server(ThreadingHTTPServer):
 
 class LocalWeb:
     """A dict of URLs served on 127.0.0.1 (as a proxy, or directly); on ``port`` when
-    given (a server started again where a stopped one was)."""
+    given (a server started again where a stopped one was). A URL mapped to a list of
+    answers gets them in turn, the last one from then on (a 429, then the page)."""
 
-    def __init__(self, pages: dict[str, Answer], port: int = 0) -> None:
+    def __init__(self, pages: dict[str, Any], port: int = 0) -> None:
         self._server = _Server(pages, port)
         self.port = self._server.server_address[1]
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property
-    def pages(self) -> dict[str, Answer]:
+    def pages(self) -> dict[str, Any]:
         return self._server.pages
 
     @property

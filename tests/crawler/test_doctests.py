@@ -18,6 +18,9 @@ MODULES = [
     "crawler.storage",
     "crawler.warc",
     "crawler.wiring",
+    "crawler.retry_after",
+    "crawler.script_links",
+    "crawler.render",
 ]
 
 
@@ -32,5 +35,8 @@ def test_docstring_examples(name: str) -> None:
         "crawler.frontier",
         "crawler.settings",
         "crawler.sources",
+        "crawler.retry_after",
+        "crawler.script_links",
+        "crawler.render",
     ):
         assert result.attempted > 0

@@ -206,6 +206,10 @@ def _prepare(
         raise ParameterError(
             f"direction {scope.direction!r} must be one of {', '.join(DIRECTIONS)}"
         )
+    if settings.crawl.render != "never":  # Playwright and Chromium, before a run is made
+        from crawler.render import find_browser
+
+        find_browser(settings.crawl.render_browser)
     farm = check_farm(engine, settings.crawl)
     universities = _universities(engine, scope)
     phases: list[str] = ["outgoing", "citing"] if scope.direction == "both" else [scope.direction]
