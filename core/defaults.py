@@ -66,6 +66,17 @@ CRAWL_STORE_RETRY_SECONDS = 60.0
 # hosts with no answer in between: its proxy or network went away (0: never stop)
 CRAWL_OUTAGE_FAILURES = 50
 CRAWL_OUTAGE_HOSTS = 3
+# archived collection (crawl --archive, docs/archives.md): where the archives answer, at
+# most this many requests per second to each archive host (the Internet Archive asks for at
+# most 60 CDX requests a minute; Common Crawl asks clients to slow down on 503), and how
+# often a 429/503/5xx answer or a lost connection is retried (exponential back-off from
+# CRAWL_ARCHIVE_BACKOFF seconds, or the answer's Retry-After)
+CRAWL_WAYBACK_URL = "https://web.archive.org"
+CRAWL_COMMONCRAWL_INDEX_URL = "https://index.commoncrawl.org"
+CRAWL_COMMONCRAWL_DATA_URL = "https://data.commoncrawl.org"
+CRAWL_ARCHIVE_RATE = 1.0
+CRAWL_ARCHIVE_RETRIES = 5
+CRAWL_ARCHIVE_BACKOFF = 2.0
 # a running crawl or pipeline run writes its heartbeat this often; a run whose heartbeat
 # is older than the lease is taken as dead (kill -9, power loss) and marked interrupted
 RUN_HEARTBEAT_SECONDS = 15.0
