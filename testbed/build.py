@@ -169,7 +169,7 @@ def build(
             disallowed.add(entry["url"])
     steps.update()
 
-    archived = [p["url"] for u in unis for p in u["pages"]] + list(targets)
+    archived = [*b.w.entries, *(p["url"] for u in unis for p in u["pages"]), *targets]
     manifest = {
         "format": 1,
         "seed": options.seed,

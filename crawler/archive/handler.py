@@ -303,7 +303,7 @@ class ArchiveDownloadHandler(BaseDownloadHandler):
             headers = answer.headers.copy()
             headers[b"Location"] = target[1] if target is not None else location
             memento = memento_url(self.wayback, timestamp, normalize_url(url))
-            return self._capture(request, answer.status, headers, b"", memento, timestamp)
+            return self._capture(request, answer.status, headers, answer.body, memento, timestamp)
         else:
             raise ArchiveUnavailableError(f"{replay}: more than {MAX_ARCHIVE_REDIRECTS} redirects")
         if answer.status == 404 and answer.headers.get(DATETIME_HEADER) is None:
