@@ -46,7 +46,7 @@ def archived(tmp_path_factory: pytest.TempPathFactory, testbed_dir: Path) -> dic
         for archive, start, end, year in CRAWLS:
             settings = fast_settings(
                 depth=1,
-                max_pages_per_university=25,
+                max_pages_per_university=12,
                 external_pages_per_domain=0,
                 proxy=server.proxy_url,
                 jobdir=str(tmp / f"job-{archive}-{start}"),
