@@ -77,6 +77,17 @@ CRAWL_SCRIPT_LINKS = True
 CRAWL_RENDER: Literal["never", "auto", "always"] = "never"
 CRAWL_RENDER_TIMEOUT = 15.0  # seconds a page may take to load and run its scripts
 CRAWL_RENDER_BROWSER = "chromium"  # the Chromium executable (a path, or a name on PATH)
+# archived collection (crawl --archive, docs/archives.md): where the archives answer, at
+# most this many requests per second to each archive host (the Internet Archive asks for at
+# most 60 CDX requests a minute; Common Crawl asks clients to slow down on 503), and how
+# often a 429/503/5xx answer or a lost connection is retried (exponential back-off from
+# CRAWL_ARCHIVE_BACKOFF seconds, or the answer's Retry-After)
+CRAWL_WAYBACK_URL = "https://web.archive.org"
+CRAWL_COMMONCRAWL_INDEX_URL = "https://index.commoncrawl.org"
+CRAWL_COMMONCRAWL_DATA_URL = "https://data.commoncrawl.org"
+CRAWL_ARCHIVE_RATE = 1.0
+CRAWL_ARCHIVE_RETRIES = 5
+CRAWL_ARCHIVE_BACKOFF = 2.0
 # a running crawl or pipeline run writes its heartbeat this often; a run whose heartbeat
 # is older than the lease is taken as dead (kill -9, power loss) and marked interrupted
 RUN_HEARTBEAT_SECONDS = 15.0

@@ -33,6 +33,7 @@ from pydantic import (
 )
 
 from core import defaults as D
+from core.archives import ARCHIVES, Archive, Period, parse_date
 from core.choices import (
     Candidates,
     Canonical,
@@ -127,11 +128,61 @@ class CrawlSettings(_Section):
     render: Literal["never", "auto", "always"] = D.CRAWL_RENDER
     render_timeout: float = Field(D.CRAWL_RENDER_TIMEOUT, gt=0, le=600)
     render_browser: str = Field(D.CRAWL_RENDER_BROWSER, min_length=1)
+    # archived collection (docs/archives.md): None crawls the live web
+    archive: Archive | None = None
+    archive_from: str | None = None
+    archive_to: str | None = None
+    archive_rate: float = Field(D.CRAWL_ARCHIVE_RATE, gt=0, le=100)
+    archive_retries: int = Field(D.CRAWL_ARCHIVE_RETRIES, ge=0, le=50)
+    archive_backoff: float = Field(D.CRAWL_ARCHIVE_BACKOFF, ge=0, le=3600)
+    wayback_url: str = D.CRAWL_WAYBACK_URL
+    commoncrawl_index_url: str = D.CRAWL_COMMONCRAWL_INDEX_URL
+    commoncrawl_data_url: str = D.CRAWL_COMMONCRAWL_DATA_URL
 
     @field_validator("max_response_bytes")
     @classmethod
     def _under_the_ceiling(cls, v: int) -> int:
         return _under_ceiling(v, "max_response_bytes")
+
+    @model_validator(mode="after")
+    def _archive_period(self) -> CrawlSettings:
+        """An archive needs a period (both dates, the first not after the last)."""
+        if self.archive is None:
+            if self.archive_from or self.archive_to:
+                raise ValueError(
+                    "archive_from/archive_to are set without an archive: set archive to "
+                    f"one of {', '.join(ARCHIVES)} (or crawl --archive)"
+                )
+            return self
+        if not self.archive_from or not self.archive_to:
+            raise ValueError(
+                f"archive = {self.archive!r} needs a period: set archive_from and archive_to "
+                "(crawl --from DATE --to DATE)"
+            )
+        try:
+            Period.parse(self.archive, self.archive_from, self.archive_to)
+        except ParameterError as exc:
+            raise ValueError(str(exc)) from None
+        return self
+
+    @field_validator("archive_from", "archive_to", mode="before")
+    @classmethod
+    def _iso_day(cls, v: Any, info: Any) -> Any:
+        """``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``, kept as the first (``archive_from``)
+        or last (``archive_to``) day it names."""
+        if v is None or v == "":
+            return None
+        end = info.field_name == "archive_to"
+        try:
+            return parse_date(str(v), end=end, name=info.field_name).isoformat()
+        except ParameterError as exc:
+            raise ValueError(str(exc)) from None
+
+    def archive_period(self) -> Period | None:
+        """The archived collection's period, or None for the live web."""
+        if self.archive is None or not self.archive_from or not self.archive_to:
+            return None
+        return Period.parse(self.archive, self.archive_from, self.archive_to)
 
 
 class ExtractSettings(_Section):

@@ -88,6 +88,8 @@ def classify_failure(failure: Failure) -> str:
         return f"proxy: {text}"
     if isinstance(exc, DownloadFailedError | txerror.ConnectionLost | txerror.ConnectError):
         return f"connection: {text}"
+    if type(exc).__name__ == "ArchiveUnavailableError":  # crawler.archive.handler
+        return f"archive: {text}"
     if isinstance(exc, ValueError) and "Invalid URI" in text:
         return f"bad_url: {text}"  # e.g. a space or markup inside the host of an old link
     return f"error: {type(exc).__name__}: {text}"

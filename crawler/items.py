@@ -60,6 +60,11 @@ class PageItem:
     redirect_to: str | None = None
     warc_file: str | None = None
     warc_offset: int | None = None
+    # an archived page (crawler.archive.facts): ``url`` is then the memento URL
+    archive: str | None = None
+    original_url: str | None = None
+    captured_at: dt.datetime | None = None
+    capture_status: str | None = None
     links: list[LinkRecord] = field(default_factory=list)
     citations: list[CitationCheck] = field(default_factory=list)
 

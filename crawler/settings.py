@@ -184,6 +184,10 @@ def scrapy_settings(
             WEBOMETRICS_REDIS_PREFIX=redis["prefix"],
             WEBOMETRICS_REDIS_LEASE=float(redis.get("lease") or CRAWL_WORKER_LEASE),
         )
+    if crawl.archive:  # an archived crawl: another way to fetch (docs/archives.md)
+        from crawler.archive.handler import archive_settings
+
+        settings.update(archive_settings(crawl))
     if crawl.http_cache_dir:
         settings.update(
             HTTPCACHE_ENABLED=True,

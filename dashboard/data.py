@@ -383,6 +383,19 @@ def runs_with_data(url: str) -> list[int]:
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def collections(url: str) -> pd.DataFrame:
+    """The collections with data (live, each archive and period) and their newest run."""
+    return _frame_of(analytics.CollectionRow, analytics.collections(read_engine(url)))
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def compare_collections(url: str, labels: tuple[str, ...]) -> pd.DataFrame:
+    """Table 2 of each chosen collection's newest run, by university then collection."""
+    rows = analytics.compare_collections(read_engine(url), list(labels))
+    return _frame_of(analytics.CollectionTable2Row, rows)
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
 def table2(url: str, run_id: int) -> pd.DataFrame:
     """The paper's Table 2 per university for a run, by rank."""
     return _frame_of(analytics.Table2Row, analytics.table2(read_engine(url), run_id=run_id))

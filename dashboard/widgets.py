@@ -114,18 +114,50 @@ def download(df: pd.DataFrame, name: str, *, key: str) -> None:
 def run_label(row: pd.Series) -> str:
     start = row["started_at"]
     when = start.strftime("%Y-%m-%d %H:%M") if pd.notna(start) else "?"
-    return f"run {row['id']} · {row['kind']} · {when} · {row['status']}"
+    collection = row.get("collection") or "live"
+    kind = row["kind"] if collection == "live" else f"{row['kind']} · {collection}"
+    return f"run {row['id']} · {kind} · {when} · {row['status']}"
+
+
+#: the collection filter's choice of every collection
+EVERY_COLLECTION = "every collection"
+
+
+def pick_collection_run(url: str, *, key: str, label: str = "Crawl run") -> int | None:
+    """A select box of the collections with data (live, each archive and period;
+    docs/archives.md), then :func:`pick_run` of that collection's runs with data."""
+    found = data.collections(url)
+    options = [EVERY_COLLECTION, *found["collection"]] if not found.empty else []
+    collection = None
+    if len(options) > 2:  # more than one collection: the filter is worth a widget
+        chosen = st.selectbox(
+            "Collection",
+            options,
+            key=f"{key}-collection",
+            help="live: the web as crawled; <archive> <from>..<to>: a web archive's "
+            "captures of that period (`webometrics crawl --archive`)",
+        )
+        collection = None if chosen == EVERY_COLLECTION else chosen
+    return pick_run(url, key=key, label=label, with_data=True, collection=collection)
 
 
 def pick_run(
-    url: str, *, key: str, label: str = "Crawl run", with_data: bool = False
+    url: str,
+    *,
+    key: str,
+    label: str = "Crawl run",
+    with_data: bool = False,
+    collection: str | None = None,
 ) -> int | None:
     """A select box of the crawl runs, newest first (finished ones before the others);
     ``with_data`` keeps the runs that have environment data (links or verified
-    citations). ``None``, with a note on what to run, when there is none."""
+    citations), ``collection`` the runs of one collection. ``None``, with a note on what
+    to run, when there is none."""
     runs = data.crawl_runs(url)
     if with_data:
         runs = runs[runs["id"].isin(data.runs_with_data(url))]
+    if collection is not None:
+        runs = runs[runs["collection"] == collection]
     if runs.empty:
         st.info("No crawl run with data stored yet: run `webometrics crawl` (or `make demo`).")
         return None

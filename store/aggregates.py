@@ -356,7 +356,10 @@ def _insert_table2(conn: Connection) -> None:
     site_pages = text(
         "(SELECT COUNT(*) FROM page p WHERE p.university_id = t.university_id "
         "AND p.role = 'university' AND p.first_run_id <= t.run_id "
-        "AND COALESCE(p.last_run_id, p.first_run_id) >= t.run_id)"
+        "AND COALESCE(p.last_run_id, p.first_run_id) >= t.run_id "
+        # the run's collection only (migration 0018: a live page is no archived run's)
+        "AND COALESCE(p.archive, '') = "
+        "COALESCE((SELECT r.archive FROM crawl_run r WHERE r.id = t.run_id), ''))"
     )
     rows = select(
         t.c.run_id,

@@ -187,6 +187,11 @@ class CrawlRun(Base):
     )
     # written every [database] heartbeat_seconds while the run's process lives (0011)
     heartbeat_at: Mapped[dt.datetime | None] = mapped_column(Timestamp)
+    # the collection (0018): NULL for the live web, else the web archive read
+    # (core.archives.ARCHIVES) and the period whose captures were read (days, inclusive)
+    archive: Mapped[str | None] = mapped_column(String(20))
+    archive_from: Mapped[dt.date | None] = mapped_column(Date)
+    archive_to: Mapped[dt.date | None] = mapped_column(Date)
 
 
 class Page(Base):
@@ -242,6 +247,14 @@ class Page(Base):
     extraction_reason: Mapped[str | None] = mapped_column(Text)
     extracted_at: Mapped[dt.datetime | None] = mapped_column(Timestamp)
     shingles: Mapped[bytes | None] = mapped_column(LargeBinary)  # uint64 little-endian
+    # an archived page (0018; docs/archives.md): the archive it was read from, the URL
+    # the archive captured (``url`` is then the capture's memento URL, so every version
+    # of a URL is its own row), when it was captured, and ``captured`` or ``no_capture``
+    # (no capture in the run's period); all NULL for a page of the live web
+    archive: Mapped[str | None] = mapped_column(String(20))
+    original_url: Mapped[str | None] = mapped_column(Text, index=True)
+    captured_at: Mapped[dt.datetime | None] = mapped_column(Timestamp)
+    capture_status: Mapped[str | None] = mapped_column(String(20))
 
 
 class Link(Base):
@@ -268,7 +281,7 @@ class Link(Base):
     anchor: Mapped[str | None] = mapped_column(Text)
     nofollow: Mapped[bool] = mapped_column(Boolean, default=False)
     external: Mapped[bool] = mapped_column(Boolean, default=True)
-    # where the crawler found it (migration 0021): html (an <a>/<area> of the fetched
+    # where the crawler found it (migration 0020): html (an <a>/<area> of the fetched
     # HTML), script / json (speculative: a URL literal of a script or a JSON block),
     # rendered (only in the DOM after the page's scripts ran)
     found_in: Mapped[str] = mapped_column(String(10), default="html", server_default="html")

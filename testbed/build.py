@@ -32,6 +32,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from core.domains import in_domains
+from testbed.archive import archive_truth
 from testbed.backlinks import write_citing
 from testbed.cache import shared_build
 from testbed.external import ExternalSites
@@ -168,6 +169,7 @@ def build(
             disallowed.add(entry["url"])
     steps.update()
 
+    archived = [*b.w.entries, *(p["url"] for u in unis for p in u["pages"]), *targets]
     manifest = {
         "format": 1,
         "seed": options.seed,
@@ -178,6 +180,8 @@ def build(
         "sites": dict(sorted(b.sites.items())),
         "trouble": b.trouble,
         "robots_disallowed": sorted(disallowed),
+        # what the test web's archives hold (testbed.archive)
+        "archive": archive_truth(archived, b.w.__contains__),
         "forbidden": list(FORBIDDEN_URLS)
         + sorted(
             t

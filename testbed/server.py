@@ -37,6 +37,7 @@ from io import BufferedIOBase
 from pathlib import Path
 from typing import Any, cast
 
+from testbed.archive import ArchiveService
 from testbed.siteindex import SiteIndex, StoredResponse
 
 log = logging.getLogger(__name__)
@@ -107,6 +108,8 @@ class _Server(ThreadingHTTPServer):
         self.in_flight = 0
         self.tls_lock = threading.Lock()
         self.latency = 0.0
+        # the web archives of the test web's own pages (testbed.archive)
+        self.archive = ArchiveService(index.get, index.stores, index.keys)
 
     def tls_context(self) -> ssl.SSLContext:
         with self.tls_lock:
@@ -238,7 +241,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._control(head=head)
             return
         started = time.monotonic()
-        answer = self.server.index.answer(url)
+        if ArchiveService.serves(url):  # web.archive.org, index/data.commoncrawl.org
+            answer = self.server.archive.answer(url, self.headers)
+        else:
+            answer = self.server.index.answer(url)
         entry: dict[str, Any] = {
             "time": time.time(),
             "method": method or ("HEAD" if head else "GET"),

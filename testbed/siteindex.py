@@ -299,6 +299,13 @@ class SiteIndex(_Answers):
     def keys(self) -> list[str]:
         return list(self._entries)
 
+    def stores(self, url: str) -> bool:
+        """True when ``url`` (after :func:`url_key`) is a stored answer (not generated)."""
+        try:
+            return url_key(url) in self._entries
+        except ValueError:
+            return False
+
     def close(self) -> None:
         if isinstance(self._bodies, mmap.mmap):
             self._bodies.close()

@@ -28,6 +28,7 @@ from core.choices import is_text_media_type
 from core.domains import host_of, in_domains, normalize_url
 from core.entities import SiteRules
 from core.settings import CrawlSettings
+from crawler.archive.facts import apply_capture, failed_capture
 from crawler.errors import classify_failure
 from crawler.items import PageErrorItem, PageItem
 from crawler.links import content_type
@@ -137,6 +138,7 @@ class BaseSpider(scrapy.Spider):
         self.job = job
         self.universities = Universities(job["universities"])
         crawl = CrawlSettings.model_validate(job["crawl"])
+        self.crawl = crawl
         self.max_depth: int = crawl.depth
         self.max_pages: int = crawl.max_pages_per_university
         self.extra_pages: int = crawl.external_pages_per_domain
@@ -195,6 +197,7 @@ class BaseSpider(scrapy.Spider):
         if not 200 <= response.status < 300 and response.status not in _REDIRECTS:
             reason = _http_reason(response.status)
             item.fetch_error = f"http_{response.status}: {reason}"
+        apply_capture(item, response)  # an archived answer (crawler.archive.facts)
         return item
 
     def role_of(self, wm: WmMeta) -> str:
@@ -208,7 +211,7 @@ class BaseSpider(scrapy.Spider):
             return
         wm = wm_of(request)
         owner = self.universities.owner(request.url)
-        yield PageItem(
+        item = PageItem(
             url=request.url,
             fingerprint=request.meta.get("wm_fp"),
             role="university" if owner is not None else self.role_of(wm),
@@ -217,6 +220,8 @@ class BaseSpider(scrapy.Spider):
             fetched_at=dt.datetime.now(dt.UTC),
             fetch_error=classify_failure(failure)[:2000],
         )
+        failed_capture(item, self.crawl)  # an archived crawl's failure: its own row
+        yield item
 
     # -- redirects ---------------------------------------------------------------------------
     def is_redirect(self, response: Response) -> bool:
@@ -252,8 +257,9 @@ class BaseSpider(scrapy.Spider):
         if problem is not None:
             item.fetch_error = problem[:2000]
             yield item
-            for url in chain[:-1]:
-                yield PageErrorItem(url=url, fetch_error=item.fetch_error)
+            if self.crawl.archive is None:  # archived hops are keyed by their captures
+                for url in chain[:-1]:
+                    yield PageErrorItem(url=url, fetch_error=item.fetch_error)
             return
         # the next hop first: a page item comes last from its callback (a crawl farm
         # takes it as the sign that the page's requests are queued)

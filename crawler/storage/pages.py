@@ -82,6 +82,21 @@ def _url_columns(url: str, sites: SiteRules) -> dict[str, str]:
     }
 
 
+def _archive_columns(item: PageItem, sites: SiteRules) -> dict[str, Any]:
+    """An archived page's columns (none for a live page): its key ``url`` is the memento
+    URL, its host and site those of the original URL (:mod:`crawler.archive.facts`)."""
+    if not item.original_url:  # every row of a batch has the same keys
+        return dict.fromkeys(("archive", "original_url", "captured_at", "capture_status"))
+    return {
+        **_url_columns(item.original_url, sites),
+        "url": item.url,
+        "original_url": normalize_url(item.original_url),
+        "archive": item.archive,
+        "captured_at": item.captured_at,
+        "capture_status": item.capture_status,
+    }
+
+
 def page_row(item: PageItem, run_id: int, sites: SiteRules | None = None) -> dict[str, Any]:
     """The ``page`` row of an item (without ``id``); its site by ``sites`` (the shipped
     default rules when ``None``)."""
@@ -89,6 +104,7 @@ def page_row(item: PageItem, run_id: int, sites: SiteRules | None = None) -> dic
     body = item.body
     return {
         **_url_columns(item.url, sites or SiteRules.default()),
+        **_archive_columns(item, sites or SiteRules.default()),
         "university_id": item.university_id if item.role == "university" else None,
         "role": item.role,
         "depth": item.depth,

@@ -122,9 +122,46 @@ def shares_section(url: str, run_id: int) -> None:
     widgets.table(table, f"academic share by definition run {run_id}", key="overview-shares")
 
 
+def collections_section(url: str) -> None:
+    """Table 2 of each collection's newest run side by side (shown with two or more
+    collections: the live web and archived periods, docs/archives.md)."""
+    found = data.collections(url)
+    if len(found) < 2:
+        return
+    st.subheader("Collections compared · Table 2 of each collection's newest run")
+    labels = list(found["collection"])
+    chosen = st.multiselect(
+        "Collections",
+        labels,
+        default=labels,
+        key="overview-collections",
+        help="live: the web as crawled; <archive> <from>..<to>: a web archive's captures of "
+        "that period (`webometrics crawl --archive`)",
+    )
+    rows = data.compare_collections(url, tuple(chosen))
+    if rows.empty:
+        st.info("Choose at least one collection.")
+        return
+    measures = {
+        "site_pages": "site pages",
+        "external_links": "external links",
+        "external_domains": "external domains",
+    }
+    wide = rows.pivot_table(
+        index="university", columns="collection", values=list(measures), aggfunc="sum"
+    )
+    wide.columns = [f"{measures[m]} · {c}" for m, c in wide.columns]
+    st.table(wide)
+    runs = ", ".join(
+        f"{c}: run {r}" for c, r in zip(found["collection"], found["newest_run_id"], strict=True)
+    )
+    st.caption(f"Runs compared: {runs}.")
+    widgets.download(wide.reset_index(), "table 2 by collection", key="collections")
+
+
 url = widgets.database_url()
 st.title("Overview")
-run_id = widgets.pick_run(url, key="overview-run", with_data=True)
+run_id = widgets.pick_collection_run(url, key="overview-run")
 if run_id is None:
     impact_section(url)
     st.stop()
@@ -146,6 +183,7 @@ table2 = pd.DataFrame(
 )
 st.table(table2.set_index("university"))
 widgets.download(table2, f"table 2 run {run_id}", key="table2")
+collections_section(url)
 
 st.subheader("Table 3 · External domains for clustering, by language")
 present = data.languages(url)

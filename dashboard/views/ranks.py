@@ -38,7 +38,7 @@ st.caption(
 )
 left, right = st.columns([3, 1])
 with left:
-    run_id = widgets.pick_run(url, key="ranks-run", with_data=True)
+    run_id = widgets.pick_collection_run(url, key="ranks-run")
 if run_id is None:
     st.stop()
 direction = right.radio("Direction", ["outgoing", "citing"], horizontal=True, key="ranks-direction")

@@ -89,6 +89,13 @@ from store.analytics.clusters import (
     cluster_members,
     clusters,
 )
+from store.analytics.collections import (
+    CollectionRow,
+    CollectionTable2Row,
+    collections,
+    compare_collections,
+    run_collections,
+)
 from store.analytics.environment import (
     CategoryShareRow,
     CountryShareRow,
@@ -157,6 +164,8 @@ __all__ = [
     "ClusterMemberRow",
     "ClusterViewRow",
     "ClusteringSetting",
+    "CollectionRow",
+    "CollectionTable2Row",
     "CountryShareRow",
     "DomainCategoryRow",
     "EnvironmentRow",
@@ -178,6 +187,8 @@ __all__ = [
     "clustering_settings",
     "clusters",
     "colink_overlaps",
+    "collections",
+    "compare_collections",
     "correlations_of",
     "country_category_shares",
     "country_shares",
@@ -194,6 +205,7 @@ __all__ = [
     "rank_sensitivity",
     "resolve_run",
     "row_fields",
+    "run_collections",
     "run_ids",
     "share_comparison",
     "sql_examples",

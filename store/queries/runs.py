@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
+from core.archives import collection_label
 from store.models import (
     CrawlRun,
     PipelineRun,
@@ -35,6 +36,8 @@ class CrawlRunRow:
     stats: dict[str, Any]
     settings: dict[str, Any]
     error: str | None
+    #: ``live`` or ``<archive> <from>..<to>`` (:func:`core.archives.collection_label`)
+    collection: str = "live"
 
 
 def list_crawl_runs(engine: Engine) -> list[CrawlRunRow]:
@@ -53,6 +56,7 @@ def list_crawl_runs(engine: Engine) -> list[CrawlRunRow]:
                 dict(r.stats or {}),
                 dict(r.settings or {}),
                 r.error,
+                collection_label(r.archive, r.archive_from, r.archive_to),
             )
             for r in runs
         ]

@@ -106,6 +106,34 @@ def _crawl_key_options(p: argparse.ArgumentParser) -> None:
         help="crawler processes to run here on the shared frontier (needs --redis; default "
         "[crawl] processes = 1)",
     )
+    _archive_options(p)
+
+
+def _archive_options(p: argparse.ArgumentParser) -> None:
+    """The options of an archived crawl (``[crawl] archive``, docs/archives.md)."""
+    from core.archives import ARCHIVES
+
+    p.add_argument(
+        "--archive",
+        choices=ARCHIVES,
+        help="crawl the sites as this web archive holds them in the period --from..--to "
+        "(the capture nearest the period's middle of each URL; the outgoing environment "
+        "only; default [crawl] archive: the live web)",
+    )
+    p.add_argument(
+        "--from",
+        dest="archive_from",
+        metavar="DATE",
+        help="the period's first day: YYYY, YYYY-MM or YYYY-MM-DD (with --archive; "
+        "default [crawl] archive_from)",
+    )
+    p.add_argument(
+        "--to",
+        dest="archive_to",
+        metavar="DATE",
+        help="the period's last day: YYYY, YYYY-MM or YYYY-MM-DD, a year or month meaning "
+        "its last day (with --archive; default [crawl] archive_to)",
+    )
 
 
 def _register_worker(sub: argparse._SubParsersAction) -> None:
@@ -148,6 +176,9 @@ def _crawl_settings(ctx: Context) -> Settings:
         "depth": args.depth,
         "max_pages_per_university": args.max_pages,
         "processes": args.processes,
+        "archive": args.archive,
+        "archive_from": args.archive_from or None,
+        "archive_to": args.archive_to or None,
     }
     return ctx.settings.with_options(crawl=keys)
 

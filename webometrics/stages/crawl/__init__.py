@@ -213,9 +213,30 @@ def _prepare(
     farm = check_farm(engine, settings.crawl)
     universities = _universities(engine, scope)
     phases: list[str] = ["outgoing", "citing"] if scope.direction == "both" else [scope.direction]
+    if settings.crawl.archive is not None:  # an archived collection: the outgoing side
+        phases = archived_phases(scope.direction)
     if "citing" in phases:
         _check_sources(scope, universities)  # a rejected file: no run is made
     return farm, universities, phases
+
+
+def archived_phases(direction: str) -> list[str]:
+    """The phases of an archived crawl: the outgoing environment (``both`` means it);
+    the citing environment of a past year comes from Common Crawl's web graph
+    (``webometrics citing commoncrawl-graph``), not from today's backlink exports.
+
+    Raises
+    ------
+    ParameterError
+        ``citing`` asked of an archive.
+    """
+    if direction == "citing":
+        raise ParameterError(
+            "--archive crawls the outgoing environment of the period; for its citing "
+            "environment use `webometrics citing commoncrawl-graph` with a release of the "
+            "period (docs/archives.md)"
+        )
+    return ["outgoing"]
 
 
 def _universities(engine: Engine, scope: CrawlScope) -> list[dict[str, Any]]:

@@ -278,7 +278,17 @@ def _open_run(
     if state.get("run_id"):
         with session_scope(engine) as s:
             run = s.get(CrawlRun, state["run_id"])
-            if run is not None and run.status != "finished" and run.kind == scope.direction:
+            same_collection = run is not None and (
+                run.archive,
+                run.archive_from and run.archive_from.isoformat(),
+                run.archive_to and run.archive_to.isoformat(),
+            ) == (settings.crawl.archive, settings.crawl.archive_from, settings.crawl.archive_to)
+            if (
+                run is not None
+                and run.status != "finished"
+                and run.kind == scope.direction
+                and same_collection
+            ):
                 run.status = "running"
                 run.finished_at = None
                 run.error = None
@@ -308,12 +318,16 @@ def _create_run(engine: Engine, settings: Settings, scope: CrawlScope, uni_ids: 
         "testbed": scope.testbed_dir,
     }
     with session_scope(engine) as s:
+        period = settings.crawl.archive_period()  # the collection (docs/archives.md)
         run = CrawlRun(
             kind=scope.direction,
             status="running",
             settings=recorded,
             stats={},
             pipeline_run_id=scope.pipeline_run_id,
+            archive=period.archive if period else None,
+            archive_from=period.start if period else None,
+            archive_to=period.end if period else None,
         )
         s.add(run)
         s.flush()

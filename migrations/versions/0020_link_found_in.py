@@ -1,6 +1,6 @@
 """link found_in: where the crawler found a link (HTML, a script, a JSON block, the DOM)
 
-Revision ID: 0021
+Revision ID: 0020
 Revises: 0017
 Create Date: 2026-11-28
 
@@ -21,8 +21,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0021"
-down_revision: str | None = "0017"
+revision: str = "0020"
+down_revision: str | None = "0019"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
