@@ -19,6 +19,7 @@ from scrapy.http import Response, TextResponse
 from scrapy.linkextractors import LinkExtractor
 
 from core.choices import HTML_MEDIA_TYPES
+from core.session_ids import strip_session_ids
 from crawler.items import LinkRecord
 
 _MAX_SITEMAP_BYTES = 50 * 1024 * 1024  # the sitemaps.org limit, uncompressed
@@ -61,7 +62,7 @@ def page_links(response: Response) -> list[LinkRecord]:
         return []
     seen: dict[str, LinkRecord] = {}
     for link in _extractor().extract_links(response):
-        target = urldefrag(link.url)[0]
+        target = strip_session_ids(urldefrag(link.url)[0])  # one page, one URL
         if not target.startswith(("http://", "https://")) or target in seen:
             continue
         seen[target] = LinkRecord(target, " ".join(link.text.split()), bool(link.nofollow))

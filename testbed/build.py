@@ -35,6 +35,8 @@ from core.domains import in_domains
 from testbed.backlinks import write_citing
 from testbed.cache import shared_build
 from testbed.external import ExternalSites
+from testbed.hostile import manifest_section as hostile_section
+from testbed.hostile import universities_toml as hostile_universities
 from testbed.links import LINK_RULES, PageLink
 from testbed.options import BuildOptions
 from testbed.resolution import Resolution
@@ -178,6 +180,7 @@ def build(
         "sites": dict(sorted(b.sites.items())),
         "trouble": b.trouble,
         "robots_disallowed": sorted(disallowed),
+        "hostile": hostile_section(),
         "forbidden": list(FORBIDDEN_URLS)
         + sorted(
             t
@@ -194,6 +197,7 @@ def build(
     )
     write_citing(out / "citing", unis)
     shutil.copyfile(UNIVERSITIES_FILE, out / "universities.toml")
+    (out / "hostile.toml").write_text(hostile_universities(), encoding="utf-8")
     steps.update()
     steps.close()
 

@@ -37,6 +37,7 @@ from io import BufferedIOBase
 from pathlib import Path
 from typing import Any, cast
 
+from testbed.hostile import HostileSite, HostileState
 from testbed.siteindex import SiteIndex, StoredResponse
 
 log = logging.getLogger(__name__)
@@ -107,6 +108,9 @@ class _Server(ThreadingHTTPServer):
         self.in_flight = 0
         self.tls_lock = threading.Lock()
         self.latency = 0.0
+        # the hostile site (testbed.hostile): answered at request time, with its state
+        self.hostile = HostileSite()
+        self.hostile_state = HostileState()
 
     def tls_context(self) -> ssl.SSLContext:
         with self.tls_lock:
@@ -173,6 +177,10 @@ class _Handler(BaseHTTPRequestHandler):
                 self.server.fetch_log.clear()
             self._send_simple(200, "application/json", b'{"cleared": true}\n')
             return
+        if self.tunnel is None and self.path == CONTROL_PREFIX + "hostile/reset":
+            self.server.hostile_state.reset()
+            self._send_simple(200, "application/json", b'{"reset": true}\n')
+            return
         self._serve(head=False, method="POST")
 
     def do_CONNECT(self) -> None:
@@ -238,7 +246,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._control(head=head)
             return
         started = time.monotonic()
-        answer = self.server.index.answer(url)
+        answer = self.server.hostile.answer(url, self.server.hostile_state)
+        if answer is None:
+            answer = self.server.index.answer(url)
         entry: dict[str, Any] = {
             "time": time.time(),
             "method": method or ("HEAD" if head else "GET"),
@@ -381,6 +391,10 @@ class TestbedServer:
     def clear_log(self) -> None:
         with self._server.log_lock:
             self._server.fetch_log.clear()
+
+    def reset_hostile(self) -> None:
+        """Make the hostile site's 429 and 503 pages answer so again (before a crawl)."""
+        self._server.hostile_state.reset()
 
     def manifest(self) -> dict[str, Any]:
         """The manifest of the served test web (parsed JSON)."""
