@@ -26,10 +26,12 @@ Three kinds of evidence:
    are not requested, and are stored as skipped (``calendar`` when the template holds
    two numbers or a date, ``faceted`` when it has a query, else ``template``). The links
    of a page that brought nothing, and those of templates whose pages brought nothing,
-   are requested with a lower priority: when a level's budget is shared out
+   are requested with a lower priority, as are paths with a segment repeated (``/a/b/b/``,
+   where a recursing relative link begins): when a level's budget is shared out
    (:mod:`crawler.frontier`), they come after the others.
-3. **Text**: a fetched page whose visible text (letters only, the words of its own URL
-   removed) is the same as that of another URL of the host is a soft 404 or a copy
+3. **Text**: a fetched page whose visible text (letters only, where it quotes its own
+   URL left out) is the same as that of another URL of the host at a smaller link depth
+   is a soft 404 or a copy
    (DUST, "different URLs with similar text", Bar-Yossef, Keidar & Schonfeld 2007): its
    links are not followed and it is stored with ``trap: soft_404: ...`` as its error
    (so its text is not extracted).
@@ -73,8 +75,6 @@ from core import defaults as D
 MAX_SEGMENTS = 20
 #: fewest words a page's text needs for its signature (shorter pages are never compared)
 MIN_WORDS = 20
-#: URLs of one host with the same text before the later ones count as soft 404s
-SAME_TEXT = 2
 
 _DATE = re.compile(r"^\d{4}-\d{1,2}(-\d{1,2})?([._][a-z0-9]+)?$", re.IGNORECASE)
 _NUMBER = re.compile(r"^\d+([._][a-z0-9]+)?$", re.IGNORECASE)
@@ -201,8 +201,9 @@ class TrapMemory(Protocol):
         """(pages parsed, productive pages) of ``template``."""
         ...
 
-    def same_text(self, scope: str, signature: str, url: str) -> int:
-        """Remember that ``url`` has text ``signature``; the distinct URLs with it."""
+    def same_text(self, scope: str, signature: str, url: str, depth: int) -> int | None:
+        """Remember that ``url`` (at ``depth``) has text ``signature``; the smallest
+        depth of another URL with it (None: no other)."""
         ...
 
 
@@ -213,7 +214,7 @@ class LocalTrapMemory:
         self._ranks: dict[tuple[str, str], dict[str, int]] = {}
         self._seen: set[tuple[str, str]] = set()
         self._yield: dict[tuple[str, str], list[int]] = {}
-        self._texts: dict[tuple[str, str], set[str]] = {}
+        self._texts: dict[tuple[str, str], dict[str, int]] = {}
 
     def rank(self, scope: str, template: str, url: str) -> int:
         urls = self._ranks.setdefault((scope, template), {})
@@ -233,10 +234,10 @@ class LocalTrapMemory:
         parsed, productive = self._yield.get((scope, template), (0, 0))
         return parsed, productive
 
-    def same_text(self, scope: str, signature: str, url: str) -> int:
-        urls = self._texts.setdefault((scope, signature), set())
-        urls.add(url)
-        return len(urls)
+    def same_text(self, scope: str, signature: str, url: str, depth: int) -> int | None:
+        urls = self._texts.setdefault((scope, signature), {})
+        urls[url] = min(depth, urls.get(url, depth))
+        return min((d for u, d in urls.items() if u != url), default=None)
 
 
 _RANK = """
@@ -282,12 +283,14 @@ class RedisTrapMemory:
         parsed, productive = pipe.execute()
         return int(parsed or 0), int(productive or 0)
 
-    def same_text(self, scope: str, signature: str, url: str) -> int:
+    def same_text(self, scope: str, signature: str, url: str, depth: int) -> int | None:
         key = self._key("text", scope, signature)
         pipe = self.server.pipeline()
-        pipe.sadd(key, url)
-        pipe.scard(key)
-        return int(pipe.execute()[1])
+        pipe.hsetnx(key, url, depth)
+        pipe.hgetall(key)
+        urls = pipe.execute()[1]
+        own = url.encode()
+        return min((int(d) for u, d in urls.items() if u != own), default=None)
 
 
 def memory_for(frontier: Any) -> TrapMemory:
@@ -365,7 +368,9 @@ class TrapGuard:
                 "external domain)"
             )
         barren = (parsed and not productive) or not source_productive
-        return Admission(priority=-1 if barren else 0)
+        segs = [seg for seg in urlsplit(url).path.split("/") if seg]
+        echo = any(a == b for a, b in itertools.pairwise(segs))  # /a/b/b/: a loop begins?
+        return Admission(priority=-1 if barren or echo else 0)
 
     def first_report(self, url: str) -> bool:
         """True the first time a skipped ``url`` is reported by this process."""
@@ -375,12 +380,21 @@ class TrapGuard:
         return True
 
     def parsed(
-        self, scope: str, url: str, internal: list[str], domains: list[str], text: str
+        self,
+        scope: str,
+        url: str,
+        internal: list[str],
+        domains: list[str],
+        text: str,
+        depth: int = 0,
     ) -> PageVerdict:
-        """Learn from a fetched page of university ``scope``: its internal link targets,
-        the registered domains of its external links and its visible text. The verdict
-        says whether the page was productive and, when its text is that of another URL
-        of the host, ``trap: soft_404: ...`` (its links are then not followed)."""
+        """Learn from a fetched page of university ``scope`` at link ``depth``: its
+        internal link targets, the registered domains of its external links and its
+        visible text. The verdict says whether the page was productive and, when its text
+        is that of another URL of the host at a smaller depth, ``trap: soft_404: ...``
+        (its links are then not followed). Copies at one depth are all followed: which
+        of them comes first varies from run to run, the pages of a smaller depth were all
+        parsed before (:mod:`crawler.frontier`'s level-synchronous order)."""
         if not self.rules.enabled:
             return PageVerdict()
         keys = [f"s {skeleton(url_template(u))}" for u in internal] + [f"d {d}" for d in domains]
@@ -390,10 +404,10 @@ class TrapGuard:
         if signature is None:
             return PageVerdict(productive=productive)
         host = (urlsplit(url).hostname or "").lower()
-        same = self.memory.same_text(scope, f"{host} {signature}", url)
-        if same >= SAME_TEXT:
+        first = self.memory.same_text(scope, f"{host} {signature}", url, depth)
+        if first is not None and first < depth:
             return PageVerdict(
-                f"trap: soft_404: the same text as {same - 1} other page(s) of {host} "
+                f"trap: soft_404: the same text as a page of {host} at depth {first} "
                 "(a page answered for unknown URLs, or a copy); links not followed",
                 productive,
             )

@@ -200,7 +200,8 @@ class OutgoingSpider(BaseSpider):
             response.xpath("//body//text()[not(ancestor::script) and not(ancestor::style)]")
             .getall()
         ) if isinstance(response, TextResponse) else ""  # fmt: skip
-        verdict = self.traps.parsed(f"u{uni.id}", response.url, internal, domains, text)
+        depth = int(wm_of(response).get("depth") or 0)
+        verdict = self.traps.parsed(f"u{uni.id}", response.url, internal, domains, text, depth)
         if verdict.reason is not None:
             item.fetch_error = verdict.reason
             self.crawler.stats.inc_value("webometrics/traps/soft_404")
