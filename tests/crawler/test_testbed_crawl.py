@@ -255,7 +255,8 @@ def test_the_calendar_trap_stays_bounded(tmp_path: Path, testbed_dir: Path) -> N
                 max_pages_per_university=1000,
                 sitemaps=False,
                 proxy=server.proxy_url,
-                trap_guard=False,  # the depth alone bounds it (the guard: tests/crawler/test_traps.py)
+                # the depth alone bounds it (the trap guard: tests/crawler/test_traps.py)
+                trap_guard=False,
             ),
             crawl.CrawlScope(universities_file=str(unis), direction="outgoing"),
         )
