@@ -34,6 +34,13 @@ CRAWL_EXTERNAL_PAGES_PER_DOMAIN = 3
 # budgets shared out when their level starts (the same pages every run; extra pages after
 # every target) rather than to the requests found first (crawler.frontier)
 CRAWL_FIXED_BUDGETS = True
+# crawler traps (crawler.traps): a URL template admits this many pages, plus GAIN more for
+# each of its pages that brought a new kind of page or a new external domain; a path
+# segment repeated more than REPEATS times in a row is a trap (Heritrix's default)
+CRAWL_TRAP_GUARD = True
+CRAWL_TRAP_TEMPLATE_PAGES = 3
+CRAWL_TRAP_TEMPLATE_GAIN = 3
+CRAWL_TRAP_REPEATS = 2
 CRAWL_USER_AGENT = "webometrics-crawler/0.1 (+{contact})"
 CRAWL_CONTACT_URL = "https://example.org/webometrics-crawler"
 CRAWL_CONCURRENT_REQUESTS = 16

@@ -26,6 +26,8 @@ from urllib.parse import urlsplit
 import tldextract
 from w3lib.url import canonicalize_url
 
+from core.session_ids import strip_session_ids
+
 _LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
 
 
@@ -182,8 +184,9 @@ def is_public_host(host: str) -> bool:
 
 def normalize_url(url: str) -> str:
     """A canonical form of ``url`` for de-duplication and storage: lower-case scheme and
-    host, default port and fragment dropped, dot segments resolved, query sorted."""
-    url = url.strip()
+    host, default port and fragment dropped, dot segments resolved, query sorted, session
+    ids removed (:func:`core.session_ids.strip_session_ids`)."""
+    url = strip_session_ids(url.strip())
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
     netloc = parts.netloc.lower()

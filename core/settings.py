@@ -95,6 +95,10 @@ class CrawlSettings(_Section):
     max_pages_per_university: int = Field(D.CRAWL_MAX_PAGES_PER_UNIVERSITY, ge=1)
     external_pages_per_domain: int = Field(D.CRAWL_EXTERNAL_PAGES_PER_DOMAIN, ge=0)
     fixed_budgets: bool = D.CRAWL_FIXED_BUDGETS
+    trap_guard: bool = D.CRAWL_TRAP_GUARD
+    trap_template_pages: int = Field(D.CRAWL_TRAP_TEMPLATE_PAGES, ge=1)
+    trap_template_gain: int = Field(D.CRAWL_TRAP_TEMPLATE_GAIN, ge=0)
+    trap_repeats: int = Field(D.CRAWL_TRAP_REPEATS, ge=1)
     user_agent: str = D.CRAWL_USER_AGENT
     contact_url: str = D.CRAWL_CONTACT_URL
     concurrent_requests: int = Field(D.CRAWL_CONCURRENT_REQUESTS, ge=1)

@@ -32,7 +32,8 @@ Budgets, the same in every run. A request that counts against a budget (a univer
 pages, a domain's extra pages) and arrives before its level (class and depth) has started
 is *held*, not counted. When the level starts, every request of it is known (the level
 before is through), and each budget admits its held requests up to what is left of it,
-the most prominent first: the most linked from the pages of the level before, then the
+the most prominent first: those of a higher priority (a likely crawler trap has a lower
+one, :mod:`crawler.traps`), the most linked from the pages of the level before, then the
 earliest in its page (the smallest link position), then by URL (the order of backlink
 counts, Cho, Garcia-Molina & Page 1998, "Efficient crawling through URL ordering"). The
 others are dropped (and may come again by another way, e.g. as a target).
@@ -352,7 +353,7 @@ class Frontier:
         db = self._db
         rows = db.execute(
             "SELECT fp, bkey, blimit FROM request WHERE state=? AND cls=? AND depth=? "
-            "ORDER BY bkey, inlinks DESC, position, url, fp",
+            "ORDER BY bkey, priority, inlinks DESC, position, url, fp",
             (HELD, cls, depth),
         ).fetchall()
         used = {key: self._budget.get(key, 0) for _, key, _ in rows}

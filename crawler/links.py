@@ -19,6 +19,7 @@ from scrapy.http import Response, TextResponse
 from scrapy.linkextractors import LinkExtractor
 
 from core.choices import HTML_MEDIA_TYPES
+from core.session_ids import strip_session_ids
 from crawler.items import LinkRecord
 
 _MAX_SITEMAP_BYTES = 50 * 1024 * 1024  # the sitemaps.org limit, uncompressed
@@ -69,7 +70,7 @@ def page_links(response: Response, *, speculative: bool = False) -> list[LinkRec
     seen: dict[str, LinkRecord] = {}
     if is_html(response) and isinstance(response, TextResponse):
         for link in _extractor().extract_links(response):
-            target = urldefrag(link.url)[0]
+            target = strip_session_ids(urldefrag(link.url)[0])  # one page, one URL
             if not target.startswith(("http://", "https://")) or target in seen:
                 continue
             seen[target] = LinkRecord(target, " ".join(link.text.split()), bool(link.nofollow))
@@ -77,9 +78,11 @@ def page_links(response: Response, *, speculative: bool = False) -> list[LinkRec
         from crawler.script_links import script_links
 
         for target, found_in in script_links(response):
+            target = strip_session_ids(target)
             seen.setdefault(target, LinkRecord(target, "", False, found_in=found_in))
     request = response.request  # None for a response built outside a crawl (WARC import)
     for target, anchor in (request.meta.get(RENDERED) if request is not None else None) or ():
+        target = strip_session_ids(target)
         seen.setdefault(target, LinkRecord(target, anchor, False, found_in="rendered"))
     return list(seen.values())
 

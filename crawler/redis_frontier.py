@@ -17,8 +17,9 @@ Keys, under the run's prefix ``P`` (``<redis_key>:run:<run id>``):
 ``P:h0``, ``P:h3``, ``P:held``, ``P:opened``
     the held requests of the levelled classes (internal, extra) whose level has not
     started: sorted sets of ``budget\tlinks\tposition\turl\tfingerprint`` scored by
-    depth, the numbers fixed-width, ``links`` counting down (so one level's are in the
-    order the SQLite frontier admits them: by budget, most linked, earliest link, URL,
+    depth, the numbers fixed-width, ``links`` led by the priority rank and counting down
+    (so one level's are in the order the SQLite frontier admits them: by budget, priority,
+    most linked, earliest link, URL,
     byte by byte), each held request's queue entry, priority rank, budget size and set
     member; the started levels; ``P:inlink`` the (request, linking page) pairs counted;
 ``P:req``
@@ -112,8 +113,9 @@ local hold = ARGV[12] == '1' and bkey ~= '' and heldsets[cls] ~= nil
 local upgraded, held = 0, nil
 -- a held request's set member: budget, links counting down and position (fixed width:
 -- the set's byte order is the order of prominence), then URL and fingerprint
+-- (the links field leads with the priority rank: a likely trap, crawler.traps, comes last)
 local function held_member(key, inv, pos, rest)
-  return key .. '\t' .. string.format('%09d', inv) .. '\t' .. string.format('%09d', pos)
+  return key .. '\t' .. string.format('%012d', inv) .. '\t' .. string.format('%09d', pos)
     .. '\t' .. rest
 end
 if ARGV[9] == '1' then
@@ -162,7 +164,7 @@ upgraded = upgraded + redis.call('ZREM', KEYS[5], member)
 redis.call('HSET', KEYS[2], fp, blob)
 if hold then
   local new = redis.call('SADD', KEYS[19], fp .. '\t' .. ARGV[13])
-  local zmember = held_member(bkey, 999999999 - new, tonumber(ARGV[11]),
+  local zmember = held_member(bkey, rank * 1000000000 + 999999999 - new, tonumber(ARGV[11]),
                               ARGV[10] .. '\t' .. fp)
   redis.call('ZADD', heldsets[cls], depth, zmember)
   redis.call('HSET', KEYS[14], fp,

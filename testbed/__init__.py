@@ -31,6 +31,11 @@ What the test web holds
   *dead*: the proxy answers ``502`` with ``X-Testbed-Error: unknown-host``.
 * **Citing sites**: generated domains (``tb-*``) whose pages link to a university page;
   some generated outgoing sites link back too. Listed in a Majestic-style CSV and a URL list.
+* **A hostile university** (``www.hostile-state.edu``, ``library.hostile-state.edu``;
+  :mod:`testbed.hostile`): session ids on every link, an endless calendar, a faceted
+  catalogue, soft-404 pages, recursing relative links, a 429 and a 503 page and a menu
+  built by JavaScript, answered at request time; its own universities file
+  ``hostile.toml`` and its truth in the manifest's ``hostile`` section.
 * **Trouble cases** (under each university's main host at ``/testbed/...`` and under
   ``http://trouble.testbed.example/``): robots-disallowed pages, 301/302 chains, a redirect
   loop, 404, 500, slow responses, an endless calendar (crawler trap), windows-1251 and koi8-r
@@ -64,7 +69,8 @@ never happens: an unknown host answers ``502`` (``X-Testbed-Error: unknown-host`
 
 Control endpoints (direct requests only, ``Host`` = the server's own address):
 ``GET /__testbed__/log`` (JSON list of fetches), ``POST /__testbed__/log/clear``,
-``GET /__testbed__/manifest`` (the manifest). Every proxied request is logged, whatever
+``GET /__testbed__/manifest`` (the manifest), ``POST /__testbed__/hostile/reset`` (the
+hostile site's 429 and 503 pages answer so again). Every proxied request is logged, whatever
 the answer, including requests for forbidden addresses (answered ``403``).
 
 Output directory
@@ -78,6 +84,8 @@ Output directory
     all universities; ``citing/<key>.majestic.csv`` and ``citing/<key>.txt`` per university.
 ``universities.toml``
     the test web's universities file (also ``testbed/universities.toml`` in the repository).
+``hostile.toml``
+    the hostile university's universities file (:mod:`testbed.hostile`).
 
 Manifest format (``manifest.json``, format 1)
 ----------------------------------------------
@@ -90,6 +98,7 @@ Top level::
      "sites": {registered_domain: Site, ...},
      "trouble": [Trouble, ...],
      "robots_disallowed": [url, ...],     # every linked or served URL robots.txt disallows
+     "hostile": {...},                    # the hostile site's truth (testbed.hostile)
      "forbidden": [url, ...]}             # internal addresses and names: never fetch
                                           # (the injected ones first, then linked ones)
 

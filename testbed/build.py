@@ -36,6 +36,8 @@ from testbed.archive import archive_truth
 from testbed.backlinks import write_citing
 from testbed.cache import shared_build
 from testbed.external import ExternalSites
+from testbed.hostile import manifest_section as hostile_section
+from testbed.hostile import universities_toml as hostile_universities
 from testbed.links import LINK_RULES, PageLink
 from testbed.options import BuildOptions
 from testbed.resolution import Resolution
@@ -182,6 +184,7 @@ def build(
         "robots_disallowed": sorted(disallowed),
         # what the test web's archives hold (testbed.archive)
         "archive": archive_truth(archived, b.w.__contains__),
+        "hostile": hostile_section(),
         "forbidden": list(FORBIDDEN_URLS)
         + sorted(
             t
@@ -198,6 +201,7 @@ def build(
     )
     write_citing(out / "citing", unis)
     shutil.copyfile(UNIVERSITIES_FILE, out / "universities.toml")
+    (out / "hostile.toml").write_text(hostile_universities(), encoding="utf-8")
     steps.update()
     steps.close()
 

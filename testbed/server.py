@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from testbed.archive import ArchiveService
+from testbed.hostile import HostileSite, HostileState
 from testbed.siteindex import SiteIndex, StoredResponse
 
 log = logging.getLogger(__name__)
@@ -110,6 +111,9 @@ class _Server(ThreadingHTTPServer):
         self.latency = 0.0
         # the web archives of the test web's own pages (testbed.archive)
         self.archive = ArchiveService(index.get, index.stores, index.keys)
+        # the hostile site (testbed.hostile): answered at request time, with its state
+        self.hostile = HostileSite()
+        self.hostile_state = HostileState()
 
     def tls_context(self) -> ssl.SSLContext:
         with self.tls_lock:
@@ -175,6 +179,10 @@ class _Handler(BaseHTTPRequestHandler):
             with self.server.log_lock:
                 self.server.fetch_log.clear()
             self._send_simple(200, "application/json", b'{"cleared": true}\n')
+            return
+        if self.tunnel is None and self.path == CONTROL_PREFIX + "hostile/reset":
+            self.server.hostile_state.reset()
+            self._send_simple(200, "application/json", b'{"reset": true}\n')
             return
         self._serve(head=False, method="POST")
 
@@ -244,7 +252,8 @@ class _Handler(BaseHTTPRequestHandler):
         if ArchiveService.serves(url):  # web.archive.org, index/data.commoncrawl.org
             answer = self.server.archive.answer(url, self.headers)
         else:
-            answer = self.server.index.answer(url)
+            hostile = self.server.hostile.answer(url, self.server.hostile_state)
+            answer = hostile if hostile is not None else self.server.index.answer(url)
         entry: dict[str, Any] = {
             "time": time.time(),
             "method": method or ("HEAD" if head else "GET"),
@@ -387,6 +396,10 @@ class TestbedServer:
     def clear_log(self) -> None:
         with self._server.log_lock:
             self._server.fetch_log.clear()
+
+    def reset_hostile(self) -> None:
+        """Make the hostile site's 429 and 503 pages answer so again (before a crawl)."""
+        self._server.hostile_state.reset()
 
     def manifest(self) -> dict[str, Any]:
         """The manifest of the served test web (parsed JSON)."""

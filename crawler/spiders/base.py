@@ -27,6 +27,7 @@ from w3lib.url import safe_url_string
 from core.choices import is_text_media_type
 from core.domains import host_of, in_domains, normalize_url
 from core.entities import SiteRules
+from core.session_ids import strip_session_ids
 from core.settings import CrawlSettings
 from crawler.archive.facts import apply_capture, failed_capture
 from crawler.errors import classify_failure
@@ -240,9 +241,12 @@ class BaseSpider(scrapy.Spider):
             item.fetch_error = f"bad_redirect: {response.status} without a Location header"
             yield item
             return
-        target = urldefrag(
-            urljoin(response.url, safe_url_string(location.decode("latin-1").strip()))
-        )[0]
+        raw = urldefrag(urljoin(response.url, safe_url_string(location.decode("latin-1").strip())))[
+            0
+        ]
+        target = strip_session_ids(raw)
+        if target != raw and normalize_url(target) == normalize_url(response.url):
+            target = raw  # a server that redirects to hand out its session id (Tomcat)
         chain = [*wm.get("chain", ()), response.url]
         item.redirect_to = target
         frontier = self.frontier

@@ -16,17 +16,21 @@ Time and memory: linear in the pages fetched; the frontier holds one row per req
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import scrapy
 from scrapy import signals
-from scrapy.http import Response
+from scrapy.http import Response, TextResponse
 
 from core.domains import normalize_url
+from core.settings import CrawlSettings
+from crawler.items import LinkRecord, PageItem
 from crawler.links import page_links, sitemap_urls
 from crawler.script_links import linked_scripts
 from crawler.spiders.base import BaseSpider, UniversityInfo
+from crawler.traps import PageVerdict, TrapGuard, TrapRules, memory_for
 from crawler.wiring import WmMeta, wm_of
 
 
@@ -48,7 +52,13 @@ class OutgoingSpider(BaseSpider):
 
     # -- requests ------------------------------------------------------------------------------
     def internal(
-        self, url: str, uni: UniversityInfo, depth: int, pos: int = 0, src: str = ""
+        self,
+        url: str,
+        uni: UniversityInfo,
+        depth: int,
+        pos: int = 0,
+        src: str = "",
+        priority: int = 0,
     ) -> scrapy.Request:
         """A page of the university at ``depth``, linked at place ``pos`` of page ``src``
         (counts against its page budget)."""
@@ -60,7 +70,7 @@ class OutgoingSpider(BaseSpider):
             "pos": pos,
             "src": src,
         }
-        return self.make_request(url, wm)
+        return self.make_request(url, wm, priority=priority)
 
     def target(self, url: str, uni: UniversityInfo) -> scrapy.Request:
         """An external link target of the university (fetched once, no budget)."""
@@ -143,10 +153,13 @@ class OutgoingSpider(BaseSpider):
             if speculative and depth < self.max_depth:  # the site's scripts, for their URLs
                 for pos, url in enumerate(linked_scripts(response), len(links)):
                     yield self.internal(url, uni, depth + 1, pos, response.url)
+            verdict = self._judge_page(response, uni, links, item)
             for pos, link in enumerate(links):
                 if uni.owns(link.target):
-                    if depth < self.max_depth:
-                        yield self.internal(link.target, uni, depth + 1, pos, response.url)
+                    if depth < self.max_depth and verdict.reason is None:
+                        yield from self._internal_link(
+                            link.target, uni, depth + 1, pos, response, verdict.productive
+                        )
                 else:
                     item.links.append(link)
                     yield self.target(link.target, uni)
@@ -168,6 +181,63 @@ class OutgoingSpider(BaseSpider):
                 ):
                     yield self.extra(link.target, uni_id, domain, hop, pos, response.url)
         yield item
+
+    # -- crawler traps (crawler.traps) -------------------------------------------------------
+    @property
+    def traps(self) -> TrapGuard:
+        """The crawl's trap guard, its memory beside the running crawl's frontier."""
+        guard: TrapGuard | None = getattr(self, "_traps", None)
+        if guard is None:
+            rules = TrapRules.from_crawl(CrawlSettings.model_validate(self.job["crawl"]))
+            guard = self._traps = TrapGuard(rules, memory_for(self.frontier))
+        return guard
+
+    def _judge_page(
+        self, response: Response, uni: UniversityInfo, links: list[LinkRecord], item: PageItem
+    ) -> PageVerdict:
+        """Learn from a university page; a verdict with a reason when its links are not
+        to be followed (a soft 404 or a copy, recorded as the page's error)."""
+        if not self.traps.rules.enabled:
+            return PageVerdict()
+        internal = [link.target for link in links if uni.owns(link.target)]
+        domains = sorted({self.sites.key(link.target) for link in links} - set(uni.domains))
+        text = " ".join(
+            response.xpath("//body//text()[not(ancestor::script) and not(ancestor::style)]")
+            .getall()
+        ) if isinstance(response, TextResponse) else ""  # fmt: skip
+        depth = int(wm_of(response).get("depth") or 0)
+        verdict = self.traps.parsed(f"u{uni.id}", response.url, internal, domains, text, depth)
+        if verdict.reason is not None:
+            item.fetch_error = verdict.reason
+            self.crawler.stats.inc_value("webometrics/traps/soft_404")
+        return verdict
+
+    def _internal_link(
+        self,
+        url: str,
+        uni: UniversityInfo,
+        depth: int,
+        pos: int,
+        response: Response,
+        productive: bool,
+    ) -> Iterator[Any]:
+        """The request for an internal link, or, for a trap, the record of its skip."""
+        verdict = self.traps.admit(url, f"u{uni.id}", productive)
+        if verdict.reason is None:
+            yield self.internal(url, uni, depth, pos, response.url, verdict.priority)
+            return
+        kind = verdict.reason.split(":", 2)[1].strip()
+        self.crawler.stats.inc_value(f"webometrics/traps/{kind}")
+        if self.traps.first_report(url):
+            yield PageItem(
+                url=url,
+                fingerprint=None,
+                role="university",
+                university_id=uni.id,
+                depth=depth,
+                fetched_at=dt.datetime.now(dt.UTC),
+                fetch_error=verdict.reason[:2000],
+            )
 
     def _sitemap(
         self, response: Response, uni: UniversityInfo, wm: WmMeta

@@ -1,7 +1,7 @@
 """rank editions: every edition of a ranking kept, the newest mirrored on university
 
 Revision ID: 0019
-Revises: 0017
+Revises: 0018
 Create Date: 2026-11-28
 
 ``webometrics universities import-ranks FILE --edition NAME`` stores each edition of a

@@ -1,7 +1,7 @@
 """link found_in: where the crawler found a link (HTML, a script, a JSON block, the DOM)
 
 Revision ID: 0020
-Revises: 0017
+Revises: 0019
 Create Date: 2026-11-28
 
 Links built by scripts (issue 35, hostile live sites): besides the ``<a>``/``<area>`` of

@@ -1,0 +1,238 @@
+"""Crawler traps (crawler/traps.py) and the hostile university of the test web.
+
+The guard's rules on their own (with the process's memory and with Redis, as a crawl
+farm shares it), then the crawler on the hostile site (testbed/hostile.py), once with
+the one-machine frontier and once as a crawl farm of two processes on Redis: session
+ids removed (no page fetched twice), each kind of trap recognised and its skipped pages
+stored with the reason, and the figures the issue asks for.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+
+from crawler.traps import LocalTrapMemory, RedisTrapMemory, TrapGuard, TrapRules
+from store.models import Link, Page
+from store.session import session_scope
+from webometrics.stages import crawl
+
+from .conftest import fast_settings, migrated_engine
+
+BUDGET = 40  # pages of the university: near the hostile site's 35 real pages
+DEPTH = 3
+
+
+@pytest.fixture(params=["local", "redis"])
+def memory(request: pytest.FixtureRequest) -> Any:
+    if request.param == "local":
+        return LocalTrapMemory()
+    import uuid
+
+    from crawler.redis_frontier import connect
+
+    server = connect(request.getfixturevalue("redis_server").url)
+    return RedisTrapMemory(server, f"test-traps-{uuid.uuid4().hex[:8]}")
+
+
+def guard(memory: Any, **rules: Any) -> TrapGuard:
+    return TrapGuard(TrapRules(**{"template_pages": 2, "template_gain": 1, **rules}), memory)
+
+
+def test_repeated_segments_and_deep_paths_are_traps(memory: Any) -> None:
+    g = guard(memory)
+    assert g.admit("http://u.edu/a/sub/sub/", "u1").reason is None
+    reason = g.admit("http://u.edu/a/sub/sub/sub/", "u1").reason
+    assert reason is not None and reason.startswith("trap: repeated_segments: ")
+    assert "repeated_segments" in (g.admit("http://u.edu/n/2026/n/2026/", "u1").reason or "")
+    deep = "http://u.edu/" + "".join(f"s{i}/" for i in range(25))
+    assert (g.admit(deep, "u1").reason or "").startswith("trap: too_deep: ")
+
+
+def test_a_template_admits_its_budget_and_learns_more(memory: Any) -> None:
+    g = guard(memory)
+    month = [f"http://u.edu/events/2026/{m:02d}/" for m in range(1, 6)]
+    assert [g.admit(u, "u1").reason is None for u in month] == [True, True, False, False, False]
+    reason = g.admit(month[2], "u1").reason or ""
+    assert reason.startswith("trap: calendar: template u.edu/events/{n}/{n}/ past its budget")
+    # asked again, an admitted URL stays admitted; another university has its own budget
+    assert g.admit(month[0], "u1").reason is None
+    assert g.admit(month[4], "u2").reason is None
+    # a page of the template that links to a new external domain earns it one more page
+    verdict = g.parsed("u1", month[0], [month[1]], ["new-partner.org"], "")
+    assert verdict.productive and verdict.reason is None
+    assert g.admit(month[2], "u1").reason is None
+    assert g.admit(month[3], "u1").reason is not None
+    facets = [g.admit(f"http://u.edu/catalogue/?subject={s}", "u1").reason for s in "abc"]
+    assert facets[:2] == [None, None]
+    assert (facets[2] or "").startswith("trap: faceted: ")
+
+
+def test_links_of_a_barren_page_get_a_lower_priority(memory: Any) -> None:
+    g = guard(memory)
+    first = g.parsed("u1", "http://u.edu/", ["http://u.edu/a/"], ["x.org"], "")
+    assert first.productive
+    again = g.parsed("u1", "http://u.edu/b/", ["http://u.edu/a/"], ["x.org"], "")
+    assert not again.productive
+    assert g.admit("http://u.edu/c/", "u1", again.productive).priority == -1
+    assert g.admit("http://u.edu/d/", "u1", first.productive).priority == 0
+    assert g.admit("http://u.edu/d/d/", "u1", first.productive).priority == -1
+
+
+def test_a_page_with_the_text_of_another_is_a_soft_404(memory: Any) -> None:
+    g = guard(memory)
+    menu = " ".join(["Home About Research News Events Library"] * 4)
+
+    def text(path: str) -> str:
+        return f"Page not found. We could not find {path}. Perhaps: Archive Index. {menu}"
+
+    a = g.parsed("u1", "http://u.edu/old/", [], [], text("/old/"), 1)
+    same_depth = g.parsed("u1", "http://u.edu/new/", [], [], text("/new/"), 1)
+    b = g.parsed("u1", "http://u.edu/x/y/", [], [], text("/x/y/"), 2)
+    # copies at one depth are all followed (which comes first varies from run to run)
+    assert a.reason is None and same_depth.reason is None
+    assert (b.reason or "").startswith("trap: soft_404: the same text as a page of u.edu")
+    # another host's page with that text is not a copy of it
+    assert g.parsed("u1", "http://lib.u.edu/z/", [], [], text("/z/"), 3).reason is None
+    # short pages are never compared
+    assert g.parsed("u1", "http://u.edu/p/", [], [], "Hello", 1).reason is None
+    assert g.parsed("u1", "http://u.edu/q/", [], [], "Hello", 2).reason is None
+
+
+def test_processes_of_a_farm_share_what_they_learn(redis_server: Any) -> None:
+    import uuid
+
+    from crawler.redis_frontier import connect
+
+    server = connect(redis_server.url)
+    prefix = f"test-traps-{uuid.uuid4().hex[:8]}"
+    one, two = (guard(RedisTrapMemory(server, prefix)) for _ in range(2))
+    assert one.admit("http://u.edu/e/2026/01/", "u1").reason is None
+    assert two.admit("http://u.edu/e/2026/02/", "u1").reason is None
+    assert one.admit("http://u.edu/e/2026/03/", "u1").reason is not None
+    assert two.admit("http://u.edu/e/2026/01/", "u1").reason is None
+
+
+def test_the_guard_can_be_turned_off() -> None:
+    g = guard(LocalTrapMemory(), enabled=False)
+    assert g.admit("http://u.edu/a/a/a/a/", "u1").reason is None
+    assert [g.admit(f"http://u.edu/c/?p={i}", "u1").reason for i in range(9)] == [None] * 9
+
+
+# -- the crawler on the hostile site -----------------------------------------------------
+def _crawl(engine: Any, server: Any, tmp: Path, **crawl_settings: Any) -> dict[str, Any]:
+    from testbed.hostile import universities_toml
+
+    unis = tmp / "hostile.toml"
+    unis.write_text(universities_toml(), encoding="utf-8")
+    server.reset_hostile()
+    server.clear_log()
+    settings = fast_settings(
+        depth=DEPTH,
+        max_pages_per_university=BUDGET,
+        proxy=server.proxy_url,
+        jobdir=str(tmp / "job"),
+        **crawl_settings,
+    )
+    stats = crawl.run(
+        engine, settings, crawl.CrawlScope(universities_file=str(unis), direction="outgoing")
+    )
+    with session_scope(engine) as s:
+        pages = {
+            p.url: (p.http_status, p.fetch_error)
+            for p in s.scalars(select(Page).where(Page.role == "university"))
+        }
+        hosts = s.scalars(
+            select(Link.target_host)
+            .join(Page, Page.id == Link.source_page_id)
+            .where(Page.role == "university", Link.external.is_(True))
+            .distinct()
+        ).all()
+    return {"stats": stats, "pages": pages, "hosts": set(hosts), "log": server.requests}
+
+
+@pytest.fixture(scope="module")
+def hostile_crawls(
+    tmp_path_factory: pytest.TempPathFactory,
+    testbed_dir: Path,
+    postgres_server: Any,
+    redis_server: Any,
+) -> dict[str, dict[str, Any]]:
+    """One crawl of the hostile site per frontier: one process (SQLite frontier), and a
+    crawl farm of two processes on Redis (PostgreSQL)."""
+    from testbed.server import TestbedServer
+
+    tmp = tmp_path_factory.mktemp("hostile")
+    (tmp / "one").mkdir()
+    (tmp / "farm").mkdir()
+    with TestbedServer(testbed_dir) as server:
+        one = _crawl(migrated_engine(f"sqlite:///{tmp / 'one.db'}"), server, tmp / "one")
+        farm = _crawl(
+            migrated_engine(postgres_server.create_database()),
+            server,
+            tmp / "farm",
+            redis_url=redis_server.url,
+            processes=2,
+        )
+    return {"one": one, "farm": farm}
+
+
+FRONTIERS = ["one", "farm"]
+
+
+@pytest.fixture(params=FRONTIERS)
+def hostile(request: pytest.FixtureRequest, hostile_crawls: dict[str, Any]) -> dict[str, Any]:
+    return hostile_crawls[request.param]
+
+
+@pytest.fixture(scope="module")
+def site() -> Any:
+    from testbed.hostile import HostileSite
+
+    return HostileSite()
+
+
+def _score(site: Any, result: dict[str, Any]) -> dict[str, Any]:
+    from core.domains import registered_domain
+    from testbed.hostile import score
+
+    return score(site, result["log"], {registered_domain(h) for h in result["hosts"]})
+
+
+def test_no_page_is_fetched_twice(hostile: dict[str, Any], site: Any) -> None:
+    figures = _score(site, hostile)
+    assert figures["real_fetched"] > 0
+    assert figures["fetched_twice"] == 0
+    # and no stored URL carries a session id
+    assert not [u for u in hostile["pages"] if "sessionid" in u.lower() or "sid=" in u.lower()]
+
+
+def test_each_kind_of_trap_is_recognised_and_stored(hostile: dict[str, Any], site: Any) -> None:
+    reasons = {u: e for u, (_, e) in hostile["pages"].items() if e and e.startswith("trap: ")}
+    kinds = {e.split(":")[1].strip() for e in reasons.values()}
+    assert {"calendar", "faceted", "repeated_segments", "soft_404"} <= kinds
+    for url, reason in reasons.items():
+        # no real page is taken for a trap; skipped ones were never fetched
+        assert site.classify(url) != "real", (url, reason)
+        status = hostile["pages"][url][0]
+        assert (status is None) == (not reason.startswith("trap: soft_404"))
+    skipped = {site.classify(u) for u, (s, _) in hostile["pages"].items() if s is None}
+    assert {"calendar", "faceted", "repeated_segments"} <= skipped
+    assert hostile["stats"].errors.get("trap", 0) == len(reasons)
+
+
+def test_traps_take_at_most_a_quarter_of_the_fetches(hostile: dict[str, Any], site: Any) -> None:
+    figures = _score(site, hostile)
+    assert figures["trap_fetches"] > 0
+    assert figures["trap_share"] <= 0.25, figures
+
+
+def test_the_domains_of_every_page_reached_are_found(hostile: dict[str, Any], site: Any) -> None:
+    """Every external domain linked from a real page with no script or 429 before it (the
+    scripts' and the Retry-After's are the other parts of issue 35)."""
+    figures = _score(site, hostile)
+    for group in ("plain", "503"):
+        assert figures["domains"][group]["found"] == figures["domains"][group]["truth"], figures
