@@ -190,11 +190,16 @@ def report(result: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main() -> None:
+SMOKE_SKIP = (
+    "reads the 990 real pages of the trafilatura corpus and may render pages in Chromium (a minute)"
+)
+
+
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
     parser.add_argument("--sample", type=int, default=0, help="print N unconfirmed links")
     parser.add_argument("--render", type=int, default=0, help="render N auto-flagged pages")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     result = measure(pages())
     unconfirmed = result.pop("_unconfirmed")
     flagged = result.pop("_flagged")
@@ -206,7 +211,8 @@ def main() -> None:
     md = report(result)
     print(md)
     write_results(RESULTS / "script_links", result, md)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
