@@ -21,7 +21,10 @@ Three kinds of evidence:
    do not matter: ``/catalogue/?``). A fetched page is *productive* when it links to an
    external registered domain not seen before in the university's crawl, or to an
    internal page whose *skeleton* (the template's literal segments: ``/events/calendar/``)
-   is new. A template admits ``[crawl] trap_template_pages`` distinct URLs, plus
+   is new. Counting only the links found on pages of a generalised template with the
+   same skeleton (a trap makes its own URLs: a month links to the next, a filter to more
+   filters; a list of course pages is no trap), a template admits
+   ``[crawl] trap_template_pages`` distinct URLs, plus
    ``[crawl] trap_template_gain`` more for each productive page of it; the URLs past that
    are not requested, and are stored as skipped (``calendar`` when the template holds
    two numbers or a date, ``faceted`` when it has a query, else ``template``). The links
@@ -184,9 +187,10 @@ class TrapRules:
 class TrapMemory(Protocol):
     """What the guard learns, shared by every process of a crawl (scope: a university)."""
 
-    def rank(self, scope: str, template: str, url: str) -> int:
-        """The place of ``url`` among its template's distinct URLs (1: the first asked
-        for), the same on every later call."""
+    def rank(self, scope: str, template: str, url: str, counted: bool = True) -> int:
+        """The place of ``url`` among its template's distinct counted URLs (1: the first
+        asked for), the same on every later call; 0 for a URL first asked for uncounted
+        (found on a page of another kind: it never counts)."""
         ...
 
     def novel(self, scope: str, keys: list[str]) -> int:
@@ -216,9 +220,11 @@ class LocalTrapMemory:
         self._yield: dict[tuple[str, str], list[int]] = {}
         self._texts: dict[tuple[str, str], dict[str, int]] = {}
 
-    def rank(self, scope: str, template: str, url: str) -> int:
+    def rank(self, scope: str, template: str, url: str, counted: bool = True) -> int:
         urls = self._ranks.setdefault((scope, template), {})
-        return urls.setdefault(url, len(urls) + 1)
+        if url not in urls:
+            urls[url] = sum(1 for r in urls.values() if r) + 1 if counted else 0
+        return urls[url]
 
     def novel(self, scope: str, keys: list[str]) -> int:
         new = {(scope, k) for k in keys} - self._seen
@@ -243,7 +249,8 @@ class LocalTrapMemory:
 _RANK = """
 local r = redis.call('HGET', KEYS[1], ARGV[1])
 if r then return tonumber(r) end
-local n = redis.call('HLEN', KEYS[1]) + 1
+local n = 0
+if ARGV[2] == '1' then n = redis.call('INCR', KEYS[2]) end
 redis.call('HSET', KEYS[1], ARGV[1], n)
 return n
 """
@@ -261,8 +268,9 @@ class RedisTrapMemory:
     def _key(self, *parts: str) -> str:
         return ":".join((self.prefix, *parts))
 
-    def rank(self, scope: str, template: str, url: str) -> int:
-        return int(self._rank(keys=[self._key("rank", scope, template)], args=[url]))
+    def rank(self, scope: str, template: str, url: str, counted: bool = True) -> int:
+        keys = [self._key("rank", scope, template), self._key("ranked", scope, template)]
+        return int(self._rank(keys=keys, args=[url, int(counted)]))
 
     def novel(self, scope: str, keys: list[str]) -> int:
         if not keys:
@@ -348,9 +356,14 @@ class TrapGuard:
             return f"trap: too_deep: {n} path segments (more than {MAX_SEGMENTS})"
         return None
 
-    def admit(self, url: str, scope: str, source_productive: bool = True) -> Admission:
-        """Whether to request internal link ``url`` of university ``scope``, found on a
-        page that was productive or not (:meth:`parsed`)."""
+    def admit(
+        self, url: str, scope: str, source_productive: bool = True, source: str = ""
+    ) -> Admission:
+        """Whether to request internal link ``url`` of university ``scope``, found on
+        page ``source`` that was productive or not (:meth:`parsed`). Only the links found
+        on a page of a generalised template of the same skeleton count against the
+        link's template budget (a trap makes its own URLs: a month links to the next,
+        a filter to more filters; a list of course pages is no trap)."""
         if not self.rules.enabled:
             return Admission()
         reason = self.shape(url)
@@ -359,7 +372,9 @@ class TrapGuard:
         template = url_template(url)
         parsed, productive = self.memory.yield_of(scope, template)
         allowed = self.rules.template_pages + self.rules.template_gain * productive
-        rank = self.memory.rank(scope, template, url)
+        origin = url_template(source) if source else template
+        counted = ("{" in origin or origin.endswith("?")) and skeleton(origin) == skeleton(template)
+        rank = self.memory.rank(scope, template, url, counted)
         if rank > allowed:
             kind = template_kind(template)
             return Admission(

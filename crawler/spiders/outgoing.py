@@ -222,21 +222,21 @@ class OutgoingSpider(BaseSpider):
         productive: bool,
     ) -> Iterator[Any]:
         """The request for an internal link, or, for a trap, the record of its skip."""
-        verdict = self.traps.admit(url, f"u{uni.id}", productive)
+        verdict = self.traps.admit(url, f"u{uni.id}", productive, response.url)
         if verdict.reason is None:
             yield self.internal(url, uni, depth, pos, response.url, verdict.priority)
             return
         kind = verdict.reason.split(":", 2)[1].strip()
         self.crawler.stats.inc_value(f"webometrics/traps/{kind}")
         if self.traps.first_report(url):
+            # no depth: the pages with one are the requests of the university's crawl
             yield PageItem(
                 url=url,
                 fingerprint=None,
                 role="university",
                 university_id=uni.id,
-                depth=depth,
                 fetched_at=dt.datetime.now(dt.UTC),
-                fetch_error=verdict.reason[:2000],
+                fetch_error=f"{verdict.reason} (linked at depth {depth})"[:2000],
             )
 
     def _sitemap(
