@@ -133,7 +133,9 @@ def database_bytes(url: str) -> int:
     try:
         with engine.connect() as conn:
             if engine.dialect.name == "postgresql":
-                return int(conn.execute(text("SELECT pg_database_size(current_database())")).scalar_one())
+                return int(
+                    conn.execute(text("SELECT pg_database_size(current_database())")).scalar_one()
+                )
             return folder_bytes(Path(engine.url.database or ""))
     finally:
         engine.dispose()
@@ -254,7 +256,9 @@ def split_log(path: Path) -> dict[str, Any]:
 # ---------------------------------------------------------------------------- the pipeline
 
 
-def rehearse(args: argparse.Namespace, work: Path) -> dict[str, Any]:
+def rehearse(args: argparse.Namespace, work: Path, out: dict[str, Any]) -> None:
+    """Build, serve and run every stage, adding ``web`` and ``stages`` to ``out``; the
+    partial results are saved after each stage (a run cut short keeps what it measured)."""
     web, logs, report_dir, jobdir = work / "web", work / "logs", work / "report", work / "job"
     logs.mkdir(parents=True, exist_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith("WEBOMETRICS_")}
@@ -262,13 +266,17 @@ def rehearse(args: argparse.Namespace, work: Path) -> dict[str, Any]:
 
     env["WEBOMETRICS_DATA"] = str(data_dir())
     stages: list[dict[str, Any]] = []
+    out["stages"] = stages
 
     def note(stage: dict[str, Any]) -> None:
         stages.append(stage)
         shown = {k: v for k, v in stage.items() if k not in ("web", "counts")}
         print(f"{stage['stage']}: {json.dumps(shown)}", flush=True)
+        if not args.no_save:
+            write_results(args.out_stem, out, markdown(out), indent=1, newline=True)
 
     built = build_web(web, args, env, logs)
+    out["web"] = built["web"]
     note({"stage": "build", **{k: v for k, v in built.items() if k != "web"}})
 
     servers: list[Any] = []
@@ -303,7 +311,7 @@ def rehearse(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             env, logs / "setup-universities.log",
         )  # fmt: skip
         after = database_bytes(db_url)
-        note({"stage": "setup", **{k: run[k] + run2[k] for k in ("wall_s", "cpu_s")},
+        note({"stage": "setup", **{k: round(run[k] + run2[k], 2) for k in ("wall_s", "cpu_s")},
               "peak_rss_mb": max(run["peak_rss_mb"], run2["peak_rss_mb"]),
               "peak_tree_rss_mb": max(run["peak_tree_rss_mb"], run2["peak_tree_rss_mb"]),
               "db_bytes": after, "db_growth_bytes": after - before, "files_bytes": 0})  # fmt: skip
@@ -325,7 +333,7 @@ def rehearse(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             load = load_averages()
             run = run_command(cmd, env, logs / f"{name}.log")
             stage: dict[str, Any] = {"stage": name, **run, "load_before": load}
-            if name == "crawl":
+            if name == "crawl" and served is not None:
                 stage["testweb_peak_rss_mb"] = round(served.stop() / 2**20, 1)
                 served = None
                 stage["directions"] = split_log(logs / "testweb.jsonl")
@@ -342,7 +350,6 @@ def rehearse(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             served.stop()
         for server in reversed(servers):
             server.stop()
-    return {"web": built["web"], "stages": stages}
 
 
 # ---------------------------------------------------------------------------- the report
@@ -356,15 +363,17 @@ def markdown(out: dict[str, Any]) -> str:
     s = out["scale"]
     web = out["web"]
     pages = web["pages"]
+    unis = web["universities"].values()
+    n_out = sum(u["outgoing_ru"] + u["outgoing_en"] for u in unis)
+    n_cite = sum(u["citing_ru"] + u["citing_en"] for u in unis)
     lines = [
         f"# Rehearsal at the paper's scale (scale {s:g})",
         "",
         f"`{out['command']}`, {out['date']}; machine: {out['machine']} (shared: load "
         f"averages {out['load_start']} at the start, {out.get('load_end', '—')} at the end). "
         f"The generated web (`testbed/paper_scale.py`): nine universities, Table 3's domain "
-        f"counts × {s:g}: {sum(u['outgoing_ru'] + u['outgoing_en'] for u in web['universities'].values()):,} "
-        f"outgoing and {sum(u['citing_ru'] + u['citing_en'] for u in web['universities'].values()):,} "
-        f"citing domains; {pages.get('university', 0):,} university pages, "
+        f"counts × {s:g}: {n_out:,} outgoing and {n_cite:,} citing domains; "
+        f"{pages.get('university', 0):,} university pages, "
         f"{pages.get('outgoing', 0):,} outgoing-site pages, {pages.get('citing', 0):,} citing "
         f"pages ({web['urls']:,} URLs, {_mb(sum(web['bytes'].values()))} MB of bodies). "
         f"Served in its own process with {out['latency']:g}-{out['latency_max']:g} s per "
@@ -396,9 +405,7 @@ def markdown(out: dict[str, Any]) -> str:
             "analyse": f"{c.get('domains categorised', 0):,} domains categorised",
             "report": "report folder",
         }[st["stage"]]
-        db = (
-            f"{_mb(st['db_bytes'])} (+{_mb(st['db_growth_bytes'])})" if "db_bytes" in st else "—"
-        )
+        db = f"{_mb(st['db_bytes'])} (+{_mb(st['db_growth_bytes'])})" if "db_bytes" in st else "—"
         files = st.get("disk_bytes", st.get("files_bytes", 0))
         lines.append(
             f"| {st['stage']} | {st['wall_s']:,.1f} | {st['cpu_s']:,.1f} | "
@@ -408,9 +415,14 @@ def markdown(out: dict[str, Any]) -> str:
     crawl = next((st for st in out["stages"] if st["stage"] == "crawl"), None)
     if crawl:
         d = crawl["directions"]
-        lines += ["", "The crawl by direction (from the test web's log, first to last request; "
-                  "robots.txt requests included):", "",
-                  "| direction | requests | window s | requests/s |", "|---|---:|---:|---:|"]  # fmt: skip
+        lines += [
+            "",
+            "The crawl by direction (from the test web's log, first to last request; "
+            "robots.txt requests included):",
+            "",
+            "| direction | requests | window s | requests/s |",
+            "|---|---:|---:|---:|",
+        ]
         for direction in ("outgoing", "citing"):
             if direction in d:
                 r = d[direction]
@@ -442,26 +454,55 @@ def markdown(out: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--scale", type=float, default=1.0,
-                        help="share of the paper's domain counts (default 1: its size)")
+    parser.add_argument(
+        "--scale",
+        type=float,
+        default=1.0,
+        help="share of the paper's domain counts (default 1: its size)",
+    )
     parser.add_argument("--seed", type=int, default=2015, help="the web's seed (2015)")
-    parser.add_argument("--citing-pages", type=float, default=1.5,
-                        help="mean citing pages per citing domain, 1-4 (default 1.5)")
-    parser.add_argument("--latency", type=float, default=0.1,
-                        help="shortest answer time in seconds (default 0.1)")
-    parser.add_argument("--latency-max", type=float, default=0.5,
-                        help="longest answer time in seconds (default 0.5)")
-    parser.add_argument("--processes", type=int, default=3,
-                        help="crawler processes on the Redis frontier (default 3)")
-    parser.add_argument("--concurrency", type=int, default=32,
-                        help="requests in flight per crawler process (default 32)")
-    parser.add_argument("--db-url", help="a PostgreSQL database to use (default: a private "
-                        "server started here)")
+    parser.add_argument(
+        "--citing-pages",
+        type=float,
+        default=1.5,
+        help="mean citing pages per citing domain, 1-4 (default 1.5)",
+    )
+    parser.add_argument(
+        "--latency", type=float, default=0.1, help="shortest answer time in seconds (default 0.1)"
+    )
+    parser.add_argument(
+        "--latency-max",
+        type=float,
+        default=0.5,
+        help="longest answer time in seconds (default 0.5)",
+    )
+    parser.add_argument(
+        "--processes",
+        type=int,
+        default=3,
+        help="crawler processes on the Redis frontier (default 3)",
+    )
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        default=32,
+        help="requests in flight per crawler process (default 32)",
+    )
+    parser.add_argument(
+        "--db-url", help="a PostgreSQL database to use (default: a private server started here)"
+    )
     parser.add_argument("--redis-url", help="a Redis to use (default: a private one)")
-    parser.add_argument("--workdir", type=Path,
-                        help="keep the web, logs and report here (default: a temporary folder)")
-    parser.add_argument("--out-stem", type=Path, default=RESULTS / "rehearsal",
-                        help="write STEM.json and STEM.md (default bench/results/rehearsal)")
+    parser.add_argument(
+        "--workdir",
+        type=Path,
+        help="keep the web, logs and report here (default: a temporary folder)",
+    )
+    parser.add_argument(
+        "--out-stem",
+        type=Path,
+        default=RESULTS / "rehearsal",
+        help="write STEM.json and STEM.md (default bench/results/rehearsal)",
+    )
     parser.add_argument("--no-save", action="store_true", help="print only")
     args = parser.parse_args(argv)  # fmt: skip
     if not 0 < args.scale <= 10:
@@ -473,8 +514,9 @@ def main(argv: list[str] | None = None) -> int:
 
     work = args.workdir or Path(tempfile.mkdtemp(prefix="webometrics-rehearsal-"))
     work.mkdir(parents=True, exist_ok=True)
+    given = argv if argv is not None else sys.argv[1:]
     out: dict[str, Any] = {
-        "command": " ".join(["python bench/rehearsal.py", *(argv if argv is not None else sys.argv[1:])]),
+        "command": " ".join(["python bench/rehearsal.py", *given]),
         "date": run_date(),
         "machine": machine(),
         "load_start": load_averages(),
@@ -485,7 +527,7 @@ def main(argv: list[str] | None = None) -> int:
         "concurrency": args.concurrency,
     }  # fmt: skip
     try:
-        out.update(rehearse(args, work))
+        rehearse(args, work, out)
     finally:
         if args.workdir is None:
             shutil.rmtree(work, ignore_errors=True)

@@ -30,7 +30,7 @@ Everything is plain HTTP, robots.txt answers 404 (allow all). The output is the 
 ``universities.toml``, ``citing/``) plus ``paper_manifest.json`` (the counts), so
 ``webometrics testbed serve --dir DIR`` serves it. Bodies are streamed to disk as they are
 made: memory is the text pools (about 230 MB) plus the index (about 200 bytes a URL).
-Time: about 40 s per 100,000 pages on one core.
+Time: 20 s for the 8,720 URLs of scale 0.05 on a shared core (4 s of it loading the texts).
 """
 
 from __future__ import annotations
@@ -223,7 +223,7 @@ class _Pages:
             f'<header><nav><a href="/">{escape(site)}</a> | {links_html(nav)}</nav></header>\n'
             f"<main><article><h1>{escape(texts[0].title)}</h1>\n{body}\n</article></main>\n"
             f"<footer><p>{links_html(links)}</p></footer>\n</body></html>\n"
-        ).encode("utf-8")
+        ).encode()
 
 
 def _domain(prefix: str, uni: str, i: int, category: str, language: str, seed: int) -> str:

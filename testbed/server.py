@@ -400,6 +400,11 @@ class TestbedServer:
         """The URLs asked for, in order (with repeats)."""
         return [e["url"] for e in self.requests]
 
+    def answer_latency(self) -> float:
+        """A draw of the seconds the server waits before an answer (``latency``, or
+        between ``latency`` and ``latency_max``)."""
+        return self._server.answer_latency()
+
     def clear_log(self) -> None:
         with self._server.log_lock:
             self._server.fetch_log.clear()
