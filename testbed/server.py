@@ -27,6 +27,7 @@ import datetime
 import ipaddress
 import json
 import logging
+import random
 import socket
 import ssl
 import tempfile
@@ -109,11 +110,22 @@ class _Server(ThreadingHTTPServer):
         self.in_flight = 0
         self.tls_lock = threading.Lock()
         self.latency = 0.0
+        self.latency_max = 0.0
         # the web archives of the test web's own pages (testbed.archive)
         self.archive = ArchiveService(index.get, index.stores, index.keys)
         # the hostile site (testbed.hostile): answered at request time, with its state
         self.hostile = HostileSite()
         self.hostile_state = HostileState()
+
+    def answer_latency(self) -> float:
+        """Seconds to wait before an answer: ``latency``, or when ``latency_max`` is above
+        it a log-uniform draw between the two (uniform from 0 when ``latency`` is 0)."""
+        low, high = self.latency, self.latency_max
+        if high <= low:
+            return low
+        if low <= 0:
+            return random.uniform(0.0, high)
+        return float(low * (high / low) ** random.random())
 
     def tls_context(self) -> ssl.SSLContext:
         with self.tls_lock:
@@ -268,8 +280,9 @@ class _Handler(BaseHTTPRequestHandler):
         # in the log before the answer leaves, so a client that got it finds it logged
         self.server.record(entry)
         try:
-            if answer.delay or self.server.latency:
-                time.sleep(answer.delay + self.server.latency)
+            wait = answer.delay + self.server.answer_latency()
+            if wait:
+                time.sleep(wait)
             entry["bytes"] = self._send(answer, head=head)
         except (BrokenPipeError, ConnectionResetError, ssl.SSLError, TimeoutError) as exc:
             entry["aborted"] = type(exc).__name__
@@ -340,6 +353,10 @@ class TestbedServer:
     latency : float, default 0
         Seconds added before every answer, as the round trip to a distant site would
         (benchmarks of crawls whose speed is bound by the network, not the CPU).
+    latency_max : float, optional
+        When above ``latency``, every answer waits a log-uniform draw between the two
+        (median their geometric mean: 0.1 and 0.5 give a median of 0.22 s and a mean of
+        0.25 s), as answer times of real sites spread.
 
     Attributes
     ----------
@@ -365,17 +382,22 @@ class TestbedServer:
         host: str = "127.0.0.1",
         log_file: str | Path | None = None,
         latency: float = 0.0,
+        latency_max: float | None = None,
     ) -> None:
-        if latency < 0:
+        if latency < 0 or (latency_max is not None and latency_max < latency):
             from core.exceptions import ParameterError
 
-            raise ParameterError(f"--latency must be >= 0 seconds, got {latency}")
+            raise ParameterError(
+                f"--latency must be >= 0 seconds and --latency-max at least --latency, got "
+                f"{latency} and {latency_max}"
+            )
         self.folder = Path(folder)
         self.index = SiteIndex(self.folder)
         self._server = _Server(
             (host, port), self.index, self.folder, Path(log_file) if log_file else None
         )
         self._server.latency = float(latency)
+        self._server.latency_max = float(latency_max or 0.0)
         address = self._server.server_address
         self.host, self.port = str(address[0]), int(address[1])
         self._thread: threading.Thread | None = None
@@ -392,6 +414,11 @@ class TestbedServer:
     def fetched_urls(self) -> list[str]:
         """The URLs asked for, in order (with repeats)."""
         return [e["url"] for e in self.requests]
+
+    def answer_latency(self) -> float:
+        """A draw of the seconds the server waits before an answer (``latency``, or
+        between ``latency`` and ``latency_max``)."""
+        return self._server.answer_latency()
 
     def clear_log(self) -> None:
         with self._server.log_lock:

@@ -8,7 +8,7 @@ import importlib
 import pytest
 
 
-@pytest.mark.parametrize("name", ["siteindex", "sites", "texts", "webkb"])
+@pytest.mark.parametrize("name", ["paper_scale", "siteindex", "sites", "texts", "webkb"])
 def test_doctests(name: str):
     module = importlib.import_module(f"testbed.{name}")
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)

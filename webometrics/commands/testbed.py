@@ -48,6 +48,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="SECONDS",
         help="wait this long before every answer, like a distant site (default 0)",
     )
+    s.add_argument(
+        "--latency-max",
+        type=float,
+        metavar="SECONDS",
+        help="with --latency: wait a log-uniform draw between --latency and this before "
+        "every answer, as real sites' answer times spread (e.g. --latency 0.1 "
+        "--latency-max 0.5: median 0.22 s, mean 0.25 s)",
+    )
     s.set_defaults(func=_serve)
 
 
@@ -78,6 +86,7 @@ def _serve(ctx: Context) -> int:
         host=ctx.args.host or t.host,
         log_file=ctx.args.log_file or t.log_file,
         latency=ctx.args.latency,
+        latency_max=ctx.args.latency_max,
     )
     print(
         f"test web {folder} ({len(server.index)} URLs) on {server.proxy_url}: use it as the "
