@@ -48,6 +48,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+SMOKE_SKIP = (
+    "runs every stage as a command on PostgreSQL and Redis through the crawl farm "
+    "(tests/testbed/test_paper_scale.py runs it at scale 0.0005, about a minute)"
+)
 sys.path.insert(0, str(ROOT))
 
 from bench.common import RESULTS, load_averages, machine, run_date, write_results  # noqa: E402
