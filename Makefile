@@ -8,7 +8,7 @@ DEMO_DB ?= demo/webometrics.db
 DEMO_URL := sqlite:///$(abspath $(DEMO_DB))
 FAST_TIER := not requires_postgres and not requires_redis and not requires_browser and not slow
 
-.PHONY: demo test test-fast bench docs venv services lint clean
+.PHONY: demo test test-fast test-durations bench docs venv services lint clean
 
 venv: $(STAMP)
 
@@ -35,6 +35,11 @@ test: venv services lint
 test-fast: venv lint
 	@set -o pipefail; $(BIN)/python -m pytest -m "$(FAST_TIER)"; rc=$$?; \
 	 if [ $$rc -eq 5 ]; then echo "no tests were collected" >&2; exit 1; fi; exit $$rc
+
+# measure every test's call time into tests/durations.json (tests/tiers.py): a call of a
+# second or more puts the test in the slow tier. Run on an idle machine, then commit it.
+test-durations: venv services
+	$(BIN)/python -m pytest --store-durations -q
 
 # ruff check, and ruff format as the one formatter (`# fmt: skip` keeps a hand-aligned line)
 lint: venv

@@ -246,7 +246,9 @@ def bomb_and_chunked(root: Path) -> list[Row]:
     from tests.crawler.test_bounds import BoundsWeb, U, gzip_bomb
 
     server = BoundsWeb(gzip_bomb(1024), chunks=64)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    ).start()
     proxy = f"http://127.0.0.1:{server.server_address[1]}"
     f = Folder(root, "bomb")
     f.env["WEBOMETRICS_CRAWL__MAX_RESPONSE_BYTES"] = str(2 << 20)  # the bomb's 1 MB passes

@@ -237,7 +237,9 @@ class ReleaseServer:
         self._server = _Server(root)
         self._server.rate = rate
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}/"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
 
     @property
     def requests(self) -> list[dict[str, Any]]:

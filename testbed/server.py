@@ -435,7 +435,7 @@ class TestbedServer:
     def start(self) -> TestbedServer:
         self._thread = threading.Thread(
             target=self._server.serve_forever,
-            kwargs={"poll_interval": 0.2},
+            kwargs={"poll_interval": 0.05},
             name=f"testbed-{self.port}",
             daemon=True,
         )

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from tests import tiers
+
 # the stored worlds (databases filled with known rows) of the store, analyse, report and
 # dashboard tests, and the pipeline-made world (the real stages on the local test web)
 pytest_plugins = ["tests.stored_world", "tests.pipeline_world", "tests.cli"]
@@ -36,7 +38,8 @@ TIER_MARKS = {
     "requires_postgres": "starts a PostgreSQL server (initdb + pg_ctl on loopback)",
     "requires_redis": "starts a Redis server on loopback",
     "requires_browser": "drives a headless Chromium",
-    "slow": "builds the pipeline-made world or runs a whole stage at size (seconds to minutes)",
+    "slow": "runs a whole stage, builds the pipeline-made world or takes a second or more"
+    " (tests/tiers.py)",
 }
 _POSTGRES_FIXTURES = frozenset({"postgres_server", "postgres_url"})
 _SLOW_FIXTURES = frozenset({"pipeline_db", "pipeline_db_copy", "pipeline_page"})
@@ -53,16 +56,25 @@ def _tier_marks(item: pytest.Item) -> set[str]:
         marks.add("requires_postgres")
     if "redis_server" in names:
         marks.add("requires_redis")
-    if names & _SLOW_FIXTURES or "pipeline" in values:
+    if names & _SLOW_FIXTURES or "pipeline" in values or tiers.uses_a_slow_fixture(item):
         marks.add("slow")
     return marks
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark every test with the tiers its fixtures need (see :data:`TIER_MARKS`)."""
+    """Mark every test with the tiers its fixtures need (see :data:`TIER_MARKS`), and
+    ``slow`` on what took a second or more when last measured (:mod:`tests.tiers`)."""
+    durations = tiers.measured_durations()
     for item in items:
-        for name in _tier_marks(item):
+        names = _tier_marks(item)
+        if tiers.measured_slow(item, durations):
+            names.add("slow")
+        for name in names:
             item.add_marker(getattr(pytest.mark, name))
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    tiers.add_option(parser)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -72,6 +84,7 @@ def pytest_configure(config: pytest.Config) -> None:
     vain. Python's own handler again, which children reset to the default at exec."""
     for name, what in TIER_MARKS.items():
         config.addinivalue_line("markers", f"{name}: {what}")
+    tiers.configure(config)
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
 

@@ -30,6 +30,7 @@ from analyse.text_model import (
 from core.choices import CATEGORY_DECIDERS
 from corpora.site_kinds import load_site_kinds
 from tests.quality_gates import floors, gates
+from tests.tiers import slow_fixture
 
 #: Floors of the out-of-fold F1 per category on the gate's subsample (2 samples of 2
 #: pages a site of every corpus, 3-fold group k-fold by site), with the defaults
@@ -48,6 +49,7 @@ def _f1(truth: list[str], got: list[str], cat: str) -> float:
 
 
 @pytest.fixture(scope="module")
+@slow_fixture
 def gate(shared_data: Path) -> dict[str, Any]:
     """Out-of-fold text-model probabilities and combined categories of the subsample."""
     from sklearn.model_selection import StratifiedGroupKFold

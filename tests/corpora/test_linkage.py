@@ -16,6 +16,7 @@ from corpora.webkb import (
     split_http,
     url_from_filename,
 )
+from tests.tiers import slow_fixture
 
 
 def test_bbc_has_five_topics_and_reads_the_latin1_file() -> None:
@@ -35,6 +36,7 @@ def test_bbc_has_five_topics_and_reads_the_latin1_file() -> None:
 
 
 @pytest.fixture(scope="module")
+@slow_fixture
 def webkb() -> list:
     return load_webkb()
 

@@ -107,7 +107,9 @@ class LocalWeb:
     def __init__(self, pages: dict[str, Any], port: int = 0) -> None:
         self._server = _Server(pages, port)
         self.port = self._server.server_address[1]
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
 
     @property
     def pages(self) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from store.models import CrawlRun, Environment, Page
 from store.session import session_scope
 from testbed.archive import HOSTS, old_links
 from testbed.siteindex import url_key
+from tests.tiers import slow_fixture
 from webometrics.stages import crawl
 
 from .conftest import fast_settings, migrated_engine, write_universities
@@ -31,6 +32,7 @@ CRAWLS = (
 
 
 @pytest.fixture(scope="module")
+@slow_fixture
 def archived(tmp_path_factory: pytest.TempPathFactory, testbed_dir: Path) -> dict[str, Any]:
     from testbed.server import TestbedServer
 

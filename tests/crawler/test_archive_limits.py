@@ -20,6 +20,7 @@ from sqlalchemy import select
 
 from store.models import Page
 from store.session import session_scope
+from tests.tiers import slow_fixture
 from webometrics.stages import crawl
 
 from .conftest import fast_settings, migrated_engine, write_universities
@@ -75,6 +76,7 @@ class _Wayback(BaseHTTPRequestHandler):
 
 
 @pytest.fixture(scope="module")
+@slow_fixture
 def flaky(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     tmp = tmp_path_factory.mktemp("archive-limits")
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Wayback)
@@ -82,7 +84,9 @@ def flaky(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     server.lock = threading.Lock()  # type: ignore[attr-defined]
     server.seen = {}  # type: ignore[attr-defined]
     server.log = []  # type: ignore[attr-defined]
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
     thread.start()
     port = server.server_address[1]
     engine = migrated_engine(f"sqlite:///{tmp / 'limits.db'}")

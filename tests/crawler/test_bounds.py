@@ -100,7 +100,9 @@ def web_factory() -> Iterator[Any]:
 
     def start(bomb_mib: int, chunks: int) -> str:
         server = BoundsWeb(gzip_bomb(bomb_mib), chunks)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
+        threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
         servers.append(server)
         return f"http://127.0.0.1:{server.server_address[1]}"
 

@@ -21,6 +21,7 @@ from sqlalchemy import select
 
 from store.models import Link, Page
 from store.session import session_scope
+from tests.tiers import slow_fixture
 from webometrics.stages import crawl
 
 from .conftest import Answer, LocalWeb, fast_settings, html, migrated_engine, write_universities
@@ -113,6 +114,7 @@ def _crawl(
 
 
 @pytest.fixture(scope="module")
+@slow_fixture
 def plain(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     tmp = tmp_path_factory.mktemp("scripts")
     return _crawl(migrated_engine(f"sqlite:///{tmp / 'c.db'}"), tmp)

@@ -13,6 +13,7 @@ from sqlalchemy import select
 from core.domains import normalize_url
 from store.models import Citation, CrawlRun, Environment, Link, Page
 from store.session import session_scope
+from tests.tiers import slow_fixture
 from webometrics.stages import crawl
 
 from .conftest import Answer, fast_settings, html, migrated_engine, write_universities
@@ -87,6 +88,7 @@ def site() -> dict[str, Answer]:
 
 
 @pytest.fixture(scope="module")
+@slow_fixture
 def crawled(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     from tests.crawler.conftest import LocalWeb
 

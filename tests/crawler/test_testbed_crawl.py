@@ -21,6 +21,7 @@ from core.domains import is_public_host, normalize_url
 from crawler.safety import unsafe_reason
 from store.models import Citation, Environment, Link, Page, University
 from store.session import session_scope
+from tests.tiers import slow_fixture
 from webometrics.stages import crawl
 
 from .conftest import fast_settings, migrated_engine, write_universities
@@ -31,6 +32,7 @@ KEYS = ("cornell", "texas", "washington", "wisconsin")
 
 
 @pytest.fixture(scope="module")
+@slow_fixture
 def result(tmp_path_factory: pytest.TempPathFactory, testbed_dir: Path) -> dict[str, Any]:
     from testbed.server import TestbedServer
 

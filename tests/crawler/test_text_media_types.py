@@ -18,6 +18,7 @@ from core.choices import is_text_media_type
 from extract.page import extract_page
 from store.models import Page
 from store.session import session_scope
+from tests.tiers import slow_fixture
 from webometrics.stages import crawl, extract
 
 from .conftest import Answer, LocalWeb, fast_settings, html, migrated_engine, write_universities
@@ -47,6 +48,7 @@ def site() -> dict[str, Answer]:
 
 
 @pytest.fixture(scope="module")
+@slow_fixture
 def stored(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Page]:
     tmp = tmp_path_factory.mktemp("media")
     unis = write_universities(

@@ -33,6 +33,7 @@ from store import make_engine, schema
 from store.models import Document, Page, University, UniversityDomain
 from store.session import session_scope
 from testbed.webkb import read_webkb
+from tests.tiers import slow_fixture
 from webometrics.stages import extract as stage
 from webometrics.stages.extract.pool import run_pool
 
@@ -109,6 +110,7 @@ def corpus(aeb_pages, russian_page, webkb_sites) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
+@slow_fixture
 def extracted(tmp_path_factory, corpus):
     """The corpus extracted once with two workers; (engine, stats)."""
     engine = _engine(tmp_path_factory.mktemp("stage"))

@@ -14,12 +14,14 @@ import pytest
 from core.domains import registered_domain
 from testbed.paper_scale import PAPER_UNIVERSITIES, PaperWebOptions, build_paper_web, scaled
 from testbed.server import TestbedServer
+from tests.tiers import slow_fixture
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = 0.0005
 
 
 @pytest.fixture(scope="module")
+@slow_fixture
 def paper_web(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> tuple[Path, dict]:
     out = tmp_path_factory.mktemp("paper-web")
     return out, build_paper_web(out, PaperWebOptions(scale=TINY), shared_data)

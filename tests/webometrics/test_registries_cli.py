@@ -50,7 +50,9 @@ def served(dumps: Path) -> Iterator[str]:
     """The dumps folder over HTTP on 127.0.0.1 (a real server in a thread)."""
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(dumps))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"
