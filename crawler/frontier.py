@@ -33,10 +33,11 @@ pages, a domain's extra pages) and arrives before its level (class and depth) ha
 is *held*, not counted. When the level starts, every request of it is known (the level
 before is through), and each budget admits its held requests up to what is left of it,
 the most prominent first: those of a higher priority (a likely crawler trap has a lower
-one, :mod:`crawler.traps`), the most linked from the pages of the level before, then the
-earliest in its page (the smallest link position), then by URL (the order of backlink
-counts, Cho, Garcia-Molina & Page 1998, "Efficient crawling through URL ordering"). The
-others are dropped (and may come again by another way, e.g. as a target).
+one, and comes one level later than its depth, :mod:`crawler.traps`), the most linked
+from the pages of the level before, then the earliest in its page (the smallest link
+position), then by URL (the order of backlink counts, Cho, Garcia-Molina & Page 1998,
+"Efficient crawling through URL ordering"). The others are dropped (and may come again
+by another way, e.g. as a target).
 So which pages fill a budget depends on the pages, not on the order concurrent answers
 arrived in: two crawls of an unchanged web fetch the same pages, in one process as in a
 crawl farm. A request that arrives after its level started (a redirect hop, a page of a
@@ -234,8 +235,9 @@ class Frontier:
         queued, or a held one, is upgraded in place by a request for the same URL that
         may leave now. A held request asked for again (another link to it) counts one more
         link, once per ``source`` (the page it was found on, so a page parsed again after a
-        crash counts its links once), and keeps the smaller ``position`` (the place of the
-        link in its page).
+        crash counts its links once), keeps the smaller ``position`` (the place of the
+        link in its page) and takes the earlier level and the higher priority (so which
+        page's link came first does not matter).
         """
         known = self._known.get(fp)
         held = (
@@ -258,7 +260,7 @@ class Frontier:
                 return "requeued"
             deferred = old_cls == DEFERRED and state == QUEUED and cls != DEFERRED
             if state == HELD and held:
-                self._link(fp, source, position)
+                self._link(fp, source, position, depth, -priority, blob)
                 return "duplicate"
             if not (deferred or (state == HELD and not held and cls != DEFERRED)):
                 return "duplicate"
@@ -299,10 +301,21 @@ class Frontier:
             raise
         self._db.execute("COMMIT")
 
-    def _link(self, fp: str, source: str, position: int) -> None:
-        """Count a link to a held request from ``source`` (once per source)."""
+    def _link(
+        self, fp: str, source: str, position: int, depth: int, rank: int, blob: Callable[[], bytes]
+    ) -> None:
+        """Count a link to a held request from ``source`` (once per source); a link of an
+        earlier level (``depth``), or of a higher priority at its level (``rank``: the
+        priority negated), moves the request there with its blob, whichever of its links
+        came first (a link of a page the trap guard found barren comes a level later)."""
+        row = self._db.execute("SELECT depth, priority FROM request WHERE fp=?", (fp,)).fetchone()
         with self._transaction():
             self._count_link(fp, source, position)
+            if row is not None and (depth, rank) < tuple(row):
+                self._db.execute(
+                    "UPDATE request SET depth=?, priority=?, request=? WHERE fp=?",
+                    (depth, rank, blob(), fp),
+                )
 
     def _count_link(self, fp: str, source: str, position: int) -> None:
         """:meth:`_link` inside the caller's transaction."""

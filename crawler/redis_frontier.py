@@ -129,14 +129,24 @@ end
 if redis.call('SISMEMBER', KEYS[1], fp) == 1 then
   held = redis.call('HGET', KEYS[14], fp)
   if held and hold then  -- one more link to a held request: count it, keep the first place
-    local hcls, head, zmember = string.match(held, '^(.-)\t(.-\t.-\t.-)\t(.*)$')
+    -- (and take the earlier level, or the higher priority at its level, with its blob)
+    local hcls, hmember, hrank, hlimit, zmember =
+      string.match(held, '^(.-)\t(.-)\t(.-)\t(.-)\t(.*)$')
     local key, inv, pos, rest = string.match(zmember, '^(.-)\t(.-)\t(.-)\t(.*)$')
     local new = redis.call('SADD', KEYS[19], fp .. '\t' .. ARGV[13])
-    local moved = held_member(key, tonumber(inv) - new,
-                              math.min(tonumber(pos), tonumber(ARGV[11])), rest)
-    redis.call('ZREM', heldsets[tonumber(hcls)], zmember)
-    redis.call('ZADD', heldsets[tonumber(hcls)], depth, moved)
-    redis.call('HSET', KEYS[14], fp, hcls .. '\t' .. head .. '\t' .. moved)
+    local set = heldsets[tonumber(hcls)]
+    local level, r = tonumber(redis.call('ZSCORE', set, zmember)), tonumber(hrank)
+    inv = tonumber(inv) - new
+    if depth < level or (depth == level and rank < r) then
+      inv = rank * 1000000000 + inv % 1000000000
+      level, hrank = depth, tostring(rank)
+      redis.call('HSET', KEYS[2], fp, blob)
+    end
+    local moved = held_member(key, inv, math.min(tonumber(pos), tonumber(ARGV[11])), rest)
+    redis.call('ZREM', set, zmember)
+    redis.call('ZADD', set, level, moved)
+    redis.call('HSET', KEYS[14], fp,
+               hcls .. '\t' .. hmember .. '\t' .. hrank .. '\t' .. hlimit .. '\t' .. moved)
     return 'duplicate'
   end
   -- a held request is upgraded in place by one that may leave now (not a deferred one)

@@ -15,7 +15,8 @@ retry counting): for a retried status that asks to wait (429, 503) it
    the future, so the slot sends nothing before the wait is over (every request of the
    host waits, not only the retried one), and its delay is raised to the pace below; in
    a crawl farm the hold is shared through the farm's Redis (:class:`FarmHolds`), so
-   every process holds the host;
+   every process holds the host (a request of a farm waits in the middleware, which
+   looks at the shared hold again when it wakes);
 3. queues the retry (a request with ``dont_filter``, counted in ``retry_times`` as
    Scrapy counts it) through the scheduler: the frontier keeps it, on one machine or in a
    crawl farm, and the 429 itself is never stored: the page is stored once, with its
@@ -40,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from scrapy.downloadermiddlewares.retry import RetryMiddleware
+from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.response import response_status_message
 
 from core import defaults as D
@@ -163,6 +165,13 @@ class Pace:
         return floor
 
 
+async def _sleep(seconds: float) -> None:
+    """Wait ``seconds`` on the running reactor (asyncio's or another)."""
+    from twisted.internet import reactor, task
+
+    await maybe_deferred_to_future(task.deferLater(reactor, seconds, lambda: None))  # type: ignore[arg-type]
+
+
 class FarmHolds:
     """The hosts held across a crawl farm's processes: the Redis key
     ``<prefix>:hold:<download slot key>`` holds the time (epoch seconds) the host may be
@@ -259,17 +268,28 @@ class RetryAfterMiddleware(RetryMiddleware):
         )
         return retry
 
-    def process_request(self, request: Request, spider: object = None) -> None:
+    async def process_request(self, request: Request, spider: object = None) -> None:
         """Hold the host when a farm's other process met a 429 of it, or when the request
-        is a retry another process made (it carries its earliest sending time)."""
-        until = request.meta.get(NOT_BEFORE) or 0.0
-        if self.farm is not None:
-            key, _ = self._slot(request)
-            if key is not None:
-                until = max(until, self.farm.until(key) or 0.0)
-        now = time.time()
-        if until > now:
-            self._hold(request, until - now)
+        is a retry another process made (it carries its earliest sending time).
+
+        On one machine the host's download slot holds the request (a 429 met meanwhile
+        moves the slot's hold further). In a crawl farm the request waits here instead
+        and looks at the farm's hold again when it wakes: a 429 that another process met
+        while it waited (for its own retry time, say) holds it too, which a slot of this
+        process, never told, would not."""
+        until = float(request.meta.get(NOT_BEFORE) or 0.0)
+        farm = self.farm
+        key = self._slot(request)[0] if farm is not None else None
+        while True:
+            if farm is not None and key is not None:
+                until = max(until, farm.until(key) or 0.0)
+            wait = until - time.time()
+            if wait <= 0:
+                return
+            self._hold(request, wait)  # the host's other requests of this process wait too
+            if farm is None:
+                return
+            await _sleep(wait)
 
     def _slot(self, request: Request):  # type: ignore[no-untyped-def]
         engine = self.crawler.engine

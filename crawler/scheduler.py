@@ -1,8 +1,9 @@
 """Scrapy's scheduler interface over :class:`crawler.frontier.Frontier`.
 
 Requests carry their crawl facts in ``meta["wm"]`` (:class:`crawler.wiring.WmMeta`:
-``kind``, ``depth``, ``budget``); the fingerprint of Scrapy's request fingerprinter is the
-key of the seen set. See :mod:`crawler.frontier` for the order and the crash safety.
+``kind``, ``depth``, ``level``, ``budget``); the fingerprint of Scrapy's request
+fingerprinter is the key of the seen set. See :mod:`crawler.frontier` for the order and
+the crash safety.
 
 Politeness-aware order: Scrapy's downloader counts a request waiting in a host's slot
 (for its download delay or per-host concurrency) against ``CONCURRENT_REQUESTS``, so a
@@ -21,7 +22,7 @@ from scrapy.utils.request import request_from_dict
 
 from core import defaults as D
 from crawler.frontier import DEFERRED, EXTERNAL, EXTRA, INTERNAL, Frontier, Gate, dumps, loads
-from crawler.wiring import FrontierOwner, wm_of
+from crawler.wiring import FrontierOwner, level_of, wm_of
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -86,7 +87,7 @@ def add_request(frontier: Any, crawler: Crawler, request: Request, spider: Any) 
         crawler.request_fingerprinter.fingerprint(request).hex(),  # type: ignore[union-attr]
         request.url,
         cls,
-        int(wm.get("depth") or 0),
+        level_of(wm),
         lambda: dumps(request_dict(request, spider)),
         priority=request.priority,
         budget=tuple(budget) if budget else None,
@@ -138,7 +139,7 @@ def in_progress_gate(engine: Any, busy: frozenset[str]) -> Gate:
             continue
         cls = KIND_CLASS.get(wm.get("kind", "external"), EXTERNAL)
         if cls == INTERNAL:
-            internal.append(int(wm.get("depth") or 0))
+            internal.append(level_of(wm))
         elif cls == EXTRA:
             extra.append(int(wm.get("depth") or 0))
         elif cls == EXTERNAL:

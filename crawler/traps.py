@@ -28,10 +28,14 @@ Three kinds of evidence:
    ``[crawl] trap_template_gain`` more for each productive page of it; the URLs past that
    are not requested, and are stored as skipped (``calendar`` when the template holds
    two numbers or a date, ``faceted`` when it has a query, else ``template``). The links
-   of a page that brought nothing, and those of templates whose pages brought nothing,
-   are requested with a lower priority, as are paths with a segment repeated (``/a/b/b/``,
-   where a recursing relative link begins): when a level's budget is shared out
-   (:mod:`crawler.frontier`), they come after the others.
+   of a page that brought nothing (or whose text names its own path, as a "not found"
+   page does: :func:`quotes_itself`), and those of templates whose pages brought
+   nothing, are *demoted*, as are paths with a segment repeated (``/a/b/b/``, where a
+   recursing relative link begins): requested with a lower priority and one level later
+   (``level`` = depth + 1, :class:`crawler.wiring.WmMeta`), so when a level's budget is
+   shared out (:mod:`crawler.frontier`) they come after the pages one link deeper. (A
+   priority alone orders one level only: a budget near the size of a site's real
+   content was spent on a level's traps before the next level's real pages.)
 3. **Text**: a fetched page whose visible text (letters only, where it quotes its own
    URL left out) is the same as that of another URL of the host at a smaller link depth
    is a soft 404 or a copy
@@ -145,6 +149,34 @@ def template_kind(template: str) -> str:
     return "template"
 
 
+def _quoted_forms(url: str) -> list[str]:
+    """The ways a page may quote its own address (URL and path, raw and decoded), the
+    longest first; the root path ``/`` left out."""
+    path = urlsplit(url).path
+    forms = {url, unquote(url), path, unquote(path)}
+    return sorted((f for f in forms if len(f) > 1), key=len, reverse=True)
+
+
+def quotes_itself(text: str, url: str) -> bool:
+    """True when a page's visible text names its own path or URL (of 4 characters or
+    more, as a whole: not the start of a longer path): what
+    a "not found" page does to say which page it did not find (Apache's "The requested
+    URL /a/b/ was not found on this server", and most soft-404 pages).
+
+    >>> quotes_itself("Sorry, we could not find /a/b/.", "http://u.edu/a/b/")
+    True
+    >>> quotes_itself("About the university", "http://u.edu/about/")
+    False
+    >>> quotes_itself("See /news/old/2020/ too", "http://u.edu/news/old/")  # not itself
+    False
+    """
+    return any(
+        re.search(rf"(?<![\w/.-]){re.escape(quoted)}(?![\w/-])", text)
+        for quoted in _quoted_forms(url)
+        if len(quoted) >= 4
+    )
+
+
 def text_signature(text: str, url: str) -> str | None:
     """The signature of a page's visible text: its words (letters only, lower case),
     where it quotes its own URL or path left out (a soft-404 page says which page it
@@ -155,10 +187,8 @@ def text_signature(text: str, url: str) -> str | None:
     >>> text_signature(a, "http://u.edu/a/b/") == text_signature(b, "http://u.edu/c/")
     True
     """
-    path = urlsplit(url).path
-    for quoted in sorted({url, unquote(url), path, unquote(path)}, key=len, reverse=True):
-        if len(quoted) > 1:
-            text = text.replace(quoted, " ")
+    for quoted in _quoted_forms(url):
+        text = text.replace(quoted, " ")
     words = _WORD.findall(text.lower())
     if len(words) < MIN_WORDS:
         return None
@@ -413,7 +443,10 @@ class TrapGuard:
         if not self.rules.enabled:
             return PageVerdict()
         keys = [f"s {skeleton(url_template(u))}" for u in internal] + [f"d {d}" for d in domains]
-        productive = self.memory.novel(scope, sorted(set(keys))) > 0
+        # a page that names its own path is an error page, whatever it invents
+        productive = self.memory.novel(scope, sorted(set(keys))) > 0 and not quotes_itself(
+            text, url
+        )
         self.memory.record(scope, url_template(url), productive)
         signature = text_signature(text, url)
         if signature is None:

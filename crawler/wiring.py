@@ -63,6 +63,11 @@ class WmMeta(TypedDict, total=False):
         orders the requests a budget admits (:mod:`crawler.frontier`).
     src : str
         The URL of the page the link was found on (its links are counted once per page).
+    level : int
+        The frontier level of an internal request when it is not its ``depth``: one more
+        for a link the trap guard demoted (:mod:`crawler.traps`), so that it waits for
+        the next level and competes for the page budget with the pages one link deeper
+        (:func:`level_of`).
     """
 
     kind: str
@@ -72,6 +77,7 @@ class WmMeta(TypedDict, total=False):
     chain: list[str]
     pos: int
     src: str
+    level: int
 
 
 def wm_of(message: Request | Response) -> WmMeta:
@@ -85,6 +91,16 @@ def wm_of(message: Request | Response) -> WmMeta:
     """
     wm: WmMeta | None = message.meta.get(WM)
     return wm or WmMeta()
+
+
+def level_of(wm: WmMeta) -> int:
+    """The frontier level of a request: its ``level`` when set, else its ``depth``.
+
+    >>> level_of({"kind": "internal", "depth": 2}), level_of({"depth": 2, "level": 3})
+    (2, 3)
+    """
+    level = wm.get("level")
+    return int(wm.get("depth") or 0) if level is None else int(level)
 
 
 def request_meta(wm: WmMeta) -> dict[str, Any]:

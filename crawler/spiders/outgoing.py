@@ -61,7 +61,9 @@ class OutgoingSpider(BaseSpider):
         priority: int = 0,
     ) -> scrapy.Request:
         """A page of the university at ``depth``, linked at place ``pos`` of page ``src``
-        (counts against its page budget)."""
+        (counts against its page budget). A link the trap guard demoted (``priority``
+        below 0) waits one level: it competes for the budget with the pages one link
+        deeper, after them (:mod:`crawler.frontier`)."""
         wm: WmMeta = {
             "kind": "internal",
             "uni": uni.id,
@@ -70,6 +72,8 @@ class OutgoingSpider(BaseSpider):
             "pos": pos,
             "src": src,
         }
+        if priority < 0:
+            wm["level"] = depth + 1
         return self.make_request(url, wm, priority=priority)
 
     def target(self, url: str, uni: UniversityInfo) -> scrapy.Request:
@@ -150,10 +154,13 @@ class OutgoingSpider(BaseSpider):
         links = page_links(response, speculative=speculative)
         if kind == "internal" and uni is not None and owner is uni:
             depth = int(wm.get("depth") or 0)
-            if speculative and depth < self.max_depth:  # the site's scripts, for their URLs
-                for pos, url in enumerate(linked_scripts(response), len(links)):
-                    yield self.internal(url, uni, depth + 1, pos, response.url)
             verdict = self._judge_page(response, uni, links, item)
+            if speculative and depth < self.max_depth and verdict.reason is None:
+                # the site's scripts, for their URLs: admitted as its links are
+                for pos, url in enumerate(linked_scripts(response), len(links)):
+                    yield from self._internal_link(
+                        url, uni, depth + 1, pos, response, verdict.productive
+                    )
             for pos, link in enumerate(links):
                 if uni.owns(link.target):
                     if depth < self.max_depth and verdict.reason is None:
@@ -221,7 +228,11 @@ class OutgoingSpider(BaseSpider):
         response: Response,
         productive: bool,
     ) -> Iterator[Any]:
-        """The request for an internal link, or, for a trap, the record of its skip."""
+        """The request for an internal link, or, for a trap, the record of its skip: the
+        one admission path of every internal request but the start pages (links of the
+        page's HTML, URL literals of its scripts and JSON blocks, links of its rendered
+        DOM, the site's linked scripts and the pages its sitemaps list): the trap guard's
+        verdict, its priority and level, then the frontier's page budget."""
         verdict = self.traps.admit(url, f"u{uni.id}", productive, response.url)
         if verdict.reason is None:
             yield self.internal(url, uni, depth, pos, response.url, verdict.priority)
@@ -248,4 +259,4 @@ class OutgoingSpider(BaseSpider):
                 yield self.make_request(url, {"kind": "sitemap", "uni": uni.id, "depth": 0})
         for url in pages:  # sitemap pages are seeds, like the start pages
             if uni.owns(url):
-                yield self.internal(url, uni, 0)
+                yield from self._internal_link(url, uni, 0, 0, response, True)

@@ -240,3 +240,24 @@ def test_first_come_budgets_when_fixed_budgets_is_off(tmp_path: Path) -> None:
     assert _add(f, "b", budget=("u1", 2)) == "budget"
     assert sorted(_drain(f)) == ["a", "c"]
     f.close()
+
+
+def test_a_held_request_takes_its_earliest_level_whichever_link_came_first(
+    tmp_path: Path,
+) -> None:
+    """A link the trap guard demoted (a level later, a lower priority) and a plain link
+    of the same page: the plain one decides, in either order (crawler.traps)."""
+    f = Frontier(tmp_path / "f.sqlite")
+    u1 = ("u1", 3)
+    _add(f, "r", budget=u1)
+    assert _drain(f) == ["r"]
+    for fp, first, then in (("a", (2, -1), (1, 0)), ("b", (1, 0), (2, -1))):
+        for n, (level, priority) in enumerate((first, then)):
+            f.add(fp, f"http://x.edu/{fp}", INTERNAL, level, lambda fp=fp, n=n: f"{fp}{n}".encode(),
+                  priority=priority, budget=u1, source=f"s{n}")  # fmt: skip
+    _add(f, "c", depth=2, budget=u1, priority=-1)
+    # level 1 holds a and b (a with the blob of its plain link), level 2 c, in the budget
+    assert [f.pop(Gate()) for _ in range(2)] == [("a", b"a1"), ("b", b"b0")]
+    assert f.pop(Gate(internal_min_depth=1)) is None
+    assert _drain(f) == []  # the budget of 3 is spent: c is dropped when level 2 starts
+    f.close()

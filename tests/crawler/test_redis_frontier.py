@@ -242,3 +242,24 @@ def test_first_come_budgets_when_fixed_budgets_is_off(server: Any, prefix: str) 
     assert f.add("a", "http://u.edu/a", INTERNAL, 1, b"a", budget=("u1", 2)) == "added"
     assert f.add("b", "http://u.edu/b", INTERNAL, 1, b"b", budget=("u1", 2)) == "budget"
     assert sorted(drain(f)) == ["a", "c"]
+
+
+def test_a_held_request_takes_its_earliest_level_whichever_link_came_first(
+    server: Any, prefix: str
+) -> None:
+    """As on one machine (test_frontier.py): a demoted link and a plain one, either order."""
+    f = frontier(server, prefix)
+    u1 = ("u1", 3)
+    f.add("r", "http://x.edu/r", INTERNAL, 0, b"r", budget=u1)
+    assert drain(f) == ["r"]
+    f.parsed("r")
+    for fp, first, then in (("a", (2, -1), (1, 0)), ("b", (1, 0), (2, -1))):
+        for n, (level, priority) in enumerate((first, then)):
+            f.add(fp, f"http://x.edu/{fp}", INTERNAL, level, f"{fp}{n}".encode(),
+                  priority=priority, budget=u1, source=f"s{n}")  # fmt: skip
+    f.add("c", "http://x.edu/c", INTERNAL, 2, b"c", budget=u1, priority=-1)
+    assert sorted(drain(f)) == ["a1", "b0"]  # level 1: a with its plain link's blob
+    f.parsed("a")
+    f.parsed("b")
+    f.done(["r", "a", "b"])
+    assert drain(f) == []  # the budget of 3 is spent: c is dropped when level 2 starts
