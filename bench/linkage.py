@@ -352,6 +352,15 @@ def markdown(report: dict[str, Any]) -> str:
             f"({goal['seconds']:.2f} s wall on the shared machine), peak "
             f"{goal['peak_mb']:.0f} MB — goal {'met' if met else 'NOT met'} (on CPU time)"
             + (
+                f"; the median on CPU time of {len(goal['runs_cpu_seconds'])} runs (CPU s: "
+                + ", ".join(f"{x:.2f}" for x in goal["runs_cpu_seconds"])
+                + "; wall s: "
+                + ", ".join(f"{x:.2f}" for x in goal["runs_seconds"])
+                + "), each in its own process on a machine shared with five other engineers"
+                if goal.get("runs_cpu_seconds")
+                else ""
+            )
+            + (
                 f"; measured again on {goal['date']} (load average {goal['load_average']}) "
                 "with `python bench/linkage.py --goal`, after the sweep below."
                 if "date" in goal
@@ -448,11 +457,21 @@ def main(argv: list[str] | None = None) -> int:
         help="only measure the Reuters goal line again (LSHLeiden() from raw text) and rewrite "
         "it into the saved .json and .md; the sweep's tables are kept",
     )
+    ap.add_argument(
+        "--repeat", type=int, default=3, help="runs of --goal; the median on CPU time is kept"
+    )
     args = ap.parse_args(argv)
     if args.goal:
         stem = Path(args.out)
         saved = json.loads(stem.with_suffix(".json").read_text())
-        goal = final_run("LSHLeiden", LSHLeiden().get_params(), prepare("reuters"), raw=True)
+        corpus = prepare("reuters")
+        runs = [
+            final_run("LSHLeiden", LSHLeiden().get_params(), corpus, raw=True)
+            for _ in range(max(1, args.repeat))
+        ]
+        goal = sorted(runs, key=lambda run: run["cpu_seconds"])[len(runs) // 2]
+        goal["runs_cpu_seconds"] = [run["cpu_seconds"] for run in runs]
+        goal["runs_seconds"] = [run["seconds"] for run in runs]
         saved["reuters_goal"] = {**goal, "date": run_date(), "load_average": " / ".join(
             f"{x:.1f}" for x in os.getloadavg()
         )}  # fmt: skip
