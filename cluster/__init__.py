@@ -7,7 +7,7 @@ neither the database nor Scrapy.
 - :class:`Estimator` (``cluster.base``): the one base of the estimators (parameters by
   introspection, constraints checked at ``fit``, ``from_settings``); its defaults are the
   settings', so an estimator made with no arguments is the command line's.
-- :class:`MinHasher`, :class:`Signatures` (``cluster.minhash``): datasketch-equal MinHash
+- :class:`MinHasher`, :class:`MinHashSignatures` (``cluster.minhash``): datasketch-equal MinHash
   signatures of a whole corpus at once.
 - :func:`band_keys`, :func:`bucket_pairs`, :func:`candidate_pairs` (``cluster.lsh``): LSH
   banding (the last within a memory budget).
@@ -45,12 +45,12 @@ _EXPORTS = {
     "LSHLevel": "cluster.lsh_link",
     "LSHLink": "cluster.lsh_link",
     "LeidenCommunities": "cluster.nested_leiden",
+    "MinHashSignatures": "cluster.minhash",
     "MinHasher": "cluster.minhash",
     "ShingleMatrix": "cluster.single_link",
     "SignatureStore": "cluster.sigstore",
     "TfidfWeighting": "cluster.weighting",
     "WeightedMinHasher": "cluster.weighted_minhash",
-    "Signatures": "cluster.minhash",
     "band_keys": "cluster.lsh",
     "bucket_pairs": "cluster.lsh",
     "candidate_pairs": "cluster.lsh",

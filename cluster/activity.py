@@ -126,6 +126,7 @@ __all__ = [
     "igraph_leiden",
     "modularity",
     "refined_levels",
+    "step_settings_keys",
     "weighted_terms",
 ]
 
@@ -149,6 +150,26 @@ DEFAULT_STEPS: dict[str, tuple[type[Estimator], dict[str, str]]] = {
 }
 """Each step's default: its class and, for each of its parameters, the clusterer's
 parameter it takes (``reassignment``'s ``passes`` is the clusterer's ``reassign``)."""
+
+
+def step_settings_keys(
+    steps: Mapping[str, tuple[type[Estimator], Mapping[str, str]]],
+) -> dict[str, str]:
+    """The settings keys of the clusterer's parameters that its steps read: each step's
+    ``_settings_keys`` under the clusterer's names for the step's parameters (so that
+    :class:`ActivityClusterer` and, say, :class:`~cluster.knn.KNeighbours` cannot read a
+    parameter from different settings).
+
+    >>> keys = step_settings_keys(DEFAULT_STEPS)
+    >>> keys["n_neighbors"], keys["reassign"]
+    ('activity.n_neighbors', 'activity.reassign')
+    """
+    return {
+        ours: cls._settings_keys[theirs]
+        for cls, names in steps.values()
+        for theirs, ours in names.items()
+        if theirs in cls._settings_keys
+    }
 
 
 def _has(*methods: str) -> Predicate:
@@ -312,21 +333,10 @@ class ActivityClusterer(Estimator):
         **STEP_CONSTRAINTS,
     }
     _settings_keys: ClassVar[Mapping[str, str]] = {
-        "n_neighbors": "activity.n_neighbors",
-        "resolution": "activity.resolution",
-        "coarser": "activity.coarser",
-        "quality": "activity.quality",
-        "n_iterations": "activity.n_iterations",
+        **step_settings_keys(DEFAULT_STEPS),
+        # the tf-idf weighting reads no section of its own: the clusterer's are [activity]'s
         "min_df": "activity.min_df",
         "max_df": "activity.max_df",
-        "candidates": "activity.candidates",
-        "num_perm": "activity.num_perm",
-        "rows": "activity.rows",
-        "max_bucket": "activity.max_bucket",
-        "refine": "activity.refine",
-        "reassign": "activity.reassign",
-        "seed": "activity.seed",
-        "n_jobs": "minhash.workers",
     }
     _resource_params = ("n_jobs",)
 

@@ -202,7 +202,7 @@ def bucket_candidates(
     Parameters
     ----------
     signatures : ndarray, shape (n, num_perm)
-        Signatures whose equal values mean equal samples.
+        MinHash signatures whose equal values mean equal samples.
     r, b : int
         Rows per band and bands (``r * b <= num_perm``).
     max_bucket : int, default 50

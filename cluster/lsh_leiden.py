@@ -77,7 +77,7 @@ from cluster.graph_leiden import (
 )
 from cluster.lsh import check_banding, level_pairs, s_curve_threshold
 from cluster.lsh_link import check_signatures, pair_similarity_function
-from cluster.minhash import NUM_PERM, MinHasher, Signatures
+from cluster.minhash import NUM_PERM, MinHasher, MinHashSignatures
 from cluster.sigstore import ShingleSource
 from core import defaults as D
 from core.choices import LEIDEN_SIMILARITIES, SCHEMES
@@ -147,7 +147,7 @@ class LSHLeiden(LeidenEstimator):
         ``pairs_above_threshold``; ``edges`` (after sparsifying); ``isolated`` (documents
         without an edge); ``bandings`` (r, b, S-curve similarity and candidates of each);
         ``seconds`` of every phase.
-    signatures_ : Signatures
+    signatures_ : MinHashSignatures
         The signatures used.
 
     Raises
@@ -260,8 +260,8 @@ class LSHLeiden(LeidenEstimator):
     def _signatures(
         self,
         shingle_sets: Sequence[np.ndarray] | ShingleSource | None,
-        signatures: Signatures | None,
-    ) -> Signatures:
+        signatures: MinHashSignatures | None,
+    ) -> MinHashSignatures:
         hasher = MinHasher(num_perm=int(self.num_perm), seed=int(self.seed), scheme=self.scheme)
         checked = check_signatures(hasher, shingle_sets, signatures, self.similarity)
         if checked is None:
@@ -271,7 +271,7 @@ class LSHLeiden(LeidenEstimator):
     def fit(
         self,
         shingle_sets: Sequence[np.ndarray] | ShingleSource | None = None,
-        signatures: Signatures | None = None,
+        signatures: MinHashSignatures | None = None,
         progress: Callable[[LeidenLevel], None] | None = None,
     ) -> LSHLeiden:
         """Build the candidate graph and find its communities.
@@ -283,7 +283,7 @@ class LSHLeiden(LeidenEstimator):
             stay alone). Needed to sign (without ``signatures``) and for
             ``similarity="jaccard"``; a :class:`~cluster.sigstore.ShingleSource` gives
             the shingles of the candidate pairs on demand.
-        signatures : Signatures, optional
+        signatures : MinHashSignatures, optional
             Precomputed signatures of the same documents (e.g. memory-mapped from a
             :class:`~cluster.sigstore.SignatureStore`), made with this model's num_perm,
             seed and scheme. The clusters are those of signing here.

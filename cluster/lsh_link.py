@@ -68,7 +68,7 @@ import numpy as np
 
 from cluster.base import N_JOBS, NONE, POSITIVE, SEED, THRESHOLD, Constraints, Estimator, Options
 from cluster.lsh import level_pairs, s_curve_threshold
-from cluster.minhash import NUM_PERM, MinHasher, Signatures
+from cluster.minhash import NUM_PERM, MinHasher, MinHashSignatures
 from cluster.sigstore import ShingleSource, pair_jaccard_segments
 from cluster.single_link import ShingleMatrix
 from cluster.unionfind import connected_labels, single_linkage
@@ -177,7 +177,7 @@ class LSHLink(Estimator):
         order over every pair linked at any level); clusters never linked are joined
         at height 1.0. ``fcluster(linkage_matrix_, 1 - t, "distance")`` with a float
         just below ``1 - threshold`` gives :attr:`labels_`.
-    signatures_ : Signatures
+    signatures_ : MinHashSignatures
         The signatures used.
     n_compared_ : int
         Pairs whose similarity was computed, over all levels.
@@ -259,7 +259,7 @@ class LSHLink(Estimator):
     def fit(
         self,
         shingle_sets: Sequence[np.ndarray] | ShingleSource | None = None,
-        signatures: Signatures | None = None,
+        signatures: MinHashSignatures | None = None,
         progress: Callable[[LSHLevel], None] | None = None,
     ) -> LSHLink:
         """Run the levels.
@@ -271,7 +271,7 @@ class LSHLink(Estimator):
             stay alone). Needed to sign (without ``signatures``) and for
             ``similarity="jaccard"``; a :class:`~cluster.sigstore.ShingleSource` gives
             the shingles of the candidate pairs on demand instead of all at once.
-        signatures : Signatures, optional
+        signatures : MinHashSignatures, optional
             Precomputed signatures of the same documents, e.g. memory-mapped from a
             :class:`~cluster.sigstore.SignatureStore`; they must have been made with this
             model's num_perm, seed and scheme. The clusters are those of signing here.
@@ -367,9 +367,9 @@ class LSHLink(Estimator):
         return self
 
     def _weighted(
-        self, documents: Sequence[Any] | None, signatures: Signatures | None
-    ) -> tuple[Signatures, Callable[[np.ndarray, np.ndarray], np.ndarray]]:
-        """Signatures and pair similarity of ``similarity="weighted"``: tf-idf vectors of
+        self, documents: Sequence[Any] | None, signatures: MinHashSignatures | None
+    ) -> tuple[MinHashSignatures, Callable[[np.ndarray, np.ndarray], np.ndarray]]:
+        """The signatures and pair similarity of ``similarity="weighted"``: tf-idf vectors of
         term-count mappings, ICWS signatures, exact cosine."""
         from cluster.knn import pair_cosine
         from cluster.weighted_minhash import EMPTY_SIGNATURE, WeightedMinHasher
@@ -394,7 +394,7 @@ class LSHLink(Estimator):
             hashvalues = hasher.sign(X, n_jobs=self.n_jobs)
         else:
             hashvalues = np.full((X.shape[0], int(self.num_perm)), EMPTY_SIGNATURE)
-        sigs = Signatures(
+        sigs = MinHashSignatures(
             hashvalues=hashvalues,
             num_perm=int(self.num_perm),
             seed=int(self.seed),
@@ -412,9 +412,9 @@ class LSHLink(Estimator):
 def check_signatures(
     hasher: MinHasher,
     shingle_sets: Sequence[np.ndarray] | ShingleSource | None,
-    signatures: Signatures | None,
+    signatures: MinHashSignatures | None,
     similarity: str,
-) -> Signatures | None:
+) -> MinHashSignatures | None:
     """Check what a fit was given; return ``signatures`` (``None``: sign ``shingle_sets``).
 
     Raises
@@ -457,7 +457,7 @@ def check_signatures(
 def pair_similarity_function(
     similarity: str,
     shingle_sets: Sequence[np.ndarray] | ShingleSource | None,
-    signatures: Signatures,
+    signatures: MinHashSignatures,
     memory_bytes: int,
 ) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     """How a fit computes the similarity of candidate pairs ``(i, j)``.

@@ -172,7 +172,7 @@ def permutations(num_perm: int, seed: int, scheme: str) -> np.ndarray:
 
 
 @dataclass(frozen=True, eq=False)
-class Signatures:
+class MinHashSignatures:
     """The MinHash signatures of a corpus and what produced them.
 
     Attributes
@@ -190,7 +190,7 @@ class Signatures:
 
     Notes
     -----
-    Combining or comparing two :class:`Signatures` checks that num_perm, seed, scheme and
+    Combining or comparing two :class:`MinHashSignatures` checks that num_perm, seed, scheme and
     hash function match (:meth:`check_compatible`).
     """
 
@@ -214,7 +214,7 @@ class Signatures:
             "hash_func": self.hash_func,
         }
 
-    def check_compatible(self, other: Signatures) -> None:
+    def check_compatible(self, other: MinHashSignatures) -> None:
         """Raise ``ValueError`` unless ``other`` was made with the same parameters.
 
         Raises
@@ -273,15 +273,15 @@ class Signatures:
         out[self.empty[i] | self.empty[j]] = 0.0
         return out
 
-    def subset(self, index: Sequence[int] | np.ndarray) -> Signatures:
+    def subset(self, index: Sequence[int] | np.ndarray) -> MinHashSignatures:
         """The signatures of some documents, in the order given."""
         idx = np.asarray(index, dtype=np.intp)
-        return Signatures(
+        return MinHashSignatures(
             self.hashvalues[idx], self.num_perm, self.seed, self.scheme, self.hash_func,
             self.empty[idx],
         )  # fmt: skip
 
-    def concat(self, *others: Signatures) -> Signatures:
+    def concat(self, *others: MinHashSignatures) -> MinHashSignatures:
         """These signatures followed by others made with the same parameters.
 
         Raises
@@ -291,7 +291,7 @@ class Signatures:
         """
         for o in others:
             self.check_compatible(o)
-        return Signatures(
+        return MinHashSignatures(
             np.concatenate([self.hashvalues, *(o.hashvalues for o in others)]),
             self.num_perm, self.seed, self.scheme, self.hash_func,
             np.concatenate([self.empty, *(o.empty for o in others)]),
@@ -310,7 +310,7 @@ class Signatures:
         seed: int,
         scheme: str,
         hash_func: str,
-    ) -> Signatures:
+    ) -> MinHashSignatures:
         """Rebuild signatures from stored little-endian uint64 rows (:meth:`row_bytes`).
 
         Raises
@@ -451,7 +451,7 @@ class MinHasher:
             start = stop
         return blocks
 
-    def sign(self, shingle_sets: Sequence[np.ndarray], n_jobs: int = 1) -> Signatures:
+    def sign(self, shingle_sets: Sequence[np.ndarray], n_jobs: int = 1) -> MinHashSignatures:
         """Sign every document: equal, row for row, to datasketch's MinHash of its shingles.
 
         Parameters
@@ -465,7 +465,7 @@ class MinHasher:
 
         Returns
         -------
-        Signatures
+        MinHashSignatures
             ``hashvalues`` of shape ``(len(shingle_sets), num_perm)``.
 
         Raises
@@ -504,7 +504,7 @@ class MinHasher:
         else:
             for docs in blocks:
                 sign_block(docs)
-        return Signatures(out, self.num_perm, self.seed, self.scheme, self.hash_func, empty)
+        return MinHashSignatures(out, self.num_perm, self.seed, self.scheme, self.hash_func, empty)
 
 
 def effective_n_jobs(n_jobs: int) -> int:

@@ -17,7 +17,7 @@ a time) into a folder:
     documents and the format; written last, so a folder without it holds no store.
 
 :meth:`SignatureStore.signatures` reopens the matrix read-only with
-:func:`numpy.lib.format.open_memmap`, as a :class:`~cluster.minhash.Signatures` whose rows
+:func:`numpy.lib.format.open_memmap`, as a :class:`~cluster.minhash.MinHashSignatures` whose rows
 the operating system pages in on demand; :meth:`SignatureStore.open` refuses a store made
 with other parameters than the caller's. :class:`~cluster.LSHLink` and
 :class:`~cluster.LSHLeiden` fit from such signatures (``fit(signatures=...)``) and band
@@ -65,7 +65,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from cluster.minhash import DTYPES, MinHasher, Signatures
+from cluster.minhash import DTYPES, MinHasher, MinHashSignatures
 from cluster.single_link import ShingleMatrix
 from core.exceptions import DataNotFoundError, ParameterError
 
@@ -267,18 +267,18 @@ class SignatureStore:
         os.replace(tmp, folder / "store.json")
         return cls(folder)
 
-    def signatures(self) -> Signatures:
+    def signatures(self) -> MinHashSignatures:
         """The signatures, their matrix a read-only :class:`numpy.memmap` of the file.
 
         Returns
         -------
-        Signatures
+        MinHashSignatures
             ``hashvalues`` memory-mapped (rows read on demand), ``empty`` in memory.
         """
         hv = np.lib.format.open_memmap(self.path / "signatures.npy", mode="r")
         empty = np.load(self.path / "empty.npy")
         p = self.params
-        return Signatures(hv, p["num_perm"], p["seed"], p["scheme"], p["hash_func"], empty)
+        return MinHashSignatures(hv, p["num_perm"], p["seed"], p["scheme"], p["hash_func"], empty)
 
     @property
     def lengths(self) -> np.ndarray:

@@ -128,7 +128,7 @@ class Gate:
     busy: frozenset[str] = frozenset()
 
 
-class Frontier:
+class SQLiteFrontier:
     """The request store (see the module docstring).
 
     Parameters
@@ -142,7 +142,7 @@ class Frontier:
     Examples
     --------
     >>> import tempfile, os
-    >>> f = Frontier(os.path.join(tempfile.mkdtemp(), "frontier.sqlite"))
+    >>> f = SQLiteFrontier(os.path.join(tempfile.mkdtemp(), "frontier.sqlite"))
     >>> f.add("a", "http://x.edu/", INTERNAL, 0, lambda: b"A")
     'added'
     >>> f.add("a", "http://x.edu/", INTERNAL, 0, lambda: b"A")

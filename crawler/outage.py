@@ -7,7 +7,7 @@ between. Once ``[crawl] outage_failures`` of them in a row span at least
 :data:`~core.defaults.CRAWL_OUTAGE_HOSTS` hosts, nothing answers any more: the spider is
 closed with the reason :data:`CONNECTION_LOST`, the failures that follow are neither
 stored nor kept as answers, and those of the streak are given back to the frontier
-(:meth:`~crawler.frontier.Frontier.requeue`), so a resumed crawl fetches them (a crawl
+(:meth:`~crawler.frontier.SQLiteFrontier.requeue`), so a resumed crawl fetches them (a crawl
 farm's Redis frontier keeps them as failures). The
 crawler process exits with :data:`crawler.run.EXIT_CONNECTION_LOST` and the crawl run is
 ``interrupted``, its resume command printed. One dead host does not stop a crawl: its

@@ -1,6 +1,6 @@
 """A crawl frontier shared by many crawler processes through Redis (a crawl farm).
 
-The same contract as :class:`crawler.frontier.Frontier` (the one-process SQLite
+The same contract as :class:`crawler.frontier.SQLiteFrontier` (the one-process SQLite
 frontier), kept in Redis so that any number of crawler processes, on one machine or
 many, share one queue, one seen set, one set of budgets and one record of answers. Every
 operation is one Lua script, so it is atomic across processes.
@@ -427,7 +427,7 @@ class RedisFrontier:
     lease : float
         Seconds without a heartbeat after which a process's requests are taken back.
     fixed_budgets : bool, default True
-        As :class:`crawler.frontier.Frontier`'s (every process of a farm has the run's).
+        As :class:`crawler.frontier.SQLiteFrontier`'s (every process of a farm has the run's).
     """
 
     def __init__(
@@ -513,7 +513,7 @@ class RedisFrontier:
         source: str = "",
     ) -> str:
         """Store a request; return ``added``, ``held``, ``requeued``, ``upgraded``,
-        ``duplicate`` or ``budget`` (as :meth:`crawler.frontier.Frontier.add`)."""
+        ``duplicate`` or ``budget`` (as :meth:`crawler.frontier.SQLiteFrontier.add`)."""
         data = blob() if callable(blob) else blob
         rank = min(max(128 - int(priority), 0), 255)
         args = [

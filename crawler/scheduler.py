@@ -1,4 +1,4 @@
-"""Scrapy's scheduler interface over :class:`crawler.frontier.Frontier`.
+"""Scrapy's scheduler interface over :class:`crawler.frontier.SQLiteFrontier`.
 
 Requests carry their crawl facts in ``meta["wm"]`` (:class:`crawler.wiring.WmMeta`:
 ``kind``, ``depth``, ``level``, ``budget``); the fingerprint of Scrapy's request
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy.utils.request import request_from_dict
 
 from core import defaults as D
-from crawler.frontier import DEFERRED, EXTERNAL, EXTRA, INTERNAL, Frontier, Gate, dumps, loads
+from crawler.frontier import DEFERRED, EXTERNAL, EXTRA, INTERNAL, Gate, SQLiteFrontier, dumps, loads
 from crawler.wiring import FrontierOwner, level_of, wm_of
 
 if TYPE_CHECKING:
@@ -75,7 +75,7 @@ def request_dict(request: Request, spider: Any) -> dict[str, Any]:
 
 
 def add_request(frontier: Any, crawler: Crawler, request: Request, spider: Any) -> str:
-    """Store a request in a frontier (:class:`~crawler.frontier.Frontier` or
+    """Store a request in a frontier (:class:`~crawler.frontier.SQLiteFrontier` or
     :class:`~crawler.redis_frontier.RedisFrontier`) with its crawl facts from
     ``meta["wm"]``; return the frontier's answer (``added``, ``duplicate``, ...)."""
     wm = wm_of(request)
@@ -152,15 +152,15 @@ def in_progress_gate(engine: Any, busy: frozenset[str]) -> Gate:
     )
 
 
-class FrontierScheduler(FrontierOwner):
+class SQLiteScheduler(FrontierOwner):
     """A Scrapy scheduler (``SCHEDULER`` setting) on a crash-safe SQLite frontier.
 
     The frontier file is ``WEBOMETRICS_FRONTIER`` (a path in the job directory).
     """
 
-    frontier: Frontier
+    frontier: SQLiteFrontier
 
-    def __init__(self, crawler: Crawler, frontier: Frontier) -> None:
+    def __init__(self, crawler: Crawler, frontier: SQLiteFrontier) -> None:
         self.crawler = crawler
         self.frontier = frontier
         self.stats = crawler.stats
@@ -169,12 +169,12 @@ class FrontierScheduler(FrontierOwner):
         self._busy_at = 0.0
 
     @classmethod
-    def from_crawler(cls, crawler: Crawler) -> FrontierScheduler:
+    def from_crawler(cls, crawler: Crawler) -> SQLiteScheduler:
         path = crawler.settings.get("WEBOMETRICS_FRONTIER")
         if not path:
             raise ValueError("WEBOMETRICS_FRONTIER (the frontier file) is not set")
         fixed = crawler.settings.getbool("WEBOMETRICS_FIXED_BUDGETS", D.CRAWL_FIXED_BUDGETS)
-        return cls(crawler, Frontier(path, fixed_budgets=fixed))
+        return cls(crawler, SQLiteFrontier(path, fixed_budgets=fixed))
 
     def open(self, spider: Spider) -> None:
         self.spider = spider

@@ -146,7 +146,7 @@ def scrapy_settings(
         "DEPTH_LIMIT": 0,
         "DEPTH_STATS_VERBOSE": False,
         "REFERER_ENABLED": True,
-        "SCHEDULER": "crawler.scheduler.FrontierScheduler",
+        "SCHEDULER": "crawler.scheduler.SQLiteScheduler",
         "TWISTED_DNS_RESOLVER": "crawler.middlewares.SafeResolver",
         "DOWNLOADER_MIDDLEWARES": dict(DOWNLOADER_MIDDLEWARES),
         "EXTENSIONS": dict(EXTENSIONS),

@@ -1,8 +1,8 @@
 """How the crawler's Scrapy components reach each other: the frontier of the running
 crawl and the crawl facts each request carries.
 
-The frontier. Both schedulers (:class:`crawler.scheduler.FrontierScheduler` on the
-one-process SQLite :class:`crawler.frontier.Frontier`,
+The frontier. Both schedulers (:class:`crawler.scheduler.SQLiteScheduler` on the
+one-process SQLite :class:`crawler.frontier.SQLiteFrontier`,
 :class:`crawler.redis_scheduler.RedisScheduler` on a crawl farm's
 :class:`crawler.redis_frontier.RedisFrontier`) are :class:`FrontierOwner` s; the spiders,
 the replay middleware, the item pipeline and the progress reporter reach the frontier
@@ -110,7 +110,7 @@ def request_meta(wm: WmMeta) -> dict[str, Any]:
 
 class Frontier(Protocol):
     """What the crawler's components use of the running crawl's frontier (the SQLite
-    :class:`crawler.frontier.Frontier` or a farm's
+    :class:`crawler.frontier.SQLiteFrontier` or a farm's
     :class:`crawler.redis_frontier.RedisFrontier`)."""
 
     @property

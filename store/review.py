@@ -82,8 +82,8 @@ __all__ = [
     "AcceptResult",
     "Agreement",
     "CoderRow",
+    "CodingImportResult",
     "Disagreement",
-    "ImportResult",
     "QueueRow",
     "QueueSummary",
     "SheetError",
@@ -179,7 +179,7 @@ class CoderRow:
 
 
 @dataclass(frozen=True)
-class ImportResult:
+class CodingImportResult:
     """What :func:`import_sheet` stored."""
 
     coder: str
@@ -770,7 +770,7 @@ def import_sheet(
     coder: str,
     sheet: str = "<sheet>",
     taxonomy: Taxonomy | str | Path | None = None,
-) -> ImportResult:
+) -> CodingImportResult:
     """Validate a filled coding sheet and store its codings as ``coder``'s.
 
     Rows with an empty ``category`` are not coded and skipped. Every other row must
@@ -792,7 +792,7 @@ def import_sheet(
 
     Returns
     -------
-    ImportResult
+    CodingImportResult
         ``replaced``: the coder's earlier codings of these domains, now replaced.
 
     Raises
@@ -832,7 +832,7 @@ def import_sheet(
             )
             for dom, (line, key, note, suggested, conf) in sorted(parsed.codings.items())
         )
-    return ImportResult(who, name, len(parsed.codings), replaced, parsed.blank)
+    return CodingImportResult(who, name, len(parsed.codings), replaced, parsed.blank)
 
 
 # --- agreement and adjudication ----------------------------------------------------------

@@ -76,7 +76,7 @@ class UniversityChange:
 
 
 @dataclass
-class ImportResult:
+class UniversityImportResult:
     """What :func:`import_universities` did."""
 
     created: int = 0
@@ -116,7 +116,7 @@ def import_universities(
     *,
     mode: Mode = "refuse",
     drop_domains_with_pages: bool = False,
-) -> ImportResult:
+) -> UniversityImportResult:
     """Insert or update universities by name, in one transaction.
 
     Parameters
@@ -135,7 +135,7 @@ def import_universities(
 
     Returns
     -------
-    ImportResult
+    UniversityImportResult
         Counts of created, updated and unchanged universities, and the changes.
 
     Raises
@@ -148,7 +148,7 @@ def import_universities(
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
-    result = ImportResult()
+    result = UniversityImportResult()
     with session_scope(engine) as session:
         _check_owners(session, specs)
         stored = {

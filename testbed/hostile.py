@@ -74,7 +74,7 @@ home = ["{START_URL}"]
 
 
 @dataclass(frozen=True)
-class Page:
+class HostilePage:
     """A real page of the site: where it is, what it says, what it links to."""
 
     host: str
@@ -101,12 +101,12 @@ _DEPARTMENTS = (
 _LIB = f"http://{LIBRARY}/"
 
 
-def _pages() -> tuple[Page, ...]:
+def _pages() -> tuple[HostilePage, ...]:
     """The real pages (a fresh tuple per call: nothing shared is mutable)."""
     m, lib = MAIN, LIBRARY
     dept_urls = tuple(f"http://{MAIN}/departments/{slug}/" for slug, _, _ in _DEPARTMENTS)
     pages = [
-        Page(
+        HostilePage(
             m,
             "/",
             "Hostile State University",
@@ -127,7 +127,7 @@ def _pages() -> tuple[Page, ...]:
             ("hs-alumni-network.org", "hs-student-union.org"),
             script_external=("hs-social-network.com", "hs-video-channel.tv"),
         ),
-        Page(
+        HostilePage(
             m,
             "/about/",
             "About the university",
@@ -136,7 +136,7 @@ def _pages() -> tuple[Page, ...]:
             ("/about/history/", "/about/governance/"),
             ("hs-alumni-network.org", "hs-student-union.org"),
         ),
-        Page(
+        HostilePage(
             m,
             "/about/history/",
             "Our history",
@@ -144,7 +144,7 @@ def _pages() -> tuple[Page, ...]:
             "century into a comprehensive institution with a medical school.",
             external=("heritage-trust-hs.org",),
         ),
-        Page(
+        HostilePage(
             m,
             "/about/governance/",
             "Governance",
@@ -152,7 +152,7 @@ def _pages() -> tuple[Page, ...]:
             "programmes, examinations and degrees.",
             external=("board-of-regents-hs.org",),
         ),
-        Page(
+        HostilePage(
             m,
             "/admissions/",
             "Admissions",
@@ -161,7 +161,7 @@ def _pages() -> tuple[Page, ...]:
             ("/admissions/international/",),
             ("hs-admissions-portal.com",),
         ),
-        Page(
+        HostilePage(
             m,
             "/admissions/international/",
             "International students",
@@ -169,14 +169,14 @@ def _pages() -> tuple[Page, ...]:
             "housing, insurance and language courses before the term starts.",
             external=("hs-visa-help.org",),
         ),
-        Page(
+        HostilePage(
             m,
             "/contact/",
             "Contact",
             "Hostile State University, 1 College Road. Switchboard open on weekdays from "
             "eight to five; the press office answers media enquiries.",
         ),
-        Page(
+        HostilePage(
             m,
             "/research/",
             "Research",
@@ -185,7 +185,7 @@ def _pages() -> tuple[Page, ...]:
             ("/research/groups/", "/research/projects/", "/research/centres/"),
             ("national-science-fund-hs.org",),
         ),
-        Page(
+        HostilePage(
             m,
             "/research/groups/",
             "Research groups",
@@ -195,7 +195,7 @@ def _pages() -> tuple[Page, ...]:
             ("hs-astro-survey.org",),
             relative=(("groups/", "All research groups"),),
         ),
-        Page(
+        HostilePage(
             m,
             "/research/groups/astro/",
             "Astrophysics group",
@@ -203,7 +203,7 @@ def _pages() -> tuple[Page, ...]:
             "studies the formation of dwarf galaxies.",
             external=("hs-astro-survey.org",),
         ),
-        Page(
+        HostilePage(
             m,
             "/research/groups/bio/",
             "Plant genomics group",
@@ -211,7 +211,7 @@ def _pages() -> tuple[Page, ...]:
             "partners in three countries.",
             external=("hs-genome-lab.org",),
         ),
-        Page(
+        HostilePage(
             m,
             "/research/projects/",
             "Research projects",
@@ -219,7 +219,7 @@ def _pages() -> tuple[Page, ...]:
             "industrial partnership on battery materials.",
             external=("hs-eu-projects.eu", "hs-industry-partners.com"),
         ),
-        Page(
+        HostilePage(
             m,
             "/research/centres/",
             "Research centres",
@@ -227,7 +227,7 @@ def _pages() -> tuple[Page, ...]:
             "whole campus with computing and storage.",
             external=("hs-climate-centre.org",),
         ),
-        Page(
+        HostilePage(
             m,
             "/news/",
             "News",
@@ -235,7 +235,7 @@ def _pages() -> tuple[Page, ...]:
             "library after its renovation.",
             ("/news/2026/", "/news/archive/"),
         ),
-        Page(
+        HostilePage(
             m,
             "/news/2026/",
             "News of 2026",
@@ -249,7 +249,7 @@ def _pages() -> tuple[Page, ...]:
             ),
             relative=(("news/2026/", "This year's news"),),
         ),
-        Page(
+        HostilePage(
             m,
             "/news/2026/new-telescope/",
             "A new telescope",
@@ -257,7 +257,7 @@ def _pages() -> tuple[Page, ...]:
             "observatory, funded by a private donation.",
             external=("hs-telescope-news.com",),
         ),
-        Page(
+        HostilePage(
             m,
             "/news/2026/prize/",
             "Prize for a chemist",
@@ -265,7 +265,7 @@ def _pages() -> tuple[Page, ...]:
             "catalysts that split water with sunlight.",
             external=("hs-prize-foundation.org",),
         ),
-        Page(
+        HostilePage(
             m,
             "/news/2026/library-reopens/",
             "The library reopens",
@@ -273,7 +273,7 @@ def _pages() -> tuple[Page, ...]:
             "rooms and a digitisation workshop.",
             external=("hs-digital-library.org",),
         ),
-        Page(
+        HostilePage(
             m,
             "/news/2026/exchange/",
             "A new exchange programme",
@@ -281,7 +281,7 @@ def _pages() -> tuple[Page, ...]:
             "through the new exchange network.",
             external=("hs-exchange-network.eu",),
         ),
-        Page(
+        HostilePage(
             m,
             "/news/archive/",
             "News archive",
@@ -289,7 +289,7 @@ def _pages() -> tuple[Page, ...]:
             "university collected by the press office since the nineties.",
             external=("hs-press-archive.com", "hs-newspaper-1990s.org"),
         ),
-        Page(
+        HostilePage(
             m,
             "/events/",
             "Events",
@@ -298,7 +298,7 @@ def _pages() -> tuple[Page, ...]:
             ("/events/open-day/", "/events/lecture-series/", "/events/calendar/2026/11/"),
             ("hs-city-events.com",),
         ),
-        Page(
+        HostilePage(
             m,
             "/events/open-day/",
             "Open day",
@@ -306,7 +306,7 @@ def _pages() -> tuple[Page, ...]:
             "laboratories and a fair of student clubs.",
             external=("hs-city-events.com",),
         ),
-        Page(
+        HostilePage(
             m,
             "/events/lecture-series/",
             "Public lecture series",
@@ -314,7 +314,7 @@ def _pages() -> tuple[Page, ...]:
             "recordings are published online.",
             external=("hs-lecture-videos.tv",),
         ),
-        Page(
+        HostilePage(
             m,
             "/departments/",
             "Departments",
@@ -325,37 +325,37 @@ def _pages() -> tuple[Page, ...]:
     ]
     for slug, title, domain in _DEPARTMENTS:
         pages.append(
-            Page(m, f"/departments/{slug}/", f"Department of {title}",
+            HostilePage(m, f"/departments/{slug}/", f"Department of {title}",
                  f"The department of {title.lower()} offers bachelor, master and doctoral "
                  f"programmes in {title.lower()} and hosts a seminar series.",
                  external=(domain,))
         )  # fmt: skip
     pages += [
-        Page(lib, "/", "University Library",
+        HostilePage(lib, "/", "University Library",
              "The university library holds two million books, special collections and a "
              "catalogue of everything it owns.",
              ("/catalogue/", "/collections/", "/opening-hours/", START_URL),
              ("hs-digital-library.org",)),
-        Page(lib, "/opening-hours/", "Opening hours",
+        HostilePage(lib, "/opening-hours/", "Opening hours",
              "The reading rooms open from eight in the morning to ten at night, on "
              "weekends from ten to six."),
-        Page(lib, "/collections/", "Special collections",
+        HostilePage(lib, "/collections/", "Special collections",
              "Manuscripts, historical maps and the doctoral theses of the university since "
              "its foundation.",
              ("/collections/manuscripts/", "/collections/maps/", "/collections/theses/"),
              ("hs-digital-library.org",)),
-        Page(lib, "/collections/manuscripts/", "Manuscripts",
+        HostilePage(lib, "/collections/manuscripts/", "Manuscripts",
              "Medieval manuscripts bequeathed by the founder, digitised page by page.",
              external=("hs-digital-library.org",)),
-        Page(lib, "/collections/maps/", "Historical maps",
+        HostilePage(lib, "/collections/maps/", "Historical maps",
              "Maps of the region from the seventeenth century onwards, with the survey of "
              "the river valley.",
              external=("heritage-trust-hs.org",)),
-        Page(lib, "/collections/theses/", "Doctoral theses",
+        HostilePage(lib, "/collections/theses/", "Doctoral theses",
              "Every doctoral thesis defended at the university, most of them open access "
              "since the national fund required it.",
              external=("national-science-fund-hs.org",)),
-        Page(lib, "/catalogue/", "Library catalogue",
+        HostilePage(lib, "/catalogue/", "Library catalogue",
              "Search the catalogue by subject, format, year and language; filters narrow "
              "the results.",
              external=("hs-digital-library.org",)),
@@ -499,7 +499,7 @@ class HostileSite:
                  (f"http://{MAIN}/events/", "Events"), (_LIB, "Library")]  # fmt: skip
         return " | ".join(_a(_with_session(u, sid), a) for u, a in items)
 
-    def _page(self, page: Page, sid: str) -> str:
+    def _page(self, page: HostilePage, sid: str) -> str:
         body = [f"<h1>{_e(page.title)}</h1>", f"<p>{_e(page.text)}</p>", "<ul>"]
         for link in page.links:
             url = _absolute(page.host, link)

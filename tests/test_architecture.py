@@ -339,3 +339,71 @@ def test_a_module_cycle_is_caught(tmp_path: Path) -> None:
     )
     (pkg / "e.py").write_text("from pkg.d import y\n")
     assert module_cycles({"pkg"}, tmp_path) == [{"pkg.a", "pkg.sub.b", "pkg.c"}]
+
+
+# -- names ----------------------------------------------------------------------------------
+NAMED_PACKAGES = (
+    "core",
+    "crawler",
+    "extract",
+    "dedup",
+    "cluster",
+    "analyse",
+    "store",
+    "dashboard",
+    "webometrics",
+    "corpora",
+    "testbed",
+)
+"""The project's packages whose public classes must each have a name of their own."""
+SHARED_CLASS_NAMES: dict[str, str] = {}
+"""Class names two modules may both define, each with why (none needed today)."""
+
+
+def public_classes(packages: set[str] | tuple[str, ...], root: Path = REPO) -> dict[str, list[str]]:
+    """``{class name: modules defining it}`` of every public module-level class (those
+    under a top-level ``if``/``try`` included) of ``packages``."""
+    found: dict[str, list[str]] = {}
+    for package in sorted(packages):
+        for path in sorted((root / package).rglob("*.py")):
+            module = ".".join(path.relative_to(root).with_suffix("").parts)
+            body = list(ast.parse(path.read_text(encoding="utf-8")).body)
+            while body:
+                node = body.pop(0)
+                if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                    found.setdefault(node.name, []).append(module)
+                elif isinstance(node, ast.If | ast.Try):
+                    body.extend([*node.body, *node.orelse, *getattr(node, "finalbody", [])])
+    return found
+
+
+def shared_class_names(
+    packages: set[str] | tuple[str, ...], root: Path = REPO
+) -> dict[str, list[str]]:
+    """The public class names that more than one module defines."""
+    return {n: m for n, m in public_classes(packages, root).items() if len(m) > 1}
+
+
+def test_no_two_public_classes_share_a_name() -> None:
+    """Issue 37 item 3: different things have different names (the SQLite frontier is
+    ``SQLiteFrontier`` beside the ``Frontier`` protocol, the graph reader's node is
+    ``GraphCitingNode`` beside the stored ``CitingNode``, ...)."""
+    shared = shared_class_names(NAMED_PACKAGES)
+    unexpected = {n: m for n, m in shared.items() if n not in SHARED_CLASS_NAMES}
+    assert unexpected == {}, (
+        "rename one of each pair (or allow it, with why, in SHARED_CLASS_NAMES)"
+    )
+    stale = sorted(set(SHARED_CLASS_NAMES) - set(shared))
+    assert stale == [], "these names are no longer shared: take them off SHARED_CLASS_NAMES"
+
+
+def test_a_shared_class_name_is_caught(tmp_path: Path) -> None:
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two" / "sub").mkdir(parents=True)
+    (tmp_path / "one" / "a.py").write_text("class Result:\n    pass\nclass _Private:\n    pass\n")
+    (tmp_path / "two" / "sub" / "b.py").write_text(
+        "try:\n    class Result:\n        pass\nexcept ImportError:\n    pass\n"
+        "class _Private:\n    pass\ndef f():\n    class Local:\n        pass\n"
+    )
+    (tmp_path / "two" / "c.py").write_text("def f():\n    class Local:\n        pass\n")
+    assert shared_class_names({"one", "two"}, tmp_path) == {"Result": ["one.a", "two.sub.b"]}

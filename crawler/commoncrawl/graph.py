@@ -89,7 +89,7 @@ log = logging.getLogger(__name__)
 
 # -- results ------------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
-class CitingNode:
+class GraphCitingNode:
     """A node of the graph with at least one edge into a university's nodes.
 
     ``links`` counts the university's nodes it links to (the graph keeps one edge per
@@ -126,8 +126,8 @@ class GraphResult:
     edges_in: int  # edges into university nodes, internal links included
     citing_nodes: int
     seconds: dict[str, float] = field(default_factory=dict)
-    nodes: list[CitingNode] = field(default_factory=list)
-    _fetch: Callable[[int], Iterator[list[CitingNode]]] | None = field(
+    nodes: list[GraphCitingNode] = field(default_factory=list)
+    _fetch: Callable[[int], Iterator[list[GraphCitingNode]]] | None = field(
         default=None, repr=False, compare=False
     )
 
@@ -136,7 +136,7 @@ class GraphResult:
         total = sum(self.seconds.values())
         return self.edges / total if total > 0 else 0.0
 
-    def batches(self, size: int = 5000) -> Iterator[list[CitingNode]]:
+    def batches(self, size: int = 5000) -> Iterator[list[GraphCitingNode]]:
         """The citing nodes in lists of at most ``size`` (inside ``stream`` only)."""
         if self._fetch is None:
             for start in range(0, len(self.nodes), size):
@@ -578,7 +578,7 @@ class GraphReader:
         return int(con.execute("SELECT count(*) FROM citing").fetchone()[0])
 
     @staticmethod
-    def _fetch_nodes(con: Any, level: str, size: int) -> Iterator[list[CitingNode]]:
+    def _fetch_nodes(con: Any, level: str, size: int) -> Iterator[list[GraphCitingNode]]:
         cursor = con.execute(
             "SELECT c.university_id, n.name, c.links, n.num_hosts, r.harmonicc_pos, "
             "r.harmonicc_val, r.pr_pos, r.pr_val "
@@ -590,7 +590,7 @@ class GraphReader:
         )
         while rows := cursor.fetchmany(size):
             yield [
-                CitingNode(
+                GraphCitingNode(
                     university_id=int(uid),
                     name=reverse_name(name),
                     level=level,
@@ -676,4 +676,4 @@ def _translate(exc: Exception, what: str) -> GraphInputError:
     return GraphInputError(f"cannot read the {what} files: {first}")
 
 
-__all__ = ["CitingNode", "EdgeStream", "GraphReader", "GraphResult"]
+__all__ = ["EdgeStream", "GraphCitingNode", "GraphReader", "GraphResult"]

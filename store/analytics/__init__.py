@@ -98,7 +98,7 @@ from store.analytics.collections import (
 )
 from store.analytics.environment import (
     CategoryShareRow,
-    CountryShareRow,
+    CountryCategoryShareRow,
     EnvironmentRow,
     EnvironmentSummaryRow,
     NetworkDomainRow,
@@ -166,7 +166,7 @@ __all__ = [
     "ClusteringSetting",
     "CollectionRow",
     "CollectionTable2Row",
-    "CountryShareRow",
+    "CountryCategoryShareRow",
     "DomainCategoryRow",
     "EnvironmentRow",
     "EnvironmentSummaryRow",

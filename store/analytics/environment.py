@@ -126,7 +126,7 @@ def category_shares(
 
 
 @dataclass(frozen=True)
-class CountryShareRow:
+class CountryCategoryShareRow:
     """Share of one category among the distinct external domains of a country's
     universities."""
 
@@ -145,19 +145,19 @@ def country_category_shares(
     run_id: int | None = None,
     direction: str | None = None,
     sources: Sequence[str] | None = None,
-) -> list[CountryShareRow]:
+) -> list[CountryCategoryShareRow]:
     """Category shares per country and direction (analyst overrides applied);
     ``sources`` as in :func:`category_shares`."""
     if sources is not None:
         rows = _shares_of_sources(engine, run_id, direction, sources, by_country=True)
         return [
-            CountryShareRow(run, country, d, cat, n, share, known)
+            CountryCategoryShareRow(run, country, d, cat, n, share, known)
             for (run, d, country), cat, n, share, known in rows
         ]
     return view_rows(
         engine,
         V_COUNTRY_SHARE,
-        CountryShareRow,
+        CountryCategoryShareRow,
         ("country", "share", "category"),
         run_id=run_id,
         direction=direction,

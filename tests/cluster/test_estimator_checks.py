@@ -16,9 +16,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from cluster.activity import ActivityClusterer
+from cluster.activity import DEFAULT_STEPS, ActivityClusterer
 from cluster.base import Estimator
 from cluster.graph_leiden import ExactLeiden
+from cluster.knn import KNeighbours
 from cluster.lsh_leiden import LSHLeiden
 from cluster.lsh_link import LSHLink
 from cluster.single_link import ExactSingleLink
@@ -268,3 +269,13 @@ def test_the_signers_default_to_their_settings() -> None:
         settings.activity.num_perm,
         settings.activity.seed,
     )
+
+
+def test_the_clusterer_reads_each_step_parameter_from_the_steps_setting() -> None:
+    """ActivityClusterer's settings keys come from its steps' (one table, no drift):
+    KNeighbours' ``n_neighbors`` ... ``n_jobs`` are the clusterer's, and so on."""
+    ours = ActivityClusterer._settings_keys
+    assert KNeighbours._settings_keys, "the neighbour step reads [activity]"
+    for cls, names in DEFAULT_STEPS.values():
+        for theirs, key in cls._settings_keys.items():
+            assert ours[names[theirs]] == key, f"{cls.__name__}.{theirs}"

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from datasketch import MinHash
 
-from cluster.minhash import SCHEMES, MinHasher, Signatures, permutations
+from cluster.minhash import SCHEMES, MinHasher, MinHashSignatures, permutations
 from cluster.single_link import ShingleMatrix, threshold_edges
 from core.exceptions import ParameterError
 
@@ -103,11 +103,13 @@ def test_stored_rows_round_trip(reuters_sets):
         sig = MinHasher(num_perm=16, scheme=scheme).sign(docs)
         rows = [sig.row_bytes(k) for k in range(len(sig))]
         assert all(len(r) == 16 * 8 for r in rows)
-        back = Signatures.from_rows(rows, **sig.params)
+        back = MinHashSignatures.from_rows(rows, **sig.params)
         assert np.array_equal(back.hashvalues, sig.hashvalues)
         assert back.empty.tolist() == sig.empty.tolist()
     with pytest.raises(ValueError, match="num_perm=32"):
-        Signatures.from_rows(rows, num_perm=32, seed=1, scheme="affine64", hash_func="identity")
+        MinHashSignatures.from_rows(
+            rows, num_perm=32, seed=1, scheme="affine64", hash_func="identity"
+        )
 
 
 @pytest.mark.parametrize(

@@ -14,16 +14,16 @@ from crawler.frontier import (
     INTERNAL,
     QUEUED,
     RECEIVED,
-    Frontier,
     Gate,
+    SQLiteFrontier,
 )
 
 
-def _add(f: Frontier, fp: str, cls: int = INTERNAL, depth: int = 0, **kw) -> str:
+def _add(f: SQLiteFrontier, fp: str, cls: int = INTERNAL, depth: int = 0, **kw) -> str:
     return f.add(fp, f"http://x.edu/{fp}", cls, depth, lambda: fp.encode(), **kw)
 
 
-def _drain(f: Frontier, gate: Gate | None = None) -> list[str]:
+def _drain(f: SQLiteFrontier, gate: Gate | None = None) -> list[str]:
     out = []
     while (taken := f.pop(gate or Gate())) is not None:
         out.append(taken[0])
@@ -31,7 +31,7 @@ def _drain(f: Frontier, gate: Gate | None = None) -> list[str]:
 
 
 def test_seen_set_and_budget(tmp_path: Path) -> None:
-    f = Frontier(tmp_path / "f.sqlite")
+    f = SQLiteFrontier(tmp_path / "f.sqlite")
     # before their level starts, budgeted requests are held, not counted
     assert _add(f, "c", budget=("u1", 2), source="r") == "held"
     assert _add(f, "c", budget=("u1", 2), source="s") == "duplicate"  # a second link
@@ -65,7 +65,7 @@ def test_budgets_fill_the_same_way_whatever_order_answers_came_in(tmp_path: Path
     the earliest in its page, then by URL."""
     admitted = []
     for n, links in enumerate(ORDERS):
-        f = Frontier(tmp_path / f"{n}.sqlite")
+        f = SQLiteFrontier(tmp_path / f"{n}.sqlite")
         _add(f, "root", budget=("u1", 3))
         assert _drain(f) == ["root"]
         for fp, pos, source in links:
@@ -76,7 +76,7 @@ def test_budgets_fill_the_same_way_whatever_order_answers_came_in(tmp_path: Path
 
 
 def test_extra_pages_wait_for_every_target_and_go_hop_by_hop(tmp_path: Path) -> None:
-    f = Frontier(tmp_path / "f.sqlite")
+    f = SQLiteFrontier(tmp_path / "f.sqlite")
     news, blog = ("dnews.org", 3), ("dblog.org", 2)
     _add(f, "t1", cls=EXTERNAL)
     _add(f, "t2", cls=EXTERNAL)
@@ -105,7 +105,7 @@ def test_extra_pages_wait_for_every_target_and_go_hop_by_hop(tmp_path: Path) -> 
 
 
 def test_a_held_request_is_upgraded_by_one_that_may_leave_now(tmp_path: Path) -> None:
-    f = Frontier(tmp_path / "f.sqlite")
+    f = SQLiteFrontier(tmp_path / "f.sqlite")
     _add(f, "t", cls=EXTERNAL)
     f.pop(Gate())
     assert _add(f, "x", cls=EXTRA, depth=1, budget=("dx.org", 1)) == "held"
@@ -120,12 +120,12 @@ def test_a_held_request_is_upgraded_by_one_that_may_leave_now(tmp_path: Path) ->
 
 def test_held_requests_and_started_levels_survive_a_restart(tmp_path: Path) -> None:
     path = tmp_path / "f.sqlite"
-    f = Frontier(path)
+    f = SQLiteFrontier(path)
     _add(f, "r", budget=("u1", 3))
     assert _drain(f) == ["r"]
     _add(f, "b", depth=1, budget=("u1", 3))
     _add(f, "a", depth=1, budget=("u1", 3))
-    g = Frontier(path)  # the process dies; a new one opens the file
+    g = SQLiteFrontier(path)  # the process dies; a new one opens the file
     assert g.pending == 3 and g.internal_queued == 3  # r was in flight: asked again
     assert _add(g, "s", budget=("u1", 3)) == "added"  # depth 0 had started: counted now
     assert _drain(g) == ["r", "s", "a"]  # one page of the budget was left for depth 1
@@ -145,13 +145,13 @@ def test_a_frontier_file_of_an_older_version_is_resumed(tmp_path: Path) -> None:
     )
     db.commit()
     db.close()
-    f = Frontier(path)
+    f = SQLiteFrontier(path)
     assert f.resumed and f.pop(Gate()) == ("a", b"A")
     f.close()
 
 
 def test_level_synchronous_order_and_external_fill(tmp_path: Path) -> None:
-    f = Frontier(tmp_path / "f.sqlite")
+    f = SQLiteFrontier(tmp_path / "f.sqlite")
     _add(f, "d1", depth=1)
     _add(f, "d0", depth=0)
     _add(f, "e", cls=EXTERNAL)
@@ -164,7 +164,7 @@ def test_level_synchronous_order_and_external_fill(tmp_path: Path) -> None:
 
 
 def test_deferred_requests_wait_and_are_upgraded_in_place(tmp_path: Path) -> None:
-    f = Frontier(tmp_path / "f.sqlite")
+    f = SQLiteFrontier(tmp_path / "f.sqlite")
     _add(f, "t", cls=DEFERRED)  # a target inside another crawled university
     _add(f, "u", cls=DEFERRED)
     _add(f, "i", depth=1)
@@ -180,7 +180,7 @@ def test_deferred_requests_wait_and_are_upgraded_in_place(tmp_path: Path) -> Non
 
 def test_restart_requeues_in_flight_and_replays_received(tmp_path: Path) -> None:
     path = tmp_path / "f.sqlite"
-    f = Frontier(path)
+    f = SQLiteFrontier(path)
     for fp in ("a", "b", "c", "d"):
         _add(f, fp, cls=EXTERNAL)
     for _ in range(3):
@@ -192,7 +192,7 @@ def test_restart_requeues_in_flight_and_replays_received(tmp_path: Path) -> None
     states = dict(sqlite3.connect(path).execute("SELECT fp, state FROM request"))
     assert states == {"a": RECEIVED, "b": DONE, "c": IN_FLIGHT, "d": QUEUED}
     # the process dies here (no close); a new one opens the same file
-    g = Frontier(path)
+    g = SQLiteFrontier(path)
     assert g.resumed and g.pending == 3
     assert g.cached_response("a") == b"answer of a"  # replayed, not fetched again
     assert g.cached_response("b") is None
@@ -205,7 +205,7 @@ def test_restart_requeues_in_flight_and_replays_received(tmp_path: Path) -> None
 
 
 def test_retry_requeues_the_same_request(tmp_path: Path) -> None:
-    f = Frontier(tmp_path / "f.sqlite")
+    f = SQLiteFrontier(tmp_path / "f.sqlite")
     _add(f, "a", cls=EXTERNAL)
     f.pop(Gate())
     assert f.add("a", "http://x.edu/a", EXTERNAL, 0, lambda: b"retry", dont_filter=True) == (
@@ -217,7 +217,7 @@ def test_retry_requeues_the_same_request(tmp_path: Path) -> None:
 
 
 def test_busy_hosts_are_passed_over(tmp_path: Path) -> None:
-    f = Frontier(tmp_path / "f.sqlite")
+    f = SQLiteFrontier(tmp_path / "f.sqlite")
     f.add("a1", "http://slow.edu/1", INTERNAL, 0, lambda: b"a1")
     f.add("a2", "http://slow.edu/2", INTERNAL, 0, lambda: b"a2")
     f.add("b1", "http://fast.edu/1", INTERNAL, 0, lambda: b"b1")
@@ -234,7 +234,7 @@ def test_busy_hosts_are_passed_over(tmp_path: Path) -> None:
 
 def test_first_come_budgets_when_fixed_budgets_is_off(tmp_path: Path) -> None:
     """``[crawl] fixed_budgets = false``: a budget admits the requests that come first."""
-    f = Frontier(tmp_path / "f.sqlite", fixed_budgets=False)
+    f = SQLiteFrontier(tmp_path / "f.sqlite", fixed_budgets=False)
     assert _add(f, "c", budget=("u1", 2)) == "added"
     assert _add(f, "a", budget=("u1", 2)) == "added"
     assert _add(f, "b", budget=("u1", 2)) == "budget"
@@ -247,7 +247,7 @@ def test_a_held_request_takes_its_earliest_level_whichever_link_came_first(
 ) -> None:
     """A link the trap guard demoted (a level later, a lower priority) and a plain link
     of the same page: the plain one decides, in either order (crawler.traps)."""
-    f = Frontier(tmp_path / "f.sqlite")
+    f = SQLiteFrontier(tmp_path / "f.sqlite")
     u1 = ("u1", 3)
     _add(f, "r", budget=u1)
     assert _drain(f) == ["r"]

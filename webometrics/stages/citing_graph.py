@@ -35,8 +35,7 @@ from core.entities import KEY_MAX_LENGTH, SiteRules
 from core.exceptions import ParameterError
 from core.settings import Settings
 from crawler.commoncrawl.dumps import release_of
-from crawler.commoncrawl.graph import GraphReader
-from crawler.commoncrawl.graph import GraphResult as ReadGraph
+from crawler.commoncrawl.graph import GraphReader, GraphResult
 from store.entities import rules_of
 from store.models import CitingNode, CrawlRun, Environment, UniversityDomain
 from store.session import session_scope
@@ -92,7 +91,7 @@ class GraphEnvironment:
 
 
 @dataclass(frozen=True)
-class GraphResult(StageResult):
+class CitingGraphResult(StageResult):
     """The stored crawl run's id and statistics (as in its ``stats``): the source, level,
     the graph's size, the edges into the universities, the citing nodes, the universities
     (those without a node in the graph by id, and each one's nodes), the seconds of each
@@ -202,7 +201,7 @@ def _environment(s: Session, run_id: int) -> int:
     return int(n_domains or 0)
 
 
-def _summary(result: ReadGraph, source: str) -> dict[str, Any]:
+def _summary(result: GraphResult, source: str) -> dict[str, Any]:
     """The run's statistics but its environment."""
     return {
         "source": source,
@@ -221,7 +220,7 @@ def _summary(result: ReadGraph, source: str) -> dict[str, Any]:
     }
 
 
-def store_graph(engine: Engine, result: ReadGraph, files: dict[str, Any]) -> GraphResult:
+def store_graph(engine: Engine, result: GraphResult, files: dict[str, Any]) -> CitingGraphResult:
     """Store a read release as one crawl run, in one transaction; returns a summary.
 
     The citing nodes come from :meth:`crawler.commoncrawl.graph.GraphResult.batches`
@@ -264,9 +263,9 @@ def store_graph(engine: Engine, result: ReadGraph, files: dict[str, Any]) -> Gra
     return _result(run_id, stats)
 
 
-def _result(run_id: int, stats: dict[str, Any]) -> GraphResult:
+def _result(run_id: int, stats: dict[str, Any]) -> CitingGraphResult:
     """The stage's result of the run's ``stats``."""
-    return GraphResult(
+    return CitingGraphResult(
         run_id=run_id,
         source=stats["source"],
         level=stats["level"],
@@ -289,7 +288,7 @@ def run(
     scope: GraphScope | None = None,
     *,
     progress: bool = False,
-) -> GraphResult:
+) -> CitingGraphResult:
     """Read a release for the stored universities and store its citing nodes.
 
     Parameters
@@ -304,7 +303,7 @@ def run(
 
     Returns
     -------
-    GraphResult
+    CitingGraphResult
         ``run_id`` and the run's statistics.
 
     Raises

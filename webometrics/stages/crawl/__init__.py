@@ -361,9 +361,9 @@ def _redirects(job: CrawlJob) -> dict[str, str]:
     frontier_file = job.path / FRONTIER_FILE
     if not frontier_file.is_file():
         return {}
-    from crawler.frontier import Frontier
+    from crawler.frontier import SQLiteFrontier
 
-    frontier = Frontier(frontier_file)
+    frontier = SQLiteFrontier(frontier_file)
     try:
         return frontier.redirects()
     finally:
