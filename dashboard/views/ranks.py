@@ -226,16 +226,18 @@ def collections_section() -> None:
     st.subheader("Collections compared · the rank relation in each collection")
     st.caption(
         f"Per collection (live: the web as crawled; `<archive> <from>..<to>`: a web "
-        f"archive's captures of that period) its newest run with data, {direction}, shares "
-        f"{DEFINITIONS[definition].replace(' (default)', '')}, the ranks of "
-        f"{'the edition ' + edition if edition else 'the universities file'}: the "
-        f"{HEADLINE} share of each university, and Spearman's ρ and Kendall's τ of it "
-        "with the rank. Rank 1 is the best: a negative coefficient means a larger share "
-        "goes with a better rank."
+        f"archive's captures of that period) its newest run with data, {direction} "
+        f"direction, shares by {definition}, "
+        f"the ranks of {'the edition ' + edition if edition else 'the universities file'}: "
+        "each university's share of universities + scientific communities, and Spearman's "
+        "ρ and Kendall's τ of it with the rank (n ranked: universities with a rank and "
+        "domains with evidence). Rank 1 is the best: a negative coefficient means a larger "
+        "share goes with a better rank."
     )
     shares: dict[str, pd.Series] = {}
     ranks: dict[str, pd.Series] = {}
     relation = []
+    ranked: list[int] = []
     for label, newest in zip(found["collection"], found["newest_run_id"], strict=True):
         f_all, c_all = data.rank_analysis(url, int(newest), definition, edition)
         f = f_all[f_all["direction"] == direction].set_index("university")
@@ -248,7 +250,8 @@ def collections_section() -> None:
         shares[column] = f[HEADLINE].map(widgets.percent_text)
         ranks[column] = f["rank"].astype("Float64")
         row: dict[str, object] = {"collection": label, "run": int(newest), "universities": len(f)}
-        row["n ranked"] = int(c["n"].max()) if not c.empty else 0
+        ranked.append(int(c["n"].max()) if not c.empty else 0)
+        row["n ranked"] = ranked[-1]
         for stat, symbol in (("spearman", "ρ"), ("kendall", "τ")):
             r = c.loc[stat] if stat in c.index else None
             row[symbol] = widgets.number_text(None if r is None else r["estimate"], "+.3f")
@@ -258,6 +261,12 @@ def collections_section() -> None:
     side = pd.DataFrame(shares)
     side.insert(0, "rank", rank.map(lambda v: "" if pd.isna(v) else str(int(v))))
     side = side.assign(_rank=rank).sort_values("_rank", na_position="last").drop(columns="_rank")
+    if max(ranked) < 2:
+        st.info(
+            "Fewer than two universities with a rank and categorised domains in any "
+            "collection: ρ and τ are undefined. Import a rank edition (`webometrics "
+            "universities import-ranks`) and run `webometrics analyse` on the runs."
+        )
     widgets.table(
         pd.DataFrame(relation),
         f"rank relation by collection {direction} by {definition}",
@@ -265,7 +274,7 @@ def collections_section() -> None:
     )
     widgets.table(
         side.reset_index().rename(columns={"index": "university"}).fillna(""),
-        f"{HEADLINE} by collection {direction} by {definition}",
+        f"academic share by collection {direction} by {definition}",
         key="ranks-collections-shares",
     )
 

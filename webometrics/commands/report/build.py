@@ -179,9 +179,7 @@ def build_report(
     rank_edition : str, optional
         The rank edition of the rank files (:mod:`store.rank_editions`; default newest).
     collection : str, optional
-        The collection (``live`` or ``<archive> <from>..<to>``) whose newest run with data
-        the report reads when ``run_id`` is ``None``; the live web when ``None``
-        (:mod:`.collections`).
+        Without ``run_id``: the collection whose newest run is read (default live).
 
     Returns
     -------
@@ -204,16 +202,7 @@ def build_report(
     taxonomy = load_taxonomy() if category_labels is None or category_colors is None else None
     labels = category_labels or taxonomy.labels(with_unknown=True)  # type: ignore[union-attr]
     colors = category_colors or taxonomy.colors()  # type: ignore[union-attr]
-    t2 = A.table2(engine, run_id=run)
-    written = write_table(
-        out,
-        "table2",
-        TABLE2_FIELDS,
-        table_rows(t2, TABLE2_FIELDS),
-        f"Table 2: the external web environment of the universities (run {run}, "
-        f"collection {chosen.collection or 'none'})",
-    )
-    written += write_collections(engine, out, chosen)
+    t2, written = _table2(engine, out, chosen)
     written += _language_table(engine, out, run)
     written += _category_shares(engine, out, run, labels, colors, low_confidence)
     written += write_table(
@@ -236,6 +225,22 @@ def build_report(
         written += _network_files(out / "networks", direction, co, rows, unis, own)
     written.append(_write_index(out, chosen, written))
     return written
+
+
+def _table2(engine: Any, out: Path, chosen: Chosen) -> tuple[list[Any], list[Path]]:
+    """Table 2 of the run, naming its collection, and the collections compared."""
+    from store import analytics as A
+
+    t2 = A.table2(engine, run_id=chosen.run_id)
+    written = write_table(
+        out,
+        "table2",
+        TABLE2_FIELDS,
+        table_rows(t2, TABLE2_FIELDS),
+        f"Table 2: the external web environment of the universities (run {chosen.run_id}, "
+        f"collection {chosen.collection or 'none'})",
+    )
+    return t2, written + write_collections(engine, out, chosen)
 
 
 def _write_csv(path: Path, header: Sequence[str], rows: Iterable[Sequence[Any]]) -> Path:
