@@ -123,9 +123,12 @@ def run_label(row: pd.Series) -> str:
 EVERY_COLLECTION = "every collection"
 
 
-def pick_collection_run(url: str, *, key: str, label: str = "Crawl run") -> int | None:
+def pick_collection_run(
+    url: str, *, key: str, label: str = "Crawl run", default: str | None = None
+) -> int | None:
     """A select box of the collections with data (live, each archive and period;
-    docs/archives.md), then :func:`pick_run` of that collection's runs with data."""
+    docs/archives.md), then :func:`pick_run` of that collection's runs with data.
+    ``default``: the collection chosen first (every collection when ``None`` or absent)."""
     found = data.collections(url)
     options = [EVERY_COLLECTION, *found["collection"]] if not found.empty else []
     collection = None
@@ -133,6 +136,7 @@ def pick_collection_run(url: str, *, key: str, label: str = "Crawl run") -> int 
         chosen = st.selectbox(
             "Collection",
             options,
+            index=options.index(default) if default in options else 0,
             key=f"{key}-collection",
             help="live: the web as crawled; <archive> <from>..<to>: a web archive's "
             "captures of that period (`webometrics crawl --archive`)",

@@ -142,21 +142,26 @@ def collections_section(url: str) -> None:
     if rows.empty:
         st.info("Choose at least one collection.")
         return
-    measures = {
-        "site_pages": "site pages",
-        "external_links": "external links",
-        "external_domains": "external domains",
-    }
-    wide = rows.pivot_table(
-        index="university", columns="collection", values=list(measures), aggfunc="sum"
+    order = {c: i for i, c in enumerate(found["collection"])}  # live first, then by period
+    rows = rows.assign(_order=rows["collection"].map(order)).sort_values(["university", "_order"])
+    long = pd.DataFrame(
+        {
+            "university": rows["university"],
+            "collection": rows["collection"],
+            "run": rows["run_id"],
+            "site pages": rows["site_pages"],
+            "external links": rows["external_links"],
+            "external domains": rows["external_domains"],
+            "citing pages": rows["citing_pages"],
+            "citing domains": rows["citing_domains"],
+        }
     )
-    wide.columns = [f"{measures[m]} · {c}" for m, c in wide.columns]
-    st.table(wide)
+    st.table(long.set_index(["university", "collection"]))
     runs = ", ".join(
         f"{c}: run {r}" for c, r in zip(found["collection"], found["newest_run_id"], strict=True)
     )
     st.caption(f"Runs compared: {runs}.")
-    widgets.download(wide.reset_index(), "table 2 by collection", key="collections")
+    widgets.download(long, "table 2 by collection", key="collections")
 
 
 url = widgets.database_url()

@@ -6,7 +6,10 @@ headline share resting on unreviewed low-confidence domains; Spearman's ρ and K
 Benjamini-Hochberg's methods, an interval consistent with the test from 10 universities
 on, note); whether each sign holds under both share definitions and every stored
 clustering setting; the headline share against the rank, each university labelled (seed
-000's conclusion). The ranks are those of the rank edition chosen (default: the newest)."""
+000's conclusion). The ranks are those of the rank edition chosen (default: the newest).
+With two or more collections (the live web, archive periods: docs/archives.md), the
+headline share and its correlation with the rank of each collection's newest run side by
+side, so an analyst compares years."""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from core.archives import LIVE
 from dashboard import data, widgets
 from store.analytics.ranks import HEADLINE, MIN_CONCLUSIVE, SHARE_COLUMNS
 
@@ -38,7 +42,7 @@ st.caption(
 )
 left, right = st.columns([3, 1])
 with left:
-    run_id = widgets.pick_collection_run(url, key="ranks-run")
+    run_id = widgets.pick_collection_run(url, key="ranks-run", default=LIVE)
 if run_id is None:
     st.stop()
 direction = right.radio("Direction", ["outgoing", "citing"], horizontal=True, key="ranks-direction")
@@ -211,6 +215,71 @@ if not sens.empty:
 if not settings.empty:
     with st.expander("The clustering settings"):
         widgets.table(settings, f"clustering settings run {run_id}", key="ranks-settings")
+
+
+def collections_section() -> None:
+    """The headline share per university and its correlations with the rank in each
+    collection's newest run, side by side (shown with two or more collections)."""
+    found = data.collections(url)
+    if len(found) < 2:
+        return
+    st.subheader("Collections compared · the rank relation in each collection")
+    st.caption(
+        f"Per collection (live: the web as crawled; `<archive> <from>..<to>`: a web "
+        f"archive's captures of that period) its newest run with data, {direction} "
+        f"direction, shares by {definition}, "
+        f"the ranks of {'the edition ' + edition if edition else 'the universities file'}: "
+        "each university's share of universities + scientific communities, and Spearman's "
+        "ρ and Kendall's τ of it with the rank (n ranked: universities with a rank and "
+        "domains with evidence). Rank 1 is the best: a negative coefficient means a larger "
+        "share goes with a better rank."
+    )
+    shares: dict[str, pd.Series] = {}
+    ranks: dict[str, pd.Series] = {}
+    relation = []
+    ranked: list[int] = []
+    for label, newest in zip(found["collection"], found["newest_run_id"], strict=True):
+        f_all, c_all = data.rank_analysis(url, int(newest), definition, edition)
+        f = f_all[f_all["direction"] == direction].set_index("university")
+        c = c_all[
+            (c_all["direction"] == direction)
+            & (c_all["factor"] == HEADLINE)
+            & (c_all["target"] == "rank")
+        ].set_index("statistic")
+        column = f"{label} (run {int(newest)})"
+        shares[column] = f[HEADLINE].map(widgets.percent_text)
+        ranks[column] = f["rank"].astype("Float64")
+        row: dict[str, object] = {"collection": label, "run": int(newest), "universities": len(f)}
+        ranked.append(int(c["n"].max()) if not c.empty else 0)
+        row["n ranked"] = ranked[-1]
+        for stat, symbol in (("spearman", "ρ"), ("kendall", "τ")):
+            r = c.loc[stat] if stat in c.index else None
+            row[symbol] = widgets.number_text(None if r is None else r["estimate"], "+.3f")
+            row[f"{symbol} p"] = widgets.number_text(None if r is None else r["p_value"])
+        relation.append(row)
+    rank = pd.concat(ranks, axis=1).bfill(axis=1).iloc[:, 0]
+    side = pd.DataFrame(shares)
+    side.insert(0, "rank", rank.map(lambda v: "" if pd.isna(v) else str(int(v))))
+    side = side.assign(_rank=rank).sort_values("_rank", na_position="last").drop(columns="_rank")
+    if max(ranked) < 2:
+        st.info(
+            "Fewer than two universities with a rank and categorised domains in any "
+            "collection: ρ and τ are undefined. Import a rank edition (`webometrics "
+            "universities import-ranks`) and run `webometrics analyse` on the runs."
+        )
+    widgets.table(
+        pd.DataFrame(relation),
+        f"rank relation by collection {direction} by {definition}",
+        key="ranks-collections",
+    )
+    widgets.table(
+        side.reset_index().rename(columns={"index": "university"}).fillna(""),
+        f"academic share by collection {direction} by {definition}",
+        key="ranks-collections-shares",
+    )
+
+
+collections_section()
 
 st.subheader("Universities and scientific communities against the rank")
 plotted = factors.dropna(subset=[HEADLINE, "rank"])

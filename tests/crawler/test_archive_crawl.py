@@ -223,7 +223,7 @@ def test_the_dashboard_compares_the_collections(
     names = [b.label for b in at.get("download_button")]
     compared = [t.value for t in at.table][1]  # Table 2, then the collections compared
     assert "table 2 by collection" in " ".join(names)
-    assert any("wayback 2020-01-01..2020-12-31" in c for c in compared.columns)
+    assert "wayback 2020-01-01..2020-12-31" in compared.index.get_level_values("collection")
     at.selectbox(key="overview-run-collection").set_value("wayback 2015-01-01..2015-12-31").run()
     assert not at.exception, at.exception
     run_id = archived["runs"][("wayback", "2015")].run_id
@@ -231,3 +231,131 @@ def test_the_dashboard_compares_the_collections(
     assert at.selectbox(key="overview-run").options == [
         o for o in at.selectbox(key="overview-run").options if "wayback 2015" in o
     ]
+
+
+def test_report_of_a_collection_names_it_and_compares_the_collections(
+    archived: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import csv
+
+    from store.analytics import collections as stored_collections
+    from webometrics.cli import main
+
+    db = ["--db-url", archived["url"]]
+    labels = [c.collection for c in stored_collections(archived["engine"])]
+    w2015 = "wayback 2015-01-01..2015-12-31"
+    assert len(labels) == 4 and labels[0] == "live" and w2015 in labels
+    out = tmp_path / "r2015"
+    assert main([*db, "report", "--out", str(out), "--collection", w2015]) == 0
+    run_2015 = archived["runs"][("wayback", "2015")].run_id
+    readme = (out / "README.md").read_text(encoding="utf-8")
+    assert f"crawl run {run_2015}" in readme and f"Collection: {w2015}" in readme
+    assert f"collection {w2015}" in (out / "table2.md").read_text(encoding="utf-8")
+    with (out / "collections.csv").open(encoding="utf-8") as fh:
+        compared = list(csv.DictReader(fh))
+    assert {r["collection"] for r in compared} == set(labels)
+    # each collection's row is Table 2 of its newest run: the 2015 row is this report's
+    t2 = (out / "table2.csv").read_text(encoding="utf-8").splitlines()[1].split(",")
+    row = next(r for r in compared if r["collection"] == w2015)
+    assert int(row["run_id"]) == run_2015 and row["external_domains"] == t2[5]
+    # the default is the live web's newest run
+    live = tmp_path / "live"
+    assert main([*db, "report", "--out", str(live)]) == 0
+    assert f"crawl run {archived['live'].run_id}" in (live / "README.md").read_text("utf-8")
+    # an unknown label, or a run of another collection: exit 2, the labels listed
+    capsys.readouterr()
+    assert main([*db, "report", "--out", str(tmp_path / "x"), "--collection", "2015"]) == 2
+    err = capsys.readouterr().err
+    assert all(repr(label) in err for label in labels), err
+    wrong = ["--run", str(run_2015), "--collection", "live"]
+    assert main([*db, "report", "--out", str(tmp_path / "y"), *wrong]) == 2
+    assert "belongs to the collection" in capsys.readouterr().err
+
+
+# once the Overview's run is over and it shows the collections compared: the page's text
+COLLECTIONS_SHOWN = """(() => {
+    const h = Array.from(document.querySelectorAll('h3'))
+        .find(e => e.innerText.startsWith('Collections compared'));
+    if (!h || document.querySelector('[data-testid="stStatusWidget"]')) return null;
+    h.scrollIntoView({block: 'start'});
+    const table = Array.from(document.querySelectorAll('[data-testid="stTable"]'))
+        .find(t => h.compareDocumentPosition(t) & Node.DOCUMENT_POSITION_FOLLOWING);
+    return {
+        table: table ? table.innerText : '',
+        text: document.body.innerText,
+        exceptions: document.querySelectorAll('[data-testid="stException"]').length,
+    };
+})()"""
+
+
+@pytest.mark.requires_browser
+@pytest.mark.timeout(240)
+def test_the_overview_compares_the_collections_in_chromium(
+    archived: dict[str, Any], tmp_path: Path
+) -> None:
+    """The Overview in a real browser on the archived crawls: the collections compared,
+    naming every collection with its period; a screenshot of it
+    (``$WEBOMETRICS_SCREENSHOTS`` keeps it, else the test's temporary folder)."""
+    import base64
+    import os
+    import time
+
+    from store.analytics import collections as stored_collections
+    from tests.dashboard.test_browser import chromium, dashboard_server, free_port, wait_for
+
+    labels = [c.collection for c in stored_collections(archived["engine"])]
+    shots = Path(os.environ.get("WEBOMETRICS_SCREENSHOTS") or tmp_path)
+    with (
+        dashboard_server(archived["url"], free_port(), tmp_path / "dashboard.log") as address,
+        chromium(tmp_path / "profile") as client,
+    ):
+        client.call("Page.enable")
+        client.call("Page.navigate", url=address)
+        shown = wait_for(client, COLLECTIONS_SHOWN, timeout=120)
+        wait_for(client, "document.fonts.status === 'loaded'")
+        time.sleep(1.0)
+        shown = client.evaluate(COLLECTIONS_SHOWN)
+        shot = client.call("Page.captureScreenshot", format="png")
+    png = base64.b64decode(shot["data"])
+    (shots / "archives-collections.png").write_bytes(png)
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20_000
+    assert shown["exceptions"] == 0, shown["text"][:2000]
+    section = shown["text"].split("Collections compared", 1)[1]
+    # both archived years and the live web, each named with its period, in the table
+    assert {"wayback 2015-01-01..2015-12-31", "wayback 2020-01-01..2020-12-31"} <= set(labels)
+    for label in labels:
+        assert label in shown["table"], shown["table"]
+        run = next(
+            c.newest_run_id for c in stored_collections(archived["engine"]) if c.collection == label
+        )
+        assert f"{label}: run {run}" in section, section[:2000]
+
+
+def test_the_rank_page_starts_on_the_live_web_and_puts_the_collections_side_by_side(
+    archived: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from store.analytics import collections as stored_collections
+    from tests import apptest
+
+    monkeypatch.setenv("WEBOMETRICS_DB_URL", archived["url"])
+    monkeypatch.delenv("WEBOMETRICS_CONFIG", raising=False)
+    at = apptest.app()
+    at.run()
+    at.switch_page("views/ranks.py").run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="ranks-run-collection").value == "live"
+    assert at.selectbox(key="ranks-run").value == archived["live"].run_id
+    found = stored_collections(archived["engine"])
+    frames = {tuple(df.value.columns): df.value for df in at.dataframe if "collection" in df.value}
+    relation = next(v for k, v in frames.items() if "ρ" in k)
+    assert list(relation["collection"]) == [c.collection for c in found]
+    assert list(relation["run"]) == [c.newest_run_id for c in found]
+    shares = next(
+        df.value
+        for df in at.dataframe
+        if "university" in df.value
+        and "rank" in df.value
+        and any(c.collection in str(col) for col in df.value.columns for c in found)
+    )
+    for c in found:
+        assert f"{c.collection} (run {c.newest_run_id})" in shares.columns

@@ -1,11 +1,15 @@
-"""``webometrics report --out DIR [--run ID]``: the paper's tables and figures from the
-database, as CSV, Markdown and PNG, with the link networks for Gephi and VOSviewer.
+"""``webometrics report --out DIR [--run ID | --collection LABEL]``: the paper's tables
+and figures from the database, as CSV, Markdown and PNG, with the link networks for
+Gephi and VOSviewer.
 
 Files written (every one, also when a table is empty: then it has its header only):
 
 ======================================  ===================================================
 ``README.md``                           index of the files, the run, the definitions
 ``table2.csv|md``                       Table 2: external links/domains, citing pages/domains
+``collections.csv|md``                  Table 2 of each collection's newest run (only
+                                        when two or more collections have data: the
+                                        live web, archive periods; ``--collection``)
 ``table3.csv|md``                       Table 3: outgoing and citing domains in ru / en
 ``category_shares_university.csv|md``   Figures 2-3 per university (overrides applied)
 ``category_shares_country.csv|md``      Figures 2-3 per country
@@ -81,6 +85,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--run", type=int, metavar="ID", help="crawl run (default: the latest with data)"
     )
     p.add_argument(
+        "--collection",
+        metavar="LABEL",
+        help="the collection whose newest run with data the report reads (default: live, "
+        "the web as crawled; an archived one is named `<archive> <from>..<to>`, e.g. "
+        "'wayback 2015-01-01..2015-12-31', as `webometrics crawl --archive` stored it; an "
+        "unknown label is refused with the list of labels). With two or more collections "
+        "the report adds collections.csv|md: Table 2 of each collection's newest run",
+    )
+    p.add_argument(
         "--compare-to",
         type=int,
         metavar="ID",
@@ -120,6 +133,7 @@ def _report(ctx: Context) -> int:
             category_colors=taxonomy.colors(),
             low_confidence=ctx.settings.analyse.low_confidence,
             rank_edition=ctx.args.rank_edition,
+            collection=ctx.args.collection,
         )
     i18n.translate_report(written, ctx.args.language)  # the Markdown files
     print(f"report: {len(written)} files in {ctx.args.out}")

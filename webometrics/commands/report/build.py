@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from core import defaults as D
+from webometrics.commands.report.collections import Chosen, choose, write_collections
 from webometrics.commands.report.ranks import resolve_edition, write_rank_correlation
 from webometrics.commands.report.render import share_figure, table_rows, write_table
 
@@ -156,6 +157,7 @@ def build_report(
     category_colors: dict[str, str] | None = None,
     low_confidence: float = D.ANALYSE_LOW_CONFIDENCE,
     rank_edition: str | None = None,
+    collection: str | None = None,
 ) -> list[Path]:
     """Write every table, figure and network export of one run into ``out``.
 
@@ -176,6 +178,8 @@ def build_report(
         ``[analyse] low_confidence``: the shares' part on domains scored below it.
     rank_edition : str, optional
         The rank edition of the rank files (:mod:`store.rank_editions`; default newest).
+    collection : str, optional
+        Without ``run_id``: the collection whose newest run is read (default live).
 
     Returns
     -------
@@ -185,25 +189,20 @@ def build_report(
     Raises
     ------
     ParameterError
-        ``run_id`` or ``compare_to`` has no data, or ``rank_edition`` is not stored.
+        ``run_id`` or ``compare_to`` has no data, ``rank_edition`` is not stored,
+        ``collection`` has no run with data or ``run_id`` is not of it.
     """
     from analyse.taxonomy import load_taxonomy
     from store import analytics as A
 
-    run, edition = A.resolve_run(engine, run_id), resolve_edition(engine, rank_edition)
+    chosen = choose(engine, run_id, collection)
+    run, edition = chosen.run_id, resolve_edition(engine, rank_edition)
     out.mkdir(parents=True, exist_ok=True)
     (out / "networks").mkdir(exist_ok=True)
     taxonomy = load_taxonomy() if category_labels is None or category_colors is None else None
     labels = category_labels or taxonomy.labels(with_unknown=True)  # type: ignore[union-attr]
     colors = category_colors or taxonomy.colors()  # type: ignore[union-attr]
-    t2 = A.table2(engine, run_id=run)
-    written = write_table(
-        out,
-        "table2",
-        TABLE2_FIELDS,
-        table_rows(t2, TABLE2_FIELDS),
-        f"Table 2: the external web environment of the universities (run {run})",
-    )
+    t2, written = _table2(engine, out, chosen)
     written += _language_table(engine, out, run)
     written += _category_shares(engine, out, run, labels, colors, low_confidence)
     written += write_table(
@@ -224,8 +223,24 @@ def build_report(
     for direction, co in CO_LINKS:
         rows = [r for r in env if r.direction == direction]
         written += _network_files(out / "networks", direction, co, rows, unis, own)
-    written.append(_write_index(out, run, written))
+    written.append(_write_index(out, chosen, written))
     return written
+
+
+def _table2(engine: Any, out: Path, chosen: Chosen) -> tuple[list[Any], list[Path]]:
+    """Table 2 of the run, naming its collection, and the collections compared."""
+    from store import analytics as A
+
+    t2 = A.table2(engine, run_id=chosen.run_id)
+    written = write_table(
+        out,
+        "table2",
+        TABLE2_FIELDS,
+        table_rows(t2, TABLE2_FIELDS),
+        f"Table 2: the external web environment of the universities (run {chosen.run_id}, "
+        f"collection {chosen.collection or 'none'})",
+    )
+    return t2, written + write_collections(engine, out, chosen)
 
 
 def _write_csv(path: Path, header: Sequence[str], rows: Iterable[Sequence[Any]]) -> Path:
@@ -479,12 +494,21 @@ def _network_files(
     return written
 
 
-def _write_index(out: Path, run: int | None, written: Sequence[Path]) -> Path:
-    """``README.md``: what the report is and one line per file written."""
+def _write_index(out: Path, chosen: Chosen, written: Sequence[Path]) -> Path:
+    """``README.md``: what the report is, the collection it was built from and one line
+    per file written."""
     index = out / "README.md"
     when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    others = [c.collection for c in chosen.found if c.collection != chosen.collection]
     lines = [
-        f"# Webometrics report: crawl run {run}",
+        f"# Webometrics report: crawl run {chosen.run_id}",
+        "",
+        f"Collection: {chosen.collection or 'none'} (`webometrics report --collection`).",
+        *(
+            [f"Other collections with data: {', '.join(others)} (`collections.md`)."]
+            if others
+            else []
+        ),
         "",
         f"Written {when}. Categories apply the analysts' overrides. Definitions (external",
         "links and domains, citing pages and domains, domain language, category shares, Web",
@@ -531,6 +555,7 @@ def _describe(name: str) -> str:
     return {
         "table2": "Table 2: external links/domains, citing pages/domains per university",
         "table3": "Table 3: outgoing and citing domains by language",
+        "collections": "Table 2 of each collection's newest run (live, archive periods)",
         "category_shares_university": "category shares per university (Figures 2-3)",
         "category_shares_country": "category shares per country (Figures 2-3)",
         "category_shares_definitions": "shares by domain and by cluster (the paper's way) "

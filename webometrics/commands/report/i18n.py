@@ -44,6 +44,16 @@ PHRASES: dict[str, str] = {
     "Table 2: the external web environment of the universities (run {run})": (
         "Таблица 2: внешнее веб-окружение университетов (обход {run})"
     ),
+    "Table 2: the external web environment of the universities (run {run}, collection "
+    "{collection})": (
+        "Таблица 2: внешнее веб-окружение университетов (обход {run}, коллекция {collection})"
+    ),
+    "Collections compared: Table 2 of each collection's newest run ({runs}); this report "
+    "is built from {collection}": (
+        "Сравнение коллекций: таблица 2 по последнему обходу каждой коллекции ({runs}); "
+        "этот отчёт построен по коллекции {collection}"
+    ),
+    "{collection}: run {run}": "{collection}: обход {run}",
     "Table 3: external (outgoing) and citing domains by language (run {run})": (
         "Таблица 3: внешние (исходящие) и цитирующие домены по языкам (обход {run})"
     ),
@@ -150,6 +160,15 @@ PHRASES: dict[str, str] = {
     ),
     # README.md (build.py)
     "Webometrics report: crawl run {run}": "Отчёт webometrics: обход {run}",
+    "Collection: {collection} (`webometrics report --collection`).": (
+        "Коллекция: {collection} (`webometrics report --collection`)."
+    ),
+    "Other collections with data: {others} (`collections.md`).": (
+        "Другие коллекции с данными: {others} (`collections.md`)."
+    ),
+    "Table 2 of each collection's newest run (live, archive periods)": (
+        "Таблица 2 по последнему обходу каждой коллекции (живой веб, периоды архивов)"
+    ),
     "Written {when}. Categories apply the analysts' overrides. Definitions (external links "
     "and domains, citing pages and domains, domain language, category shares, Web Impact "
     "Factors) are in the docstring of `store/analytics/__init__.py`; the same numbers come "
@@ -349,6 +368,7 @@ COLUMNS: dict[str, str] = {
     "citing_pages": "цитирующие страницы",
     "citing_domains": "цитирующие домены",
     "site_pages": "страницы сайта",
+    "collection": "коллекция",
     "direction": "направление",
     "category": "категория",
     "share": "доля",
