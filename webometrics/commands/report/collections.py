@@ -42,7 +42,7 @@ class Chosen:
 
 def choose(engine: Any, run_id: int | None, collection: str | None) -> Chosen:
     """The run of ``run_id`` (its own collection), else the newest run with data of
-    ``collection`` (the live web when ``None``).
+    ``collection`` (when ``None``: the live web, or the only collection there is).
 
     Raises
     ------
@@ -71,11 +71,13 @@ def choose(engine: Any, run_id: int | None, collection: str | None) -> Chosen:
     if not found:  # an empty database: the report of no run, as before
         return Chosen(A.resolve_run(engine, None), None, found)
     wanted = LIVE if collection is None else collection
+    if collection is None and len(found) == 1:
+        wanted = found[0].collection  # an archive-only database: its one collection
     row = next((c for c in found if c.collection == wanted), None)
     if row is None:
         raise ParameterError(
-            f"no live crawl run with data (the default collection); give --collection, "
-            f"one of: {have}"
+            f"no live crawl run with data (the default collection) and several archived "
+            f"collections; give --collection, one of: {have}"
         )
     return Chosen(row.newest_run_id, wanted, found)
 
