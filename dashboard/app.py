@@ -68,5 +68,6 @@ def watch_changes() -> None:
 with st.sidebar:
     watch_changes()
 widgets.demo_banner(url)
+widgets.stale_banner(url, clock.version or "")
 data.warm_imports()
 page.run()

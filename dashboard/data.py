@@ -30,7 +30,7 @@ import streamlit as st
 from sqlalchemy import Engine
 
 from core.settings import Settings, load_settings
-from store import analytics, freshness, networks, open_database, queries
+from store import aggregates, analytics, freshness, networks, open_database, queries
 from store.analytics.runs import resolve_run_fresh
 
 TTL_SECONDS = 600
@@ -139,6 +139,21 @@ def follow_changes(url: str) -> DataClock:
             clock.version = now
             clock.read_at = dt.datetime.now(dt.UTC)
     return clock
+
+
+@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
+def staleness(url: str, version: str) -> freshness.Staleness | None:
+    """What changed since the figures were computed (:func:`store.freshness.staleness`),
+    ``None`` while they are fresh; read once per data ``version``."""
+    return freshness.staleness(read_engine(url))
+
+
+def refresh_figures(url: str) -> dict[str, Any]:
+    """Compute the figures again (:func:`store.aggregates.refresh`, what ``webometrics
+    analyse`` ends with) and read everything anew."""
+    built = aggregates.refresh(write_engine(url))
+    reload(url)
+    return built
 
 
 # --- universities and runs -------------------------------------------------------------

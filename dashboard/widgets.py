@@ -229,6 +229,26 @@ def demo_banner(url: str) -> None:
         )
 
 
+def stale_banner(url: str, version: str) -> None:
+    """One line above every page while the figures (the aggregates of
+    :mod:`store.aggregates`) are older than the data: what changed since, and a button
+    that computes them again."""
+    stale = data.staleness(url, version)
+    if stale is None:
+        return
+    left, right = st.columns([6, 1], vertical_alignment="center")
+    left.warning(stale.message(), icon=":material/update:")
+    if right.button(
+        "Refresh figures",
+        key="refresh-figures",
+        help="Compute the figures again from the stored data (as `webometrics analyse` "
+        "does at its end); minutes on a million pages.",
+    ):
+        with st.spinner("Computing the figures…"):
+            data.refresh_figures(url)
+        st.rerun(scope="app")
+
+
 def no_data(what: str) -> None:
     """The message of a section the chosen filters leave empty."""
     st.info(f"No {what} for these filters.")
