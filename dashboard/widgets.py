@@ -229,6 +229,9 @@ def demo_banner(url: str) -> None:
         )
 
 
+STALE_ICON = ":material/update:"  # the stale banner's icon: tests tell it from a page's warnings
+
+
 def stale_banner(url: str, version: str) -> None:
     """One line above every page while the figures (the aggregates of
     :mod:`store.aggregates`) are older than the data: what changed since, and a button
@@ -237,7 +240,7 @@ def stale_banner(url: str, version: str) -> None:
     if stale is None:
         return
     left, right = st.columns([6, 1], vertical_alignment="center")
-    left.warning(stale.message(), icon=":material/update:")
+    left.warning(stale.message(), icon=STALE_ICON)
     if right.button(
         "Refresh figures",
         key="refresh-figures",
