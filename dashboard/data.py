@@ -31,7 +31,6 @@ from sqlalchemy import Engine
 
 from core.settings import Settings, load_settings
 from store import aggregates, analytics, freshness, networks, open_database, queries
-from store.analytics.runs import resolve_run_fresh
 
 TTL_SECONDS = 600
 
@@ -149,9 +148,9 @@ def staleness(url: str, version: str) -> freshness.Staleness | None:
 
 
 def refresh_figures(url: str) -> dict[str, Any]:
-    """Compute the figures again (:func:`store.aggregates.refresh`, what ``webometrics
-    analyse`` ends with) and read everything anew."""
-    built = aggregates.refresh(write_engine(url))
+    """Compute the figures again (:func:`store.aggregates.refresh_if_stale`, what every
+    stage ends with and ``webometrics refresh`` does) and read everything anew."""
+    built = aggregates.refresh_if_stale(write_engine(url))
     reload(url)
     return built
 
@@ -444,46 +443,10 @@ def environment_changes(url: str, run_id: int) -> pd.DataFrame:
     return _frame_of(analytics.ChangeRow, rows)
 
 
-# --- the Network page: its domains chosen and counted in SQL ------------------------------
-#
-# While the run's aggregates are fresh every count is one SQL query on them. While they
-# are stale (a crawl, an extraction or a clustering since the last `webometrics analyse`)
-# the views regroup every link and citation on each read, so the page reads the run's
-# environment once (:func:`_stale_environment`, cached) and counts it here instead.
+# --- the Network page: its domains chosen and counted in SQL (on the aggregates) ---------
 
 Filter = tuple[str, ...] | None  # categories or sources chosen; None: all of them
 _NETWORK_KEYS = ["university", "country", "domain", "category", "language"]
-
-
-@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
-def _fresh(url: str, run_id: int) -> bool:
-    return resolve_run_fresh(read_engine(url), run_id)[1]
-
-
-@st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
-def _environment(url: str, run_id: int, direction: str) -> pd.DataFrame:
-    rows = analytics.environment(read_engine(url), run_id=run_id, direction=direction)
-    env = _frame_of(analytics.EnvironmentRow, rows)
-    return env.assign(category=env["category"].fillna(analytics.UNCATEGORISED))
-
-
-def _stale_environment(
-    url: str, run_id: int, direction: str, categories: Filter, sources: Filter
-) -> pd.DataFrame | None:
-    """The run's environment rows of the chosen categories and sources when its
-    aggregates are stale, ``None`` while they are fresh (then SQL counts)."""
-    if _fresh(url, run_id):
-        return None
-    return _filtered(_environment(url, run_id, direction), categories, sources)
-
-
-def _filtered(env: pd.DataFrame, categories: Filter, sources: Filter) -> pd.DataFrame:
-    """The environment rows of the chosen categories and sources."""
-    if categories is not None:
-        env = env[env["category"].isin(categories)]
-    if sources is not None:
-        env = env[env["source"].isin(sources)]
-    return env
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
@@ -493,28 +456,11 @@ def network_summary(
     """Universities, domains, edges, the most universities one domain is linked with and
     the categories present in a run and direction, over the chosen categories and
     sources; ``None`` when nothing is left."""
-    env = _stale_environment(url, run_id, direction, categories, sources)
-    if env is None:
-        rows = analytics.environment_summary(
-            read_engine(url), run_id=run_id, direction=direction, categories=categories,
-            sources=sources,
-        )  # fmt: skip
-        return rows[0] if rows else None
-    if env.empty:
-        return None
-    # the categories of the chosen sources, from the same read (the aggregates may turn
-    # fresh meanwhile: an analyst's override in another session)
-    present = _filtered(_environment(url, run_id, direction), None, sources)
-    return analytics.EnvironmentSummaryRow(
-        run_id,
-        direction,
-        env["university_id"].nunique(),
-        env["domain"].nunique(),
-        len(env),
-        len(env.drop_duplicates(["university_id", "domain"])),
-        int(env.groupby("domain")["university_id"].nunique().max()),
-        tuple(sorted(set(present["category"]))),
-    )
+    rows = analytics.environment_summary(
+        read_engine(url), run_id=run_id, direction=direction, categories=categories,
+        sources=sources,
+    )  # fmt: skip
+    return rows[0] if rows else None
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)
@@ -529,26 +475,6 @@ def network_domains(
 ) -> tuple[pd.DataFrame, int]:
     """The domains linked with at least ``min_universities`` universities, those shared
     by most first (at most ``limit``), and how many there are in all."""
-    env = _stale_environment(url, run_id, direction, categories, sources)
-    if env is not None:
-        weight = "links" if direction == "outgoing" else "pages"
-        per = (
-            env.groupby("domain")
-            .agg(
-                universities=("university_id", "nunique"),
-                links=("links", "sum"),
-                pages=("pages", "sum"),
-                language=("language", "min"),
-                category=("category", "min"),
-            )
-            .reset_index()
-        )
-        per = per[per["universities"] >= min_universities].assign(
-            run_id=run_id, direction=direction, weight=lambda t: t[weight]
-        )
-        per = per.sort_values(["universities", "weight", "domain"], ascending=[False, False, True])
-        columns = [f.name for f in dataclasses.fields(analytics.NetworkDomainRow)]
-        return per[columns].head(limit).reset_index(drop=True), len(per)
     engine = read_engine(url)
     rows = analytics.network_domains(
         engine, run_id=run_id, direction=direction, min_universities=min_universities,
@@ -570,15 +496,13 @@ def network_edges(
 ) -> pd.DataFrame:
     """One row per university and domain of ``domains`` (links and pages summed over the
     chosen sources: a domain two sources found is one edge)."""
-    env = _stale_environment(url, run_id, direction, None, sources)
-    if env is None:
-        rows = analytics.environment(
-            read_engine(url), run_id=run_id, direction=direction, domains=domains
-        )
-        env = _frame_of(analytics.EnvironmentRow, rows)
-        env = env.assign(category=env["category"].fillna(analytics.UNCATEGORISED))
-        if sources is not None:
-            env = env[env["source"].isin(sources)]
+    rows = analytics.environment(
+        read_engine(url), run_id=run_id, direction=direction, domains=domains
+    )
+    env = _frame_of(analytics.EnvironmentRow, rows)
+    env = env.assign(category=env["category"].fillna(analytics.UNCATEGORISED))
+    if sources is not None:
+        env = env[env["source"].isin(sources)]
     env = env[env["domain"].isin(domains)]
     return (
         env.groupby(_NETWORK_KEYS, dropna=False)
@@ -593,15 +517,11 @@ def network_overlaps(
 ) -> pd.DataFrame:
     """Co-link overlap of every pair of universities over the chosen categories and
     sources (:func:`overlaps`: the whole environment, as analysed)."""
-    env = _stale_environment(url, run_id, direction, categories, sources)
-    if env is None:
-        rows = analytics.colink_overlaps(
-            read_engine(url), run_id=run_id, direction=direction, categories=categories,
-            sources=sources,
-        )  # fmt: skip
-        return _frame_of(networks.OverlapRow, rows)
-    pairs = networks.colink_overlap(zip(env["university"], env["domain"], strict=True))
-    return _frame_of(networks.OverlapRow, pairs)
+    rows = analytics.colink_overlaps(
+        read_engine(url), run_id=run_id, direction=direction, categories=categories,
+        sources=sources,
+    )  # fmt: skip
+    return _frame_of(networks.OverlapRow, rows)
 
 
 @st.cache_data(ttl=TTL_SECONDS, show_spinner=False)

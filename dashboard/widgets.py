@@ -244,8 +244,8 @@ def stale_banner(url: str, version: str) -> None:
     if right.button(
         "Refresh figures",
         key="refresh-figures",
-        help="Compute the figures again from the stored data (as `webometrics analyse` "
-        "does at its end); minutes on a million pages.",
+        help="Compute the figures again from the stored data (as every stage does at its "
+        "end, and `webometrics refresh`); about a minute on a million pages.",
     ):
         with st.spinner("Computing the figures…"):
             data.refresh_figures(url)

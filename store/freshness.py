@@ -138,7 +138,7 @@ class Staleness:
         )
         done = ", ".join(what) if what else "the data changed"
         return (
-            f"{done[0].upper()}{done[1:]} {since}; run `webometrics analyse` or press "
+            f"{done[0].upper()}{done[1:]} {since}; run `webometrics refresh` or press "
             "Refresh figures."
         )
 
