@@ -225,6 +225,11 @@ def refresh_if_stale(engine: Engine, *, force: bool = False) -> dict[str, Any]:
         now = fingerprint(conn)
         if not stored and not _has_environment(conn):
             return {"aggregate_fresh": True}
+    if not stored:
+        from store.analytics.runs import data_run_ids
+
+        if not data_run_ids(engine):  # pages without links to count: nothing to compute
+            return {"aggregate_fresh": True}
     if force:
         return {"aggregate_fresh": False, **refresh(engine)}
     if stored and all(fp == now for fp in stored):

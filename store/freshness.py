@@ -167,9 +167,11 @@ def staleness(engine: Engine) -> Staleness | None:
             .limit(1)
         ).first()
         if state is None:
-            pages = int(conn.execute(select(func.count()).select_from(Page)).scalar_one())
-            if not pages and conn.execute(select(Link.id).limit(1)).first() is None:
+            from store.analytics.runs import data_run_ids
+
+            if not data_run_ids(engine):  # nothing a refresh would give figures to
                 return None
+            pages = int(conn.execute(select(func.count()).select_from(Page)).scalar_one())
             return Staleness(None, pages, 0, ())
         then, built_at = str(state[0]), state[1]
         if then == now:

@@ -36,10 +36,14 @@ def unrefreshed_run_ids(engine: Engine) -> list[int]:
     """The crawl runs with environment data whose figures are not computed yet (a crawl
     still running, rows written since the last refresh), ascending."""
     built = set(aggregates.built_run_ids(engine))
-    return [r for r in _run_ids_of_tables(engine) if r not in built]
+    return [r for r in data_run_ids(engine) if r not in built]
 
 
-def _run_ids_of_tables(engine: Engine) -> list[int]:
+def data_run_ids(engine: Engine) -> list[int]:
+    """The crawl runs with environment data now (links, verified citations or a web
+    graph's citing domains), ascending, read from the tables: those a refresh would give
+    figures (the same runs as ``SELECT DISTINCT run_id FROM v_environment``, which also
+    joins languages and categories)."""
     outgoing = (
         select(Link.run_id)
         .join(Page, Page.id == Link.source_page_id)
@@ -93,7 +97,7 @@ def resolve_run(engine: Engine, run_id: int | None) -> int | None:
         return ids[-1] if ids else None
     if run_id not in ids:
         have = ", ".join(map(str, ids)) or "none"
-        if run_id in _run_ids_of_tables(engine):
+        if run_id in data_run_ids(engine):
             raise ParameterError(
                 f"crawl run {run_id}'s figures are not computed yet: run `webometrics "
                 f"refresh` (or press Refresh figures on the dashboard); runs with figures: "
