@@ -217,7 +217,6 @@ def _cached_call(
     call.__signature__ = signature.replace(  # type: ignore[attr-defined]
         parameters=[url, *params], return_annotation=returns
     )
-    call.clear = read_cached.clear  # type: ignore[attr-defined]
     return call
 
 
