@@ -16,7 +16,7 @@ Each page is rendered with Streamlit's ``AppTest`` (the server-side script run: 
 query and element, not the browser's paint) after both Streamlit caches are cleared, so
 the time includes opening the engine; the second (cached) render is kept too. As in a
 running server, the app's modules, the libraries it warms in the background
-(``dashboard.data.warm_imports``) and the installed components are loaded once before
+(``dashboard.cache.warm_imports``) and the installed components are loaded once before
 the first page is timed. Twice: **fresh**, after :func:`store.aggregates.refresh` (timed
 as its own column), and **stale**, after a third crawl run then stored a tenth more pages
 and links (what the database holds while a crawl runs: the pages read the figures of the
@@ -84,7 +84,7 @@ def render_times(
     primer.switch_page(PAGES["Runs"])
     t = time.perf_counter()
     primer.run()
-    from dashboard.data import WARM_THREAD
+    from dashboard.cache import WARM_THREAD
 
     for thread in threading.enumerate():  # the libraries a server imports after its start
         if thread.name == WARM_THREAD:
@@ -220,7 +220,7 @@ def markdown(lines: dict[str, dict[str, Any]]) -> str:
         "without evidence (`unknown`). First render = the page's server-side script in "
         "Streamlit's AppTest with both caches cleared (engine, queries, elements; not the "
         "browser's paint), the app's modules, the libraries it warms in the background "
-        "(`dashboard.data.warm_imports`) and the installed components loaded once beforehand "
+        "(`dashboard.cache.warm_imports`) and the installed components loaded once beforehand "
         "as in a running server. **stale**: after a third crawl run stored a tenth more "
         "pages and links since the figures were computed (the pages read the last refresh "
         "and show the stale banner); `a → b`: a = the same state before the aggregates "

@@ -76,6 +76,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.sql.expression import Subquery
 
+from core.choices import GRAPH_RUN_KIND
 from store.models import (
     AggregateCitingOverlap,
     AggregateCitingRank,
@@ -86,7 +87,12 @@ from store.models import (
     AggregateState,
     AggregateTable2,
     Base,
+    Citation,
+    CrawlRun,
     DomainCategory,
+    Environment,
+    Link,
+    Page,
     University,
     UniversityDomain,
     utcnow,
@@ -225,11 +231,8 @@ def refresh_if_stale(engine: Engine, *, force: bool = False) -> dict[str, Any]:
         now = fingerprint(conn)
         if not stored and not _has_environment(conn):
             return {"aggregate_fresh": True}
-    if not stored:
-        from store.analytics.runs import data_run_ids
-
-        if not data_run_ids(engine):  # pages without links to count: nothing to compute
-            return {"aggregate_fresh": True}
+    if not stored and not data_run_ids(engine):  # pages without links: nothing to count
+        return {"aggregate_fresh": True}
     if force:
         return {"aggregate_fresh": False, **refresh(engine)}
     if stored and all(fp == now for fp in stored):
@@ -239,6 +242,43 @@ def refresh_if_stale(engine: Engine, *, force: bool = False) -> dict[str, Any]:
         if synced["fresh"]:
             return {"aggregate_fresh": False, "recounted": synced["recounted"]}
     return {"aggregate_fresh": False, **refresh(engine)}
+
+
+def data_run_ids(engine: Engine) -> list[int]:
+    """The crawl runs with environment data now (links, verified citations or a web
+    graph's citing domains), ascending, read from the tables: those a refresh would give
+    figures (the same runs as ``SELECT DISTINCT run_id FROM v_environment``, which also
+    joins languages and categories)."""
+    outgoing = (
+        select(Link.run_id)
+        .join(Page, Page.id == Link.source_page_id)
+        .outerjoin(
+            UniversityDomain,
+            (UniversityDomain.domain == Link.target_domain)
+            & (UniversityDomain.university_id == Page.university_id),
+        )
+        .where(
+            Link.external.is_(True),
+            Link.run_id.is_not(None),
+            Page.university_id.is_not(None),
+            UniversityDomain.id.is_(None),
+        )
+        .distinct()
+    )
+    citing = (
+        select(Citation.run_id)
+        .where(Citation.status == "verified", Citation.run_id.is_not(None))
+        .distinct()
+    )
+    graph = (
+        select(Environment.run_id)
+        .join(CrawlRun, CrawlRun.id == Environment.run_id)
+        .where(CrawlRun.kind == GRAPH_RUN_KIND)
+        .distinct()
+    )
+    with engine.connect() as conn:
+        ids = {int(r) for (r,) in conn.execute(outgoing.union(citing, graph)) if r is not None}
+    return sorted(ids)
 
 
 def _has_environment(conn: Connection) -> bool:

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import Engine, select
 
-from core.choices import GRAPH_RUN_KIND, check_direction
+from core.choices import check_direction
 from core.exceptions import ParameterError
 from store import aggregates
-from store.models import Citation, CrawlRun, Environment, Link, Page, UniversityDomain
+from store.aggregates import data_run_ids
 
 if TYPE_CHECKING:
     from sqlalchemy.sql.expression import FromClause
@@ -37,43 +37,6 @@ def unrefreshed_run_ids(engine: Engine) -> list[int]:
     still running, rows written since the last refresh), ascending."""
     built = set(aggregates.built_run_ids(engine))
     return [r for r in data_run_ids(engine) if r not in built]
-
-
-def data_run_ids(engine: Engine) -> list[int]:
-    """The crawl runs with environment data now (links, verified citations or a web
-    graph's citing domains), ascending, read from the tables: those a refresh would give
-    figures (the same runs as ``SELECT DISTINCT run_id FROM v_environment``, which also
-    joins languages and categories)."""
-    outgoing = (
-        select(Link.run_id)
-        .join(Page, Page.id == Link.source_page_id)
-        .outerjoin(
-            UniversityDomain,
-            (UniversityDomain.domain == Link.target_domain)
-            & (UniversityDomain.university_id == Page.university_id),
-        )
-        .where(
-            Link.external.is_(True),
-            Link.run_id.is_not(None),
-            Page.university_id.is_not(None),
-            UniversityDomain.id.is_(None),
-        )
-        .distinct()
-    )
-    citing = (
-        select(Citation.run_id)
-        .where(Citation.status == "verified", Citation.run_id.is_not(None))
-        .distinct()
-    )
-    graph = (
-        select(Environment.run_id)
-        .join(CrawlRun, CrawlRun.id == Environment.run_id)
-        .where(CrawlRun.kind == GRAPH_RUN_KIND)
-        .distinct()
-    )
-    with engine.connect() as conn:
-        ids = {int(r) for (r,) in conn.execute(outgoing.union(citing, graph)) if r is not None}
-    return sorted(ids)
 
 
 def latest_run_id(engine: Engine) -> int | None:

@@ -1,4 +1,4 @@
-"""The Network page's reads (dashboard.data.network_*) against the same figures counted in
+"""The Network page's reads (dashboard.readers.network) against the same figures counted in
 pandas from the rows of ``v_environment``, under every kind of filter, on SQLite and
 PostgreSQL: equal while the figures are fresh; after a crawl stores a link they stay those
 of the last refresh (stale, the banner says so) and equal the view's again once
@@ -15,7 +15,7 @@ import streamlit as st
 from sqlalchemy import text
 
 from analyse import networks
-from dashboard import data
+from dashboard.readers import network as reads
 from store import aggregates, make_engine
 from store import analytics as A
 from tests.stored_world import Facts, store_link
@@ -41,20 +41,24 @@ def _reads(url: str) -> dict[str, Any]:
         for d in ("outgoing", "citing"):
             for cats, sources in FILTERS:
                 key = f"{run} {d} {cats} {sources}"
-                summary = data.network_summary(url, run, d, cats, sources)
+                summary = reads.network_summary(url, run, d, cats, sources)
                 out[f"summary {key}"] = None if summary is None else astuple(summary)[2:]
                 for min_unis, limit in ((1, None), (2, 3)):
-                    frame, total = data.network_domains(url, run, d, min_unis, cats, sources, limit)
+                    frame, total = reads.network_domains(
+                        url, run, d, min_unis, cats, sources, limit
+                    )
                     cols = ["domain", "universities", "weight"]
                     out[f"domains {key} {min_unis} {limit}"] = (
                         frame[cols].astype({"universities": int, "weight": int}).values.tolist(),
                         total,
                     )
-                overlaps = data.network_overlaps(url, run, d, cats, sources)
+                overlaps = reads.colink_overlaps(
+                    url, run_id=run, direction=d, categories=cats, sources=sources
+                )
                 out[f"overlaps {key}"] = sorted(
                     (o["a"], o["b"], int(o["shared"])) for o in overlaps.to_dict("records")
                 )
-                edges = data.network_edges(url, run, d, SOME, sources)
+                edges = reads.network_edges(url, run, d, SOME, sources)
                 out[f"edges {key}"] = sorted(
                     (e["university"], e["domain"], int(e["links"]), int(e["pages"]))
                     for e in edges.to_dict("records")
