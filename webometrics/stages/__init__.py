@@ -62,6 +62,7 @@ def refreshes_figures(
             )
         return result
 
+    wrapper.refreshes_figures = True  # type: ignore[attr-defined]  # checked by a test
     return wrapper
 
 
