@@ -183,6 +183,12 @@ def _stale_rows(engine: Any) -> dict[str, int]:
     from store.models import CrawlRun
     from store.session import session_scope
 
+    if engine.dialect.name == "postgresql":  # the generator wrote the ids itself
+        with engine.begin() as conn:
+            for t in ("crawl_run", "page", "link"):
+                conn.execute(
+                    text(f"SELECT setval(pg_get_serial_sequence('{t}', 'id'), MAX(id)) FROM {t}")
+                )
     with session_scope(engine) as s:
         run = CrawlRun(kind="outgoing", status="running")
         s.add(run)
