@@ -140,3 +140,15 @@ def test_the_wheel_runs_help_upgrade_and_the_demo_crawl(
     assert "finished" in crawled.stdout and "pages fetched" in crawled.stdout, crawled.stdout
     listed = _run(installed, "runs", cwd=tmp_path, WEBOMETRICS_DB_URL=db)
     assert listed.returncode == 0 and "finished" in listed.stdout, listed.stdout
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "w.db") as stored:
+        pages = stored.execute("SELECT COUNT(*) FROM page WHERE http_status = 200").fetchone()
+        domains = stored.execute(
+            "SELECT COUNT(DISTINCT target_domain) FROM link WHERE external"
+        ).fetchone()
+        figures = stored.execute("SELECT COUNT(*) FROM agg_state").fetchone()
+    assert pages[0] > 50 and domains[0] > 20, (pages, domains)
+    assert figures[0] == 1  # the crawl computed the figures of its run, from the views
+    fresh = _run(installed, "refresh", "--check", cwd=tmp_path, WEBOMETRICS_DB_URL=db)
+    assert fresh.returncode == 0, fresh.stdout + fresh.stderr
