@@ -43,6 +43,7 @@ VOLATILE = {
     "document": ("id", "page_id", "created_at", "fetched_at"),
     "link": ("id", "source_page_id"),
 }
+SHOWN = 5  # rows shown of each thing that differs, each way
 #: the saved figures (store.aggregates), compared without their ids
 AGGREGATES = (
     "agg_environment",
@@ -163,10 +164,17 @@ def main(argv: list[str] | None = None) -> int:
         "|---|---:|---:|---|",
     ]
     same = True
+    differ: list[str] = []
     for name, rows in before.items():
         equal = rows == after[name]
         same &= equal
         lines.append(f"| {name} | {len(rows)} | {len(after[name])} | {'yes' if equal else 'NO'} |")
+        if not equal:
+            gone, new = set(rows) - set(after[name]), set(after[name]) - set(rows)
+            differ += [f"- {name}: before only `{r[:300]}`" for r in sorted(gone)[:SHOWN]]
+            differ += [f"- {name}: after only `{r[:300]}`" for r in sorted(new)[:SHOWN]]
+    if differ:
+        lines += ["", f"What differs (at most {SHOWN} rows each way):", "", *differ]
     md = "\n".join(lines) + "\n"
     print(md)
     RESULTS.mkdir(parents=True, exist_ok=True)
