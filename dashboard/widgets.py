@@ -248,8 +248,12 @@ def stale_banner(url: str, version: str) -> None:
         help="Compute the figures again from the stored data (as every stage does at its "
         "end, and `webometrics refresh`); about a minute on a million pages.",
     ):
-        with st.spinner("Computing the figures…"):
-            writes.refresh_figures(url)
+        try:
+            with st.spinner("Computing the figures…"):
+                writes.refresh_figures(url)
+        except WebometricsError as exc:  # e.g. a read-only database: say so, keep the page
+            right.error(f"{exc}")
+            return
         st.rerun(scope="app")
 
 

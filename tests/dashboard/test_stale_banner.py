@@ -5,10 +5,15 @@ again and the new link is counted."""
 
 from __future__ import annotations
 
+import gc
+import shutil
+from pathlib import Path
+
 import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from dashboard import cache
 from dashboard.widgets import STALE_ICON
 from store import make_engine
 from tests import apptest
@@ -64,3 +69,34 @@ def test_stale_banner_then_refresh(
     assert not at.exception, at.exception
     assert _banners(at) == []
     assert _external_domains(at, name) == before + 1
+
+
+@pytest.mark.slow
+def test_refresh_on_a_read_only_database_says_so(
+    fresh_dashboard_db: Facts, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Stale figures in a database the dashboard cannot write: the button says why it
+    cannot compute them, the page stays, nothing is lost."""
+    from tests.webometrics.test_read_only import read_only_folder
+
+    engine = make_engine(fresh_dashboard_db.url)
+    try:
+        store_link(engine, fresh_dashboard_db.run_ids[1], "new-domain.org")
+    finally:
+        engine.dispose()
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    shutil.copy(fresh_dashboard_db.url.removeprefix("sqlite:///"), folder / "dashboard.db")
+    with read_only_folder(folder) as ro:
+        st.cache_data.clear()
+        st.cache_resource.clear()
+        url = f"sqlite:///{ro / 'dashboard.db'}"
+        at = _overview(url, monkeypatch)
+        assert len(_banners(at)) == 1
+        at.button(key="refresh-figures").click().run()
+        assert not at.exception, at.exception
+        assert any("read-only" in e.value for e in at.error), [e.value for e in at.error]
+        assert len(_banners(at)) == 1  # still stale, still shown
+        cache.read_engine(url).dispose()  # its file let go before the folder goes
+        st.cache_resource.clear()
+        gc.collect()
