@@ -66,7 +66,12 @@ def _refresh(ctx: Context) -> int:
         print(f"figures fresh: {done['recounted']} domains moved to their new category")
     else:
         print(
-            f"figures computed: {done['aggregate_runs']} crawl runs, "
+            f"figures computed: {runs_text(done['aggregate_runs'])}, "
             f"{done['aggregate_rows']:,} environment rows in {done['aggregate_seconds']:.1f} s"
         )
     return 0
+
+
+def runs_text(n: int) -> str:
+    """``"1 crawl run"``, ``"3 crawl runs"``."""
+    return f"{n} crawl run{'' if n == 1 else 's'}"
