@@ -5,8 +5,10 @@ web, extract, dedup, the three clusterings and analyse, on SQLite) twice, with t
 git revision ``REV`` (checked out in a temporary worktree) and with the working tree,
 then compares what each stored by natural keys (ids and times differ from run to run):
 the pages, their links, the documents (terms and shingles included), every clustering's
-final partition with each cluster's theme terms and category, and the domains'
-categories. Exit 0 when all are identical, 1 otherwise.
+final partition with each cluster's theme terms and category, the domains' categories,
+the figures the dashboard and the report read (every aggregate table of
+``store.aggregates``), and the tables of ``webometrics report`` run by each code on its
+own database (every CSV file). Exit 0 when all are identical, 1 otherwise.
 
 Run: ``.venv/bin/python bench/same_pipeline.py b547797`` (about a minute per build);
 writes ``bench/results/same_pipeline.md``.
@@ -41,6 +43,17 @@ VOLATILE = {
     "document": ("id", "page_id", "created_at", "fetched_at"),
     "link": ("id", "source_page_id"),
 }
+SHOWN = 5  # rows shown of each thing that differs, each way
+#: the saved figures (store.aggregates), compared without their ids
+AGGREGATES = (
+    "agg_environment",
+    "agg_domain_count",
+    "agg_table2",
+    "agg_country_count",
+    "agg_network_domain",
+    "agg_citing_overlap",
+    "agg_citing_rank",
+)
 
 
 def build(code: Path, folder: Path) -> Path:
@@ -53,12 +66,20 @@ def build(code: Path, folder: Path) -> Path:
         env=env,
         check=True,
     )
-    return folder / "pipeline.db"
+    db = folder / "pipeline.db"
+    report = ["report", "--out", str(folder / "report")]
+    subprocess.run(
+        [sys.executable, "-m", "webometrics", "--db-url", f"sqlite:///{db}", "-q", *report],
+        cwd=code,
+        env=env,
+        check=True,
+    )
+    return db
 
 
 def _rows(db: sqlite3.Connection, table: str) -> list[str]:
     cols = [r[1] for r in db.execute(f"pragma table_info({table})")]
-    keep = [c for c in cols if c not in VOLATILE[table]]
+    keep = [c for c in cols if c not in VOLATILE.get(table, ("id",))]
     return sorted(map(repr, db.execute(f"select {', '.join(keep)} from {table}")))
 
 
@@ -102,6 +123,11 @@ def stored(path: Path) -> dict[str, list[str]]:
             "domain categories": sorted(
                 map(repr, db.execute("select domain, category, score from domain_category"))
             ),
+            "figures (aggregates)": sorted(r for t in AGGREGATES for r in _rows(db, t)),
+            "report tables (CSV)": sorted(
+                repr((f.name, f.read_text(encoding="utf-8")))
+                for f in (path.parent / "report").rglob("*.csv")
+            ),
         }
     finally:
         db.close()
@@ -138,10 +164,17 @@ def main(argv: list[str] | None = None) -> int:
         "|---|---:|---:|---|",
     ]
     same = True
+    differ: list[str] = []
     for name, rows in before.items():
         equal = rows == after[name]
         same &= equal
         lines.append(f"| {name} | {len(rows)} | {len(after[name])} | {'yes' if equal else 'NO'} |")
+        if not equal:
+            gone, new = set(rows) - set(after[name]), set(after[name]) - set(rows)
+            differ += [f"- {name}: before only `{r[:300]}`" for r in sorted(gone)[:SHOWN]]
+            differ += [f"- {name}: after only `{r[:300]}`" for r in sorted(new)[:SHOWN]]
+    if differ:
+        lines += ["", f"What differs (at most {SHOWN} rows each way):", "", *differ]
     md = "\n".join(lines) + "\n"
     print(md)
     RESULTS.mkdir(parents=True, exist_ok=True)

@@ -223,16 +223,19 @@ class TrapMemory(Protocol):
         (found on a page of another kind: it never counts)."""
         ...
 
-    def novel(self, scope: str, keys: list[str]) -> int:
-        """Remember ``keys``; how many of them were new."""
+    def novel(self, scope: str, keys: list[str], level: int = 0) -> int:
+        """Remember ``keys``, found on a page of frontier ``level``; how many of them no
+        page of a smaller level had (pages of one level are parsed in any order and by
+        any process: what one of them finds is as new for the others)."""
         ...
 
-    def record(self, scope: str, template: str, productive: bool) -> None:
-        """One more page of ``template`` parsed (productive or not)."""
+    def record(self, scope: str, template: str, productive: bool, level: int = 0) -> None:
+        """One more page of ``template`` parsed at frontier ``level`` (productive or not)."""
         ...
 
-    def yield_of(self, scope: str, template: str) -> tuple[int, int]:
-        """(pages parsed, productive pages) of ``template``."""
+    def yield_of(self, scope: str, template: str, level: int | None = None) -> tuple[int, int]:
+        """(pages parsed, productive pages) of ``template`` at the levels below ``level``
+        (``None``: every level)."""
         ...
 
     def same_text(self, scope: str, signature: str, url: str, depth: int) -> int | None:
@@ -246,8 +249,8 @@ class LocalTrapMemory:
 
     def __init__(self) -> None:
         self._ranks: dict[tuple[str, str], dict[str, int]] = {}
-        self._seen: set[tuple[str, str]] = set()
-        self._yield: dict[tuple[str, str], list[int]] = {}
+        self._seen: dict[tuple[str, str], int] = {}  # key -> the level it was first seen at
+        self._yield: dict[tuple[str, str], dict[int, list[int]]] = {}
         self._texts: dict[tuple[str, str], dict[str, int]] = {}
 
     def rank(self, scope: str, template: str, url: str, counted: bool = True) -> int:
@@ -256,19 +259,18 @@ class LocalTrapMemory:
             urls[url] = sum(1 for r in urls.values() if r) + 1 if counted else 0
         return urls[url]
 
-    def novel(self, scope: str, keys: list[str]) -> int:
-        new = {(scope, k) for k in keys} - self._seen
-        self._seen |= new
-        return len(new)
+    def novel(self, scope: str, keys: list[str], level: int = 0) -> int:
+        return sum(self._seen.setdefault((scope, k), level) >= level for k in set(keys))
 
-    def record(self, scope: str, template: str, productive: bool) -> None:
-        counts = self._yield.setdefault((scope, template), [0, 0])
+    def record(self, scope: str, template: str, productive: bool, level: int = 0) -> None:
+        counts = self._yield.setdefault((scope, template), {}).setdefault(level, [0, 0])
         counts[0] += 1
         counts[1] += productive
 
-    def yield_of(self, scope: str, template: str) -> tuple[int, int]:
-        parsed, productive = self._yield.get((scope, template), (0, 0))
-        return parsed, productive
+    def yield_of(self, scope: str, template: str, level: int | None = None) -> tuple[int, int]:
+        per_level = self._yield.get((scope, template), {})
+        kept = [c for lv, c in per_level.items() if level is None or lv < level]
+        return sum(c[0] for c in kept), sum(c[1] for c in kept)
 
     def same_text(self, scope: str, signature: str, url: str, depth: int) -> int | None:
         urls = self._texts.setdefault((scope, signature), {})
@@ -302,24 +304,40 @@ class RedisTrapMemory:
         keys = [self._key("rank", scope, template), self._key("ranked", scope, template)]
         return int(self._rank(keys=keys, args=[url, int(counted)]))
 
-    def novel(self, scope: str, keys: list[str]) -> int:
-        if not keys:
+    def novel(self, scope: str, keys: list[str], level: int = 0) -> int:
+        unique = sorted(set(keys))
+        if not unique:
             return 0
-        return int(self.server.sadd(self._key("seen", scope), *keys))
-
-    def record(self, scope: str, template: str, productive: bool) -> None:
+        key = self._key("seen", scope)
         pipe = self.server.pipeline()
-        pipe.hincrby(self._key("parsed", scope), template, 1)
+        for k in unique:  # the first level to see a key keeps it (levels only grow)
+            pipe.hsetnx(key, k, level)
+        pipe.hmget(key, unique)
+        first = pipe.execute()[-1]
+        return sum(int(f) >= level for f in first)
+
+    def record(self, scope: str, template: str, productive: bool, level: int = 0) -> None:
+        pipe = self.server.pipeline()
+        pipe.hincrby(self._key("parsed", scope), f"{level} {template}", 1)
         if productive:
-            pipe.hincrby(self._key("productive", scope), template, 1)
+            pipe.hincrby(self._key("productive", scope), f"{level} {template}", 1)
+        pipe.sadd(self._key("levels", scope), level)
         pipe.execute()
 
-    def yield_of(self, scope: str, template: str) -> tuple[int, int]:
+    def yield_of(self, scope: str, template: str, level: int | None = None) -> tuple[int, int]:
+        levels = sorted(
+            int(v)
+            for v in self.server.smembers(self._key("levels", scope))
+            if level is None or int(v) < level
+        )
+        if not levels:
+            return 0, 0
+        fields = [f"{lv} {template}" for lv in levels]
         pipe = self.server.pipeline()
-        pipe.hget(self._key("parsed", scope), template)
-        pipe.hget(self._key("productive", scope), template)
+        pipe.hmget(self._key("parsed", scope), fields)
+        pipe.hmget(self._key("productive", scope), fields)
         parsed, productive = pipe.execute()
-        return int(parsed or 0), int(productive or 0)
+        return sum(int(v or 0) for v in parsed), sum(int(v or 0) for v in productive)
 
     def same_text(self, scope: str, signature: str, url: str, depth: int) -> int | None:
         key = self._key("text", scope, signature)
@@ -387,20 +405,28 @@ class TrapGuard:
         return None
 
     def admit(
-        self, url: str, scope: str, source_productive: bool = True, source: str = ""
+        self,
+        url: str,
+        scope: str,
+        source_productive: bool = True,
+        source: str = "",
+        level: int | None = None,
     ) -> Admission:
         """Whether to request internal link ``url`` of university ``scope``, found on
-        page ``source`` that was productive or not (:meth:`parsed`). Only the links found
-        on a page of a generalised template of the same skeleton count against the
-        link's template budget (a trap makes its own URLs: a month links to the next,
-        a filter to more filters; a list of course pages is no trap)."""
+        page ``source`` of frontier ``level`` that was productive or not (:meth:`parsed`).
+        Only the links found on a page of a generalised template of the same skeleton
+        count against the link's template budget (a trap makes its own URLs: a month
+        links to the next, a filter to more filters; a list of course pages is no trap).
+        What the template's pages brought is counted over the levels below ``level``
+        (every level when ``None``), so the verdict does not depend on the order in which
+        the pages of one level were parsed."""
         if not self.rules.enabled:
             return Admission()
         reason = self.shape(url)
         if reason is not None:
             return Admission(reason)
         template = url_template(url)
-        parsed, productive = self.memory.yield_of(scope, template)
+        parsed, productive = self.memory.yield_of(scope, template, level)
         allowed = self.rules.template_pages + self.rules.template_gain * productive
         origin = url_template(source) if source else template
         counted = ("{" in origin or origin.endswith("?")) and skeleton(origin) == skeleton(template)
@@ -432,8 +458,10 @@ class TrapGuard:
         domains: list[str],
         text: str,
         depth: int = 0,
+        level: int | None = None,
     ) -> PageVerdict:
-        """Learn from a fetched page of university ``scope`` at link ``depth``: its
+        """Learn from a fetched page of university ``scope`` at link ``depth`` and
+        frontier ``level`` (default: ``depth``): its
         internal link targets, the registered domains of its external links and its
         visible text. The verdict says whether the page was productive and, when its text
         is that of another URL of the host at a smaller depth, ``trap: soft_404: ...``
@@ -442,12 +470,13 @@ class TrapGuard:
         parsed before (:mod:`crawler.frontier`'s level-synchronous order)."""
         if not self.rules.enabled:
             return PageVerdict()
+        level = depth if level is None else level
         keys = [f"s {skeleton(url_template(u))}" for u in internal] + [f"d {d}" for d in domains]
-        # a page that names its own path is an error page, whatever it invents
-        productive = self.memory.novel(scope, sorted(set(keys))) > 0 and not quotes_itself(
-            text, url
-        )
-        self.memory.record(scope, url_template(url), productive)
+        # new to the levels before this one (not to the pages of this level parsed first:
+        # their order varies); a page that names its own path is an error page
+        novel = self.memory.novel(scope, sorted(set(keys)), level)
+        productive = novel > 0 and not quotes_itself(text, url)
+        self.memory.record(scope, url_template(url), productive, level)
         signature = text_signature(text, url)
         if signature is None:
             return PageVerdict(productive=productive)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import data, widgets
+from dashboard import cache, widgets
 from store import redact
 
 st.set_page_config(page_title="webometrics", page_icon=":material/hub:", layout="wide")
@@ -41,25 +41,25 @@ page = st.navigation(PAGES)
 url = widgets.database_url()
 with st.sidebar:
     if st.button("Reload data", help="forget cached query results", key="reload"):
-        data.reload(url)
-    clock = data.follow_changes(url)
+        cache.reload(url)
+    clock = cache.follow_changes(url)
     read = f" · data read {clock.read_at:%Y-%m-%d %H:%M:%S} UTC" if clock.read_at else ""
     st.caption(
         f"database: `{redact(url)}`{read}",
         help=f"Data read: when the numbers on the page were read. The database is checked "
-        f"for changes every {data.CHECK_SECONDS} s: a change from the command line "
+        f"for changes every {cache.CHECK_SECONDS} s: a change from the command line "
         "(`webometrics category set`, `analyse`, a crawl) shows at your next click after "
         "that, and the time here moves. Reload data reads everything again now.",
     )
 
 
-@st.fragment(run_every=data.CHECK_SECONDS)
+@st.fragment(run_every=cache.CHECK_SECONDS)
 def watch_changes() -> None:
     """Say so in the sidebar when the data changed since the page read them (checked
-    every :data:`dashboard.data.CHECK_SECONDS`): the next click shows the new data, or
+    every :data:`dashboard.cache.CHECK_SECONDS`): the next click shows the new data, or
     the button now. (The page is not run again by itself: while a crawl writes, the data
     change every few seconds.)"""
-    if data.data_version(url) != data.data_clock(url).version:
+    if cache.data_version(url) != cache.data_clock(url).version:
         st.info("The data changed since they were read: your next click shows them.")
         if st.button("Show the new data", key="show-new-data"):
             st.rerun(scope="app")
@@ -69,5 +69,5 @@ with st.sidebar:
     watch_changes()
 widgets.demo_banner(url)
 widgets.stale_banner(url, clock.version or "")
-data.warm_imports()
+cache.warm_imports()
 page.run()

@@ -20,15 +20,16 @@ import streamlit as st
 
 from core.choices import ENVIRONMENT_SOURCES
 from core.exceptions import WebometricsError
-from dashboard import data
+from dashboard import cache, writes
+from dashboard.readers import common
 
 
 def database_url() -> str:
     """The database URL of this session; stops the page with the reason when the
     database cannot be opened (unreachable, missing file, schema not at head)."""
-    url = data.settings().database.url
+    url = cache.settings().database.url
     try:
-        data.read_engine(url)
+        cache.read_engine(url)
     except WebometricsError as exc:
         st.error(str(exc))
         st.stop()
@@ -129,7 +130,7 @@ def pick_collection_run(
     """A select box of the collections with data (live, each archive and period;
     docs/archives.md), then :func:`pick_run` of that collection's runs with data.
     ``default``: the collection chosen first (every collection when ``None`` or absent)."""
-    found = data.collections(url)
+    found = common.collections(url)
     options = [EVERY_COLLECTION, *found["collection"]] if not found.empty else []
     collection = None
     if len(options) > 2:  # more than one collection: the filter is worth a widget
@@ -157,9 +158,9 @@ def pick_run(
     ``with_data`` keeps the runs that have environment data (links or verified
     citations), ``collection`` the runs of one collection. ``None``, with a note on what
     to run, when there is none."""
-    runs = data.crawl_runs(url)
+    runs = common.list_crawl_runs(url)
     if with_data:
-        runs = runs[runs["id"].isin(data.runs_with_data(url))]
+        runs = runs[runs["id"].isin(common.run_ids(url))]
     if collection is not None:
         runs = runs[runs["collection"] == collection]
     if runs.empty:
@@ -176,7 +177,7 @@ def category_options(url: str, present: Iterable[str] = ()) -> list[str]:
     """Every category of the taxonomy (file order), then ``uncategorised`` (when present)
     and any other category found in the data: fixed options, so a filter keeps its choice
     when the run or the university changes (the taxonomy as the analyse stage stored it)."""
-    keys = list(data.category_labels(url))
+    keys = list(common.category_labels(url))
     extra = sorted(set(present) - set(keys) - {"uncategorised"})
     # uncategorised (analyse not run on these domains yet) only where the data have it
     return [*keys, *(["uncategorised"] if "uncategorised" in present else []), *extra]
@@ -220,7 +221,7 @@ def link_config(*columns: str) -> dict[str, Any]:
 def demo_banner(url: str) -> None:
     """One line above every page when the data come from the local test web (a crawl run
     made with ``--testbed``, as ``make demo`` does)."""
-    if data.testbed_runs(url):
+    if common.testbed_runs(url):
         st.info(
             "Demo data: the local test web (`webometrics testbed`), not a measurement. "
             "Four US universities (WebKB, 1997) only, so one country; the external sites' "
@@ -236,7 +237,7 @@ def stale_banner(url: str, version: str) -> None:
     """One line above every page while the figures (the aggregates of
     :mod:`store.aggregates`) are older than the data: what changed since, and a button
     that computes them again."""
-    stale = data.staleness(url, version)
+    stale = cache.staleness(url, version)
     if stale is None:
         return
     left, right = st.columns([6, 1], vertical_alignment="center")
@@ -244,11 +245,15 @@ def stale_banner(url: str, version: str) -> None:
     if right.button(
         "Refresh figures",
         key="refresh-figures",
-        help="Compute the figures again from the stored data (as `webometrics analyse` "
-        "does at its end); minutes on a million pages.",
+        help="Compute the figures again from the stored data (as every stage does at its "
+        "end, and `webometrics refresh`); about a minute on a million pages.",
     ):
-        with st.spinner("Computing the figures…"):
-            data.refresh_figures(url)
+        try:
+            with st.spinner("Computing the figures…"):
+                writes.refresh_figures(url)
+        except WebometricsError as exc:  # e.g. a read-only database: say so, keep the page
+            right.error(f"{exc}")
+            return
         st.rerun(scope="app")
 
 
@@ -267,7 +272,7 @@ FALLBACK = ["#17becf", "#bcbd22", "#7f7f7f", "#aec7e8", "#ffbb78"]  # categories
 def category_colors(url: str) -> dict[str, str]:
     """``{category: "#rrggbb"}``: the one palette of every chart, as the analyse stage
     stored it from the taxonomy (``unknown`` grey), plus ``uncategorised``."""
-    colors = dict(data.category_colors(url))
+    colors = dict(common.category_colors(url))
     colors.setdefault("unknown", UNKNOWN_GREY)
     colors.setdefault("uncategorised", "#dddddd")
     return colors
@@ -275,7 +280,7 @@ def category_colors(url: str) -> dict[str, str]:
 
 def category_namer(url: str) -> Callable[[Any], str]:
     """A function from a category key to the taxonomy's English label (blank for none)."""
-    labels = data.category_labels(url)
+    labels = common.category_labels(url)
 
     def name(key: Any) -> str:
         if key is None or (not isinstance(key, str) and pd.isna(key)):

@@ -1,31 +1,43 @@
-"""The aggregates the dashboard reads at the paper's scale (revision 0010), their
-refresh and their freshness.
+"""The figures the dashboard and the report read (revision 0010): the aggregates, their
+refresh and their freshness. **The only read path** of every per-run figure.
 
 At a million pages the analyst views (``v_environment`` and the tables on it) group the
 links, the citations and the page languages again on every read (10-14 s per dashboard
-page on SQLite). The analyse stage calls :func:`refresh`, which saves the rows of
-``v_environment`` once (``agg_environment``) and derives from them what the pages read:
-distinct domains, links and pages per run x university x direction x source x category x
-language (``agg_domain_count``; source :data:`ALL_SOURCES` counts a domain found by two
-sources once), Table 2 per run x university (``agg_table2``), distinct domains per run x
-country x direction x category (``agg_country_count``) and per run x direction x domain
-the universities linked with it (``agg_network_domain``).
+page on SQLite). :func:`refresh` saves the rows of ``v_environment`` once
+(``agg_environment``) and derives from them what the pages read: distinct domains, links
+and pages per run x university x direction x source x category x language
+(``agg_domain_count``; source :data:`ALL_SOURCES` counts a domain found by two sources
+once), Table 2 per run x university (``agg_table2``), distinct domains per run x country
+x direction x category (``agg_country_count``), per run x direction x domain the
+universities linked with it (``agg_network_domain``), and the impact figures of
+``v_citing_overlap`` and ``v_citing_rank``.
+
+:mod:`store.analytics` reads nothing else, fresh or stale, so every page renders in
+milliseconds in every state. When they are refreshed:
+
+- at the end of every stage that changes their inputs (crawl, the Common Crawl stages,
+  extract, dedup, cluster, analyse: :func:`refresh_if_stale`, which costs a few indexed
+  reads when nothing changed);
+- after an analyst's override (:func:`sync_categories`: only the domains that moved);
+- on demand: ``webometrics refresh``, the dashboard's *Refresh figures* button, and
+  ``webometrics report`` before it writes.
+
+Between two refreshes (during a crawl, after rows written by hand) the figures are those
+of the last refresh; :func:`store.freshness.staleness` says what changed since, and the
+dashboard shows it in a banner.
 
 Freshness: every refresh stores the database's :func:`fingerprint` (the newest id or
 timestamp of every input of ``v_environment``: crawl runs, links, citations and their
 verification, environment rows, pages and their extraction, documents, categories and
 overrides, and the universities with their domains), read from indexes in one query.
-:mod:`store.analytics` reads the aggregates only while the fingerprint is unchanged
-(:func:`fresh_run_ids`), the views otherwise: before the first ``webometrics analyse``,
-after a crawl, an extraction or an analyst's override, the numbers stay right and only
-the speed is lost until the next analyse.
 
 The ``*_SOURCE`` selectables have the columns of the views they stand in for
-(:mod:`store.analytics.views`), so a query reads either with the same code; the shares
-and the rank factors are views of revision 0010 over the aggregates
-(``agg_v_category_share``, ``agg_v_country_category_share``, ``agg_v_rank_factors``,
-``agg_v_rank_factor_share``: the SQL of revisions 0008 and 0009;
-:data:`store.analytics.views.AGG_SHARE`, ...).
+(:mod:`store.analytics.views`); the shares and the rank factors are views over the
+aggregates (``agg_v_category_share``, ``agg_v_country_category_share``,
+``agg_v_rank_factors``, ``agg_v_rank_factor_share``: the SQL of ``v_category_share`` and
+the others, over the saved rows; :data:`store.analytics.views.AGG_SHARE`, ...). The views
+themselves stay for SQL users (``store/sql/``), and the tests check that they and the
+aggregates give the same rows.
 
 Examples
 --------
@@ -34,7 +46,9 @@ Examples
 >>> schema.upgrade(engine)
 >>> refresh(engine)["aggregate_runs"]
 0
->>> fresh_run_ids(engine) is None  # nothing built: the views are read
+>>> built_run_ids(engine)  # no run has data
+[]
+>>> refresh_if_stale(engine)["aggregate_fresh"]  # nothing to compute
 True
 """
 
@@ -42,11 +56,14 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import (
+    Column,
     Connection,
     Engine,
+    MetaData,
     Table,
     case,
     delete,
@@ -59,6 +76,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.sql.expression import Subquery
 
+from core.choices import GRAPH_RUN_KIND
 from store.models import (
     AggregateCitingOverlap,
     AggregateCitingRank,
@@ -69,7 +87,12 @@ from store.models import (
     AggregateState,
     AggregateTable2,
     Base,
+    Citation,
+    CrawlRun,
     DomainCategory,
+    Environment,
+    Link,
+    Page,
     University,
     UniversityDomain,
     utcnow,
@@ -160,9 +183,8 @@ def _data_part(stamp: str) -> str:
 
 
 def fresh_run_ids(engine: Engine) -> list[int] | None:
-    """The crawl runs with environment data, ascending, when the stored aggregates are
-    fresh (built and their fingerprint still the database's); ``None`` otherwise (the
-    caller reads the views)."""
+    """The crawl runs with computed figures, ascending, when the stored aggregates are
+    fresh (built and their fingerprint still the database's); ``None`` otherwise."""
     with engine.connect() as conn:
         rows = conn.execute(select(AggregateState.run_id, AggregateState.fingerprint)).all()
         if not rows:
@@ -173,11 +195,11 @@ def fresh_run_ids(engine: Engine) -> list[int] | None:
     return sorted(int(run) for run, _fp in rows)
 
 
-def impact_fresh(engine: Engine) -> bool:
-    """Whether the saved impact figures (``agg_citing_overlap``, ``agg_citing_rank``:
-    every stored run) are fresh: read them instead of ``v_citing_overlap`` and
-    ``v_citing_rank`` (:data:`CITING_OVERLAP_SOURCE`, :data:`CITING_RANK_SOURCE`)."""
-    return fresh_run_ids(engine) is not None
+def built_run_ids(engine: Engine) -> list[int]:
+    """The crawl runs whose figures are computed, fresh or not, ascending: the runs the
+    readers of :mod:`store.analytics` know."""
+    with engine.connect() as conn:
+        return sorted(int(r) for r in conn.execute(select(AggregateState.run_id)).scalars())
 
 
 def is_fresh(engine: Engine, run_id: int | None) -> bool:
@@ -186,13 +208,99 @@ def is_fresh(engine: Engine, run_id: int | None) -> bool:
     return ids is not None and run_id in ids
 
 
-def refresh(engine: Engine) -> dict[str, Any]:
-    """Rebuild every aggregate from the views, in one transaction (readers see the old
-    aggregates or the new ones, never half).
+def refresh_if_stale(engine: Engine, *, force: bool = False) -> dict[str, Any]:
+    """Make the figures fresh, doing only what changed: nothing when they are fresh,
+    :func:`sync_categories` when only categories or overrides changed, else
+    :func:`refresh`. What every stage calls at its end.
 
     Parameters
     ----------
     engine : Engine
+    force : bool
+        Refresh whenever there are data, fresh or not (after a migration changed a
+        view's SQL, which no fingerprint sees).
+
+    Returns
+    -------
+    dict
+        ``aggregate_fresh`` (``True`` when nothing had to be computed), then
+        :func:`refresh`'s statistics when it ran, or ``recounted`` (domains moved).
+    """
+    with engine.connect() as conn:
+        stored = conn.execute(select(AggregateState.fingerprint)).scalars().all()
+        now = fingerprint(conn)
+        if not stored and not _has_environment(conn):
+            return {"aggregate_fresh": True}
+    if not stored and not data_run_ids(engine):  # pages without links: nothing to count
+        return {"aggregate_fresh": True}
+    if force:
+        return {"aggregate_fresh": False, **refresh(engine)}
+    if stored and all(fp == now for fp in stored):
+        return {"aggregate_fresh": True}
+    if stored and all(_data_part(fp) == _data_part(now) for fp in stored):
+        synced = sync_categories(engine)
+        if synced["fresh"]:
+            return {"aggregate_fresh": False, "recounted": synced["recounted"]}
+    return {"aggregate_fresh": False, **refresh(engine)}
+
+
+def data_run_ids(engine: Engine) -> list[int]:
+    """The crawl runs with environment data now (links, verified citations or a web
+    graph's citing domains), ascending, read from the tables: those a refresh would give
+    figures (the same runs as ``SELECT DISTINCT run_id FROM v_environment``, which also
+    joins languages and categories)."""
+    outgoing = (
+        select(Link.run_id)
+        .join(Page, Page.id == Link.source_page_id)
+        .outerjoin(
+            UniversityDomain,
+            (UniversityDomain.domain == Link.target_domain)
+            & (UniversityDomain.university_id == Page.university_id),
+        )
+        .where(
+            Link.external.is_(True),
+            Link.run_id.is_not(None),
+            Page.university_id.is_not(None),
+            UniversityDomain.id.is_(None),
+        )
+        .distinct()
+    )
+    citing = (
+        select(Citation.run_id)
+        .where(Citation.status == "verified", Citation.run_id.is_not(None))
+        .distinct()
+    )
+    graph = (
+        select(Environment.run_id)
+        .join(CrawlRun, CrawlRun.id == Environment.run_id)
+        .where(CrawlRun.kind == GRAPH_RUN_KIND)
+        .distinct()
+    )
+    with engine.connect() as conn:
+        ids = {int(r) for (r,) in conn.execute(outgoing.union(citing, graph)) if r is not None}
+    return sorted(ids)
+
+
+def _has_environment(conn: Connection) -> bool:
+    """Whether anything could make a figure: a link, a citation, an environment row or a
+    web graph's citing node (one indexed read each)."""
+    return any(
+        conn.execute(text(f"SELECT 1 FROM {t} LIMIT 1")).first() is not None
+        for t in ("link", "citation", "environment", "citing_node")
+    )
+
+
+def refresh(engine: Engine, *, on_step: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Rebuild every aggregate from the views. Readers see the old aggregates or the new
+    ones, never half; writers wait only for the short copy at the end.
+
+    Parameters
+    ----------
+    engine : Engine
+    on_step : callable, optional
+        Called with ``"computed"`` once the new rows are computed (nothing of the
+        database written yet, no lock held) and with ``"copied"`` once they replaced the
+        aggregates (e.g. to log each step's time).
 
     Returns
     -------
@@ -202,142 +310,173 @@ def refresh(engine: Engine) -> dict[str, Any]:
 
     Notes
     -----
-    One pass over ``v_environment`` (its cost: the links, citations and page languages
-    grouped once), then groupings of the saved rows; ``ANALYZE`` of the new tables so the
-    planner knows their size.
+    Two steps on one connection. First the new rows are computed into temporary tables
+    (one pass over ``v_environment``, whose cost is the links, citations and page
+    languages grouped once, then groupings of the saved rows): only reads of the
+    database, so on SQLite (WAL) a crawl or an extraction goes on writing meanwhile. Then
+    one write transaction replaces the aggregates with the temporary tables' rows (a
+    copy: seconds at a million pages, within SQLite's 30 s busy timeout of the other
+    writers), and ``ANALYZE`` tells the planner their size. The fingerprint is read
+    before the first step, so a change made during it leaves the aggregates stale, never
+    wrongly fresh.
     """
     started = time.perf_counter()
-    ae = _table(AggregateEnvironment)
-    with engine.begin() as conn:
+    with engine.connect() as conn:
         stamp = fingerprint(conn)
-        for model in _TABLES:
-            conn.execute(delete(model))
-        cols = ("run_id", "university_id", "direction", "source", "domain", "links", "pages")
-        conn.execute(
-            text(
-                f"INSERT INTO agg_environment ({', '.join(cols)}, language, category) "
-                f"SELECT {', '.join(cols)}, COALESCE(language, :unknown), category "
-                "FROM v_environment"
-            ),
-            {"unknown": UNKNOWN_CATEGORY},
-        )
-        category = func.coalesce(ae.c.category, UNCATEGORISED)
-        keys = (ae.c.run_id, ae.c.university_id, ae.c.direction)
-        per_source = select(
-            *keys,
-            ae.c.source,
-            category,
-            ae.c.language,
-            func.count(func.distinct(ae.c.domain)),
-            func.sum(ae.c.links),
-            func.sum(ae.c.pages),
-        ).group_by(*keys, ae.c.source, category, ae.c.language)
-        every_source = select(
-            *keys,
-            literal(ALL_SOURCES),
-            category,
-            ae.c.language,
-            func.count(func.distinct(ae.c.domain)),
-            func.sum(ae.c.links),
-            func.sum(ae.c.pages),
-        ).group_by(*keys, category, ae.c.language)
-        dc = _table(AggregateDomainCount)
-        count_cols = ("run_id", "university_id", "direction", "source", "category", "language")
-        conn.execute(
-            insert(dc).from_select(
-                [*count_cols, "domains", "links", "pages"], per_source.union_all(every_source)
-            )
-        )
-        _insert_table2(conn)
-        country = (
-            select(
-                ae.c.run_id,
-                University.country,
-                ae.c.direction,
-                category,
-                func.count(func.distinct(ae.c.domain)),
-            )
-            .join(University, University.id == ae.c.university_id)
-            .group_by(ae.c.run_id, University.country, ae.c.direction, category)
-        )
-        conn.execute(
-            insert(_table(AggregateCountryCount)).from_select(
-                ["run_id", "country", "direction", "category", "domains"], country
-            )
-        )
-        network = select(
-            ae.c.run_id,
-            ae.c.direction,
-            ae.c.domain,
-            func.count(func.distinct(ae.c.university_id)),
-            func.sum(ae.c.links),
-            func.sum(ae.c.pages),
-            func.min(ae.c.language),
-            func.min(ae.c.category),
-        ).group_by(ae.c.run_id, ae.c.direction, ae.c.domain)
-        nd = _table(AggregateNetworkDomain)
-        conn.execute(
-            insert(nd).from_select(
-                [
-                    "run_id",
-                    "direction",
-                    "domain",
-                    "universities",
-                    "links",
-                    "pages",
-                    "language",
-                    "category",
-                ],
-                network,
-            )
-        )
-        totals = (
-            select(
-                nd.c.run_id,
-                func.sum(case((nd.c.direction == "outgoing", 1), else_=0)),
-                func.sum(case((nd.c.direction == "citing", 1), else_=0)),
-            )
-            .group_by(nd.c.run_id)
-            .order_by(nd.c.run_id)
-        )
-        built = utcnow()
-        states = [
-            {
-                "run_id": int(run),
-                "fingerprint": stamp,
-                "built_at": built,
-                "outgoing_domains": int(out or 0),
-                "citing_domains": int(cit or 0),
-            }
-            for run, out, cit in conn.execute(totals)
-        ]
-        if states:
-            conn.execute(insert(_table(AggregateState)), states)
-        for model, view in (
-            (AggregateCitingOverlap, "v_citing_overlap"),
-            (AggregateCitingRank, "v_citing_rank"),
-        ):
-            names = [c.name for c in _table(model).c if c.name != "id"]
-            conn.execute(
-                text(
-                    f"INSERT INTO {model.__tablename__} ({', '.join(names)}) "
-                    f"SELECT {', '.join(names)} FROM {view}"
-                )
-            )
-        n_rows = conn.execute(select(func.count()).select_from(ae)).scalar_one()
+        conn.commit()
+        staged = _temporary_tables(conn)
+        try:
+            states = _build(conn, staged, stamp)
+            conn.commit()
+            if on_step is not None:
+                on_step("computed")
+            n_rows = _publish(conn, staged, states)
+            conn.commit()
+            if on_step is not None:
+                on_step("copied")
+        finally:
+            conn.rollback()
+            for table in staged.values():
+                table.drop(conn, checkfirst=True)
+            conn.commit()
         for model in _TABLES:
             conn.execute(text(f"ANALYZE {model.__tablename__}"))
+        conn.commit()
     return {
         "aggregate_runs": len(states),
-        "aggregate_rows": int(n_rows),
+        "aggregate_rows": n_rows,
         "aggregate_seconds": round(time.perf_counter() - started, 3),
     }
 
 
-def _insert_table2(conn: Connection) -> None:
-    """Table 2 per run x university from the every-source domain counts (the counts of
-    ``v_university_table2``; site pages as it counts them)."""
-    dc = _table(AggregateDomainCount)
+_STAGED = tuple(m for m in _TABLES if m is not AggregateState)
+
+
+def _temporary_tables(conn: Connection) -> dict[type[Base], Table]:
+    """A temporary table of each aggregate's columns (not its ``id``), seen by this
+    connection only: where :func:`refresh` computes the new rows."""
+    meta = MetaData()
+    out: dict[type[Base], Table] = {}
+    for model in _STAGED:
+        columns = [Column(c.name, c.type) for c in _table(model).c if c.name != "id"]
+        table = Table(f"tmp_{model.__tablename__}", meta, *columns, prefixes=["TEMPORARY"])
+        table.drop(conn, checkfirst=True)  # left by a refresh killed on this connection
+        table.create(conn)
+        out[model] = table
+    conn.commit()
+    return out
+
+
+def _build(conn: Connection, staged: dict[type[Base], Table], stamp: str) -> list[dict[str, Any]]:
+    """Compute every aggregate into ``staged``; return the rows of ``agg_state``."""
+    ae = staged[AggregateEnvironment]
+    cols = ("run_id", "university_id", "direction", "source", "domain", "links", "pages")
+    conn.execute(
+        text(
+            f"INSERT INTO {ae.name} ({', '.join(cols)}, language, category) "
+            f"SELECT {', '.join(cols)}, COALESCE(language, :unknown), category "
+            "FROM v_environment"
+        ),
+        {"unknown": UNKNOWN_CATEGORY},
+    )
+    category = func.coalesce(ae.c.category, UNCATEGORISED)
+    keys = (ae.c.run_id, ae.c.university_id, ae.c.direction)
+    counts = (func.count(func.distinct(ae.c.domain)), func.sum(ae.c.links), func.sum(ae.c.pages))
+    per_source = select(*keys, ae.c.source, category, ae.c.language, *counts).group_by(
+        *keys, ae.c.source, category, ae.c.language
+    )
+    every_source = select(*keys, literal(ALL_SOURCES), category, ae.c.language, *counts).group_by(
+        *keys, category, ae.c.language
+    )
+    dc = staged[AggregateDomainCount]
+    count_cols = ("run_id", "university_id", "direction", "source", "category", "language")
+    conn.execute(
+        insert(dc).from_select(
+            [*count_cols, "domains", "links", "pages"], per_source.union_all(every_source)
+        )
+    )
+    _insert_table2(conn, dc, staged[AggregateTable2])
+    country = (
+        select(
+            ae.c.run_id,
+            University.country,
+            ae.c.direction,
+            category,
+            func.count(func.distinct(ae.c.domain)),
+        )
+        .join(University, University.id == ae.c.university_id)
+        .group_by(ae.c.run_id, University.country, ae.c.direction, category)
+    )
+    conn.execute(
+        insert(staged[AggregateCountryCount]).from_select(
+            ["run_id", "country", "direction", "category", "domains"], country
+        )
+    )
+    network = select(
+        ae.c.run_id,
+        ae.c.direction,
+        ae.c.domain,
+        func.count(func.distinct(ae.c.university_id)),
+        func.sum(ae.c.links),
+        func.sum(ae.c.pages),
+        func.min(ae.c.language),
+        func.min(ae.c.category),
+    ).group_by(ae.c.run_id, ae.c.direction, ae.c.domain)
+    nd = staged[AggregateNetworkDomain]
+    network_cols = ("run_id", "direction", "domain", "universities", "links", "pages")
+    conn.execute(insert(nd).from_select([*network_cols, "language", "category"], network))
+    for model, view in (
+        (AggregateCitingOverlap, "v_citing_overlap"),
+        (AggregateCitingRank, "v_citing_rank"),
+    ):
+        names = [c.name for c in staged[model].c]
+        conn.execute(
+            text(
+                f"INSERT INTO {staged[model].name} ({', '.join(names)}) "
+                f"SELECT {', '.join(names)} FROM {view}"
+            )
+        )
+    totals = (
+        select(
+            nd.c.run_id,
+            func.sum(case((nd.c.direction == "outgoing", 1), else_=0)),
+            func.sum(case((nd.c.direction == "citing", 1), else_=0)),
+        )
+        .group_by(nd.c.run_id)
+        .order_by(nd.c.run_id)
+    )
+    built = utcnow()
+    return [
+        {
+            "run_id": int(run),
+            "fingerprint": stamp,
+            "built_at": built,
+            "outgoing_domains": int(out or 0),
+            "citing_domains": int(cit or 0),
+        }
+        for run, out, cit in conn.execute(totals)
+    ]
+
+
+def _publish(
+    conn: Connection, staged: dict[type[Base], Table], states: list[dict[str, Any]]
+) -> int:
+    """Replace the aggregates with the staged rows (one write transaction; the caller
+    commits); the number of environment rows."""
+    for model in _TABLES:
+        conn.execute(delete(model))
+    for saved, table in staged.items():
+        names = [c.name for c in table.c]
+        conn.execute(insert(_table(saved)).from_select(names, select(*table.c)))
+    if states:
+        conn.execute(insert(_table(AggregateState)), states)
+    ae = staged[AggregateEnvironment]
+    return int(conn.execute(select(func.count()).select_from(ae)).scalar_one())
+
+
+def _insert_table2(conn: Connection, dc: Table, into: Table) -> None:
+    """Table 2 per run x university from the every-source domain counts ``dc`` into
+    ``into`` (the counts of ``v_university_table2``; site pages as it counts them)."""
     out = dc.c.direction == "outgoing"
     cit = dc.c.direction == "citing"
     t = (
@@ -371,7 +510,7 @@ def _insert_table2(conn: Connection) -> None:
         t.c.citing_domains,
     ).select_from(t)
     conn.execute(
-        insert(_table(AggregateTable2)).from_select(
+        insert(into).from_select(
             [
                 "run_id",
                 "university_id",
@@ -393,8 +532,8 @@ def sync_categories(engine: Engine, *, max_domains: int = 1000) -> dict[str, Any
     When nothing but categories and overrides changed since the aggregates were built,
     each domain whose saved category is no longer its category (override applied) is
     moved from its old category to its new one in every aggregate, and the aggregates
-    are fresh again; otherwise nothing is written (the readers keep reading the views
-    until the next analyse).
+    are fresh again; otherwise nothing is written (the readers keep the saved figures
+    until the next :func:`refresh`).
 
     Parameters
     ----------

@@ -1,7 +1,7 @@
 """The version of the stored data a reader shows: one string that changes whenever a
 stage or an analyst changes what the dashboard reads.
 
-The dashboard caches its query results (:mod:`dashboard.data`); it compares
+The dashboard caches its query results (:mod:`dashboard.cache`); it compares
 :func:`data_version` every few seconds with the version its cache was filled at and
 forgets every cached result when they differ, so a change made from the command line
 (``webometrics category set``, ``analyse``, ``cluster``, a crawl) shows without a reload.
@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from sqlalchemy import Connection, Engine, func, select, text
 from sqlalchemy.orm import InstrumentedAttribute
 
-from store.aggregates import fingerprint
+from store.aggregates import data_run_ids, fingerprint
 from store.models import AggregateState, Link, Page
 
 __all__ = ["Staleness", "data_version", "staleness"]
@@ -138,7 +138,7 @@ class Staleness:
         )
         done = ", ".join(what) if what else "the data changed"
         return (
-            f"{done[0].upper()}{done[1:]} {since}; run `webometrics analyse` or press "
+            f"{done[0].upper()}{done[1:]} {since}; run `webometrics refresh` or press "
             "Refresh figures."
         )
 
@@ -167,9 +167,9 @@ def staleness(engine: Engine) -> Staleness | None:
             .limit(1)
         ).first()
         if state is None:
-            pages = int(conn.execute(select(func.count()).select_from(Page)).scalar_one())
-            if not pages and conn.execute(select(Link.id).limit(1)).first() is None:
+            if not data_run_ids(engine):  # nothing a refresh would give figures to
                 return None
+            pages = int(conn.execute(select(func.count()).select_from(Page)).scalar_one())
             return Staleness(None, pages, 0, ())
         then, built_at = str(state[0]), state[1]
         if then == now:

@@ -3,8 +3,9 @@
 Webometric studies that compare link sources (a crawl, a commercial backlink index, a
 public web graph) count, per university, the citing domains each source finds, how many
 of them the other sources miss, and in-link counts weighted by the citing sites' own
-standing. The figures here read the views of revision 0007, so SQL and Python agree by
-construction:
+standing. The figures are those of the views of revision 0007 (``v_citing_overlap``,
+``v_citing_rank``) as the last refresh of :mod:`store.aggregates` saved them, so SQL and
+Python agree:
 
 **Source kinds** (``kind``)
     ``crawl``: verified citations found by a crawl or from a URL list (``citation.source``
@@ -24,7 +25,7 @@ construction:
     ranks file: an in-link from a central site weighs more than one from a peripheral
     site. ``ranked_nodes`` counts the citing nodes the ranks file lists.
 
-Cost: one grouped query over ``citation`` and ``citing_node`` per call.
+Cost: one read of the saved rows per call (the views group ``citation`` and ``citing_node``).
 """
 
 from __future__ import annotations
@@ -140,8 +141,8 @@ def source_overlap(engine: Engine, *, university_id: int | None = None) -> list[
     """
     from store import aggregates
 
-    # the figures the analyse stage saved while they match the data, else the view
-    v = aggregates.CITING_OVERLAP_SOURCE if aggregates.impact_fresh(engine) else V_CITING_OVERLAP
+    # the views' rows as the last refresh saved them (store.aggregates)
+    v = aggregates.CITING_OVERLAP_SOURCE
     q = select(v)
     if university_id is not None:
         q = q.where(v.c.university_id == university_id)
@@ -167,7 +168,7 @@ def rank_weighted(engine: Engine, *, university_id: int | None = None) -> list[R
     """Rank-weighted in-link counts per university, web graph source and level."""
     from store import aggregates
 
-    v = aggregates.CITING_RANK_SOURCE if aggregates.impact_fresh(engine) else V_CITING_RANK
+    v = aggregates.CITING_RANK_SOURCE
     q = select(v)
     if university_id is not None:
         q = q.where(v.c.university_id == university_id)

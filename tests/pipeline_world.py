@@ -37,12 +37,14 @@ EXTERNAL_PAGES = 1  # per external domain
 
 @dataclass
 class PipelineWorld:
-    """A database the real pipeline filled: its URL, what each stage returned, and the
-    seconds each stage took."""
+    """A database the real pipeline filled: its URL, what each stage returned, the
+    seconds each stage took, and after each stage the crawl runs whose figures were fresh
+    (``store.aggregates.fresh_run_ids``: ``None`` when stale)."""
 
     url: str
     stats: dict[str, Any] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
+    fresh_after: dict[str, list[int] | None] = field(default_factory=dict)
 
     @property
     def engine(self) -> Engine:
@@ -75,7 +77,7 @@ def pipeline_settings() -> Settings:
 
 def build_pipeline_world(folder: Path, data_dir: Path) -> PipelineWorld:
     """Run the pipeline into ``folder/pipeline.db``; returns the world."""
-    from store import make_engine, schema
+    from store import aggregates, make_engine, schema
     from testbed.build import shared_build
     from testbed.server import TestbedServer
     from webometrics.stages import analyse, cluster, crawl, dedup, extract
@@ -90,6 +92,7 @@ def build_pipeline_world(folder: Path, data_dir: Path) -> PipelineWorld:
         t0 = time.monotonic()
         world.stats[name] = fn(engine, config, scope).stats()
         world.seconds[name] = round(time.monotonic() - t0, 2)
+        world.fresh_after[name] = aggregates.fresh_run_ids(engine)
 
     try:
         with TestbedServer(testbed_dir) as server:

@@ -399,12 +399,14 @@ def fill_world(url: str, corpora: dict[str, dict[str, list[tuple[str, str]]]]) -
 
 
 def store_analysis(engine: Any) -> None:
-    """What the analyse stage stores for readers: the taxonomy's labels and each run's
-    networks (the dashboard only reads them)."""
+    """What the analyse stage stores for readers: the taxonomy's labels, each run's
+    networks and the figures (store.aggregates; the readers read nothing else)."""
     from analyse.categories import load_taxonomy
+    from store import aggregates
     from webometrics.stages.analyse import store_category_labels, store_networks
 
     store_category_labels(engine, load_taxonomy())
+    aggregates.refresh(engine)  # the networks are those of the runs with figures
     store_networks(engine, progress=False)
 
 
@@ -708,6 +710,29 @@ def _fill_world(
                     pagerank=pagerank,
                 )
             )
+
+
+def store_link(engine: Any, run_id: int, domain: str, university_id: int | None = None) -> None:
+    """A link of ``run_id`` from a university page (of ``university_id``, else any) to
+    ``domain``, as a crawl stores it: what makes the figures stale."""
+    from sqlalchemy import insert
+
+    where = [Page.role == "university"]
+    if university_id is not None:
+        where.append(Page.university_id == university_id)
+    with engine.begin() as conn:
+        page_id = conn.execute(select(Page.id).where(*where).order_by(Page.id)).scalars().first()
+        conn.execute(
+            insert(Link).values(
+                run_id=run_id,
+                source_page_id=page_id,
+                target_url=f"https://{domain}/x",
+                target_host=domain,
+                target_domain=domain,
+                nofollow=False,
+                external=True,
+            )
+        )
 
 
 def migrated_world_url(url: str) -> str:

@@ -407,3 +407,13 @@ def test_a_shared_class_name_is_caught(tmp_path: Path) -> None:
     )
     (tmp_path / "two" / "c.py").write_text("def f():\n    class Local:\n        pass\n")
     assert shared_class_names({"one", "two"}, tmp_path) == {"Result": ["one.a", "two.sub.b"]}
+
+
+def test_every_stage_refreshes_the_figures_when_it_ends() -> None:
+    """Each stage's ``run`` carries ``webometrics.stages.refreshes_figures``, so what it
+    stored shows on the dashboard and in the report without a further command."""
+    from webometrics.layout import ALL_STAGES
+    from webometrics.stages.pipeline import stage_function
+
+    missing = [n for n in ALL_STAGES if not getattr(stage_function(n), "refreshes_figures", 0)]
+    assert missing == []

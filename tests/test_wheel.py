@@ -276,6 +276,7 @@ def _stored(db: Path) -> dict[str, Any]:
                 )
             },
             "citations": dict(q("SELECT status, count(*) FROM citation GROUP BY status")),
+            "figures": q("SELECT count(*) FROM agg_state").fetchone()[0],
         }
     finally:
         con.close()
@@ -353,3 +354,7 @@ def test_the_wheel_runs_help_upgrade_and_the_demo_crawl(
     fetched, linked = stored["external_per_domain"], stored["linked_domains"]
     assert fetched and set(fetched) <= linked, sorted(set(fetched) - linked)
     assert stored["citations"].get("verified", 0) > 0, stored["citations"]
+    # the crawl computed the figures of its run from the views the migrations create
+    assert stored["figures"] == 1
+    fresh = _run(installed, "refresh", "--check", cwd=tmp_path, home=home, WEBOMETRICS_DB_URL=url)
+    assert fresh.returncode == 0, fresh.stdout + fresh.stderr

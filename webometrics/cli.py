@@ -76,6 +76,16 @@ class Context:
                 _mark_stale_runs(engine, self.settings.database.run_lease_seconds)
         return self._engines[read_only]
 
+    def refresh_figures(self) -> None:
+        """After a command that writes data outside a stage (an import of universities or
+        of WARC files, sites re-keyed): compute the figures the dashboard and the report
+        read, as every stage does at its end (:func:`store.aggregates.refresh_if_stale`)."""
+        from store import aggregates
+
+        done = aggregates.refresh_if_stale(self.engine())
+        if not done["aggregate_fresh"]:
+            log.info("figures refreshed: %s", done)
+
     def reader(self) -> Engine:
         """The engine of a command that only reads: the writing one when the database
         can be written (so stale runs are marked first), else a read-only one (a

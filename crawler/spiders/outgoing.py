@@ -31,7 +31,7 @@ from crawler.links import page_links, sitemap_urls
 from crawler.script_links import linked_scripts
 from crawler.spiders.base import BaseSpider, UniversityInfo
 from crawler.traps import PageVerdict, TrapGuard, TrapRules, memory_for
-from crawler.wiring import WmMeta, wm_of
+from crawler.wiring import WmMeta, level_of, wm_of
 
 
 class OutgoingSpider(BaseSpider):
@@ -212,8 +212,11 @@ class OutgoingSpider(BaseSpider):
             response.xpath("//body//text()[not(ancestor::script) and not(ancestor::style)]")
             .getall()
         ) if isinstance(response, TextResponse) else ""  # fmt: skip
-        depth = int(wm_of(response).get("depth") or 0)
-        verdict = self.traps.parsed(f"u{uni.id}", response.url, internal, domains, text, depth)
+        wm = wm_of(response)
+        depth = int(wm.get("depth") or 0)
+        verdict = self.traps.parsed(
+            f"u{uni.id}", response.url, internal, domains, text, depth, level_of(wm)
+        )
         if verdict.reason is not None:
             item.fetch_error = verdict.reason
             self.crawler.stats.inc_value("webometrics/traps/soft_404")
@@ -233,7 +236,9 @@ class OutgoingSpider(BaseSpider):
         page's HTML, URL literals of its scripts and JSON blocks, links of its rendered
         DOM, the site's linked scripts and the pages its sitemaps list): the trap guard's
         verdict, its priority and level, then the frontier's page budget."""
-        verdict = self.traps.admit(url, f"u{uni.id}", productive, response.url)
+        verdict = self.traps.admit(
+            url, f"u{uni.id}", productive, response.url, level_of(wm_of(response))
+        )
         if verdict.reason is None:
             yield self.internal(url, uni, depth, pos, response.url, verdict.priority)
             return

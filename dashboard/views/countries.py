@@ -12,12 +12,15 @@ part of it resting on unreviewed domains scored below ``[analyse] low_confidence
 
 from __future__ import annotations
 
+from typing import Any
+
 import altair as alt
 import pandas as pd
 import streamlit as st
 
 from core.choices import UNKNOWN
-from dashboard import data, widgets
+from dashboard import widgets
+from dashboard.readers import countries as reads
 
 DEFINITIONS = {
     "domain": "each domain's own category (default)",
@@ -53,12 +56,20 @@ definition = st.radio(
 
 f1, f2, f3 = st.columns([3, 1, 1])
 sources = widgets.source_filter("countries-source", container=f3)
-threshold = data.low_confidence()
-per_uni, per_country = data.shares_by(url, run_id, direction, definition, sources, threshold)
+threshold = reads.low_confidence()
+share_args: dict[str, Any] = {
+    "definition": definition,
+    "run_id": run_id,
+    "direction": direction,
+    "sources": sources,
+    "low_confidence": threshold,
+}
+per_uni = reads.university_shares(url, **share_args)
+per_country = reads.country_shares(url, **share_args)
 present = set(per_uni["category"]) | set(per_country["category"])
 with f1:
     categories = widgets.category_filter(url, "countries-category", present, exclude=[UNKNOWN])
-countries = sorted(set(data.universities(url)["country"]))
+countries = sorted(set(reads.universities(url)["country"]))
 chosen_countries = f2.multiselect("Country", countries, default=countries, key="countries-country")
 with_unknown = st.toggle(
     "Count unknown domains (never fetched, or no text) as a grey segment",
@@ -197,7 +208,9 @@ st.caption(
     "members are spread over their own categories. Empty: the university has no clustering "
     "of this run and direction."
 )
-comparison = data.share_comparison(url, run_id, direction, sources, threshold)
+comparison = reads.share_comparison(
+    url, run_id=run_id, direction=direction, sources=sources, low_confidence=threshold
+)
 comparison = comparison[
     comparison["country"].isin(chosen_countries)
     & comparison["category"].isin([*categories, "mixed"])

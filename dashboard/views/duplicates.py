@@ -5,7 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dashboard import data, widgets
+from dashboard import widgets
+from dashboard.readers import duplicates as reads
 
 MAX_GROUPS = 500  # rows of the groups table
 MAX_EXPANDERS = 20
@@ -13,7 +14,7 @@ MAX_EXPANDERS = 20
 url = widgets.database_url()
 st.title("Near duplicates")
 
-runs = data.dedup_runs(url)
+runs = reads.list_dedup_runs(url)
 if runs.empty:
     st.info("No near-duplicate run stored yet: run `webometrics dedup`.")
     st.stop()
@@ -68,7 +69,7 @@ left, right = st.columns([3, 1])
 run_id = left.selectbox(
     "Near-duplicate run", list(labels), format_func=labels.__getitem__, key="dedup-run"
 )
-langs = ["all", *data.languages(url)]
+langs = ["all", *reads.document_languages(url)]
 language = right.selectbox("Language", langs, key="dedup-language")
 run = runs.set_index("id").loc[run_id]
 
@@ -94,8 +95,8 @@ if run["parameters"]:
             key="dedup-parameters",
         )
 
-groups = data.duplicate_groups(
-    url, int(run_id), None if language == "all" else language, MAX_GROUPS
+groups = reads.duplicate_groups(
+    url, int(run_id), language=None if language == "all" else language, limit=MAX_GROUPS
 )
 st.subheader("Groups")
 if groups.empty:
@@ -136,7 +137,7 @@ widgets.table(
 )
 
 top = groups.head(MAX_EXPANDERS)
-members = data.duplicate_members(url, tuple(int(i) for i in top["id"]))
+members = reads.duplicate_members(url, tuple(int(i) for i in top["id"]))
 for _, g in top.iterrows():
     with st.expander(f"group {g['id']} · {g['size']} documents · kept: {g['canonical_key']}"):
         mine = members[members["group_id"] == g["id"]][

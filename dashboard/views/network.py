@@ -10,13 +10,15 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from dashboard import data, widgets
+from dashboard import widgets
+from dashboard.cache import settings
+from dashboard.readers import network as reads
 from store import networks
 
 DRAWN = 60  # domains drawn by default: readable labels; the slider goes up to the setting
 
 url = widgets.database_url()
-max_nodes = data.settings().dashboard.network_max_nodes
+max_nodes = settings().dashboard.network_max_nodes
 st.title("Network")
 left, right = st.columns([3, 1])
 with left:
@@ -30,7 +32,7 @@ direction = right.radio(
     key="network-direction",
     help="outgoing: university → domain it links to; citing: domain → university it links to",
 )
-whole = data.network_summary(url, run_id, direction)
+whole = reads.network_summary(url, run_id, direction)
 if whole is None:
     st.info(f"No {direction} environment in run {run_id}.")
     st.stop()
@@ -43,7 +45,7 @@ sources = widgets.source_filter("network-source", container=f2)
 # None: every category (and domains of a category not yet listed); else those chosen
 chosen = None if set(categories) >= set(whole.categories) else tuple(sorted(categories))
 narrowed = sources is not None or chosen is not None
-summary = data.network_summary(url, run_id, direction, chosen, sources) if narrowed else whole
+summary = reads.network_summary(url, run_id, direction, chosen, sources) if narrowed else whole
 if summary is None or not categories:
     widgets.no_data(f"{direction} domains in run {run_id}")
     st.stop()
@@ -56,7 +58,7 @@ min_unis = f3.slider(
     key="network-min-unis",
     help="the domains two or more universities share make the structure; 1 draws every one",
 )
-passing, n_passing = data.network_domains(
+passing, n_passing = reads.network_domains(
     url, run_id, direction, min_unis, chosen, sources, limit=max_nodes
 )
 most = len(passing)
@@ -70,7 +72,7 @@ if most > 10:  # a choice only when there is one to make
         key="network-drawn",
     )
 shown_domains = tuple(passing["domain"].head(drawn))
-shown = data.network_edges(url, run_id, direction, shown_domains, sources)
+shown = reads.network_edges(url, run_id, direction, shown_domains, sources)
 
 m = st.columns(4)
 m[0].metric("universities", summary.universities)
@@ -84,7 +86,7 @@ if n_passing > drawn:
     )
 colors = widgets.category_colors(url)
 name = widgets.category_namer(url)
-unis = data.universities(url)
+unis = reads.universities(url)
 # a university's own domain (or subdomain) is drawn as the university, never as an
 # external domain beside it (analyse.networks.owner, as in the GEXF)
 owners = networks.domain_owners(
@@ -201,7 +203,7 @@ st.caption(
     "zoom."
 )
 NOT_ANALYSED = f"Not built for run {run_id} yet: run `webometrics analyse`."
-gexf = data.gexf(url, run_id, direction)
+gexf = reads.network_file(url, run_id, direction, "gexf")
 if gexf is None:
     st.info(f"The GEXF graph (for Gephi): {NOT_ANALYSED}")
 else:
@@ -221,9 +223,11 @@ st.caption(
 )
 if narrowed:
     st.caption("Over the domains of the chosen categories and sources.")
-    ov = data.network_overlaps(url, run_id, direction, chosen, sources)
+    ov = reads.colink_overlaps(
+        url, run_id=run_id, direction=direction, categories=chosen, sources=sources
+    )
 else:
-    ov = data.overlaps(url, run_id, direction)
+    ov = reads.analysed_overlaps(url, run_id, direction)
     if ov.empty:
         st.info(f"Co-link overlaps: {NOT_ANALYSED}")
 widgets.table(
@@ -262,14 +266,14 @@ if not ov.empty:
 
 st.subheader("Domains shared by most universities")
 SHARED_ROWS = 500
-shared, n_shared = data.network_domains(
+shared, n_shared = reads.network_domains(
     url, run_id, direction, max(2, min_unis), chosen, sources, limit=SHARED_ROWS
 )
 if shared.empty:
     widgets.no_data("domains shared by two or more universities")
 else:
     names = (
-        data.network_edges(url, run_id, direction, tuple(shared["domain"]), sources)
+        reads.network_edges(url, run_id, direction, tuple(shared["domain"]), sources)
         .groupby("domain")["university"]
         .agg(lambda u: ", ".join(sorted(set(u))))
     )

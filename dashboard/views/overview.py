@@ -9,24 +9,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dashboard import data, widgets
-from store import impact
-
-
-@st.cache_data(ttl=data.TTL_SECONDS, show_spinner=False)
-def impact_frames(url: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The impact figures of every stored run (:mod:`store.impact`)."""
-    engine = data.read_engine(url)
-    return (
-        data.frame(impact.source_overlap(engine)),
-        data.frame(impact.rank_weighted(engine)),
-    )
-
-
-@st.cache_data(ttl=data.TTL_SECONDS, show_spinner=False)
-def web_graph_stored(url: str) -> bool:
-    """Whether a Common Crawl web graph is stored (its impact figures are then shown)."""
-    return impact.has_web_graph(data.read_engine(url))
+from dashboard import widgets
+from dashboard.readers import overview as reads
 
 
 def impact_section(url: str) -> None:
@@ -35,7 +19,7 @@ def impact_section(url: str) -> None:
     need them), off otherwise (figures computed on demand)."""
     shown = st.toggle(
         "Impact figures by citing source (crawl, backlink export, Common Crawl)",
-        value=web_graph_stored(url),
+        value=reads.has_web_graph(url),
         key="overview-impact",
         help="every stored run: citing domains per source, their overlap, and the in-links "
         "weighted by the citing sites' harmonic centrality and PageRank (shown from the "
@@ -43,7 +27,7 @@ def impact_section(url: str) -> None:
     )
     if not shown:
         return
-    sources, ranks = impact_frames(url)
+    sources, ranks = reads.source_overlap(url), reads.rank_weighted(url)
     if sources.empty:
         st.info(
             "No citing source stored yet: run a citing crawl (`webometrics crawl --direction "
@@ -85,8 +69,8 @@ def shares_section(url: str, run_id: int) -> None:
     """The headline share (universities plus scientific communities) per university and
     direction under both definitions, their difference and the low-confidence parts; every
     category in an expander."""
-    threshold = data.low_confidence()
-    both = data.share_comparison(url, run_id, None, None, threshold)
+    threshold = reads.low_confidence()
+    both = reads.share_comparison(url, run_id=run_id, low_confidence=threshold)
     st.subheader("Category shares · by domain and by cluster")
     if both.empty:
         st.info("No categorised domain in this run: run `webometrics analyse`.")
@@ -125,7 +109,7 @@ def shares_section(url: str, run_id: int) -> None:
 def collections_section(url: str) -> None:
     """Table 2 of each collection's newest run side by side (shown with two or more
     collections: the live web and archived periods, docs/archives.md)."""
-    found = data.collections(url)
+    found = reads.collections(url)
     if len(found) < 2:
         return
     st.subheader("Collections compared · Table 2 of each collection's newest run")
@@ -138,7 +122,7 @@ def collections_section(url: str) -> None:
         help="live: the web as crawled; <archive> <from>..<to>: a web archive's captures of "
         "that period (`webometrics crawl --archive`)",
     )
-    rows = data.compare_collections(url, tuple(chosen))
+    rows = reads.compare_collections(url, list(chosen))
     if rows.empty:
         st.info("Choose at least one collection.")
         return
@@ -172,7 +156,7 @@ if run_id is None:
     st.stop()
 
 st.subheader("Table 2 · External resources around each university")
-t2 = data.table2(url, run_id)
+t2 = reads.table2(url, run_id=run_id)
 table2 = pd.DataFrame(
     {
         "university": t2["university"],
@@ -191,7 +175,7 @@ widgets.download(table2, f"table 2 run {run_id}", key="table2")
 collections_section(url)
 
 st.subheader("Table 3 · External domains for clustering, by language")
-present = data.languages(url)
+present = reads.document_languages(url)
 languages = st.multiselect(
     "Languages",
     sorted(set(present) | {"ru", "en"}),
@@ -199,7 +183,7 @@ languages = st.multiselect(
     key="overview-languages",
     help="the paper kept Russian and English pages; other languages count under 'other'",
 )
-t3 = data.table3(url, run_id, tuple(languages))
+t3 = reads.table3(url, run_id=run_id, languages=tuple(languages))
 if t3.empty:
     st.info("No university stored.")
 else:
@@ -233,7 +217,7 @@ st.caption(
     "domains / external domains; visibility_share = the university's share of all citing "
     "domains."
 )
-wif = data.web_impact_factors(url, run_id)
+wif = reads.web_impact_factors(url, run_id=run_id)
 widgets.table(
     wif[
         [
@@ -251,7 +235,7 @@ widgets.table(
 )
 
 st.subheader("Change since the run before")
-summary = data.change_summary(url, run_id)
+summary = reads.change_summary(url, after=run_id)
 if summary.empty:
     st.info(f"No earlier run with data than run {run_id} to compare with.")
 else:
@@ -259,7 +243,7 @@ else:
         summary.drop(columns=["university_id"]), f"change summary run {run_id}", key="change"
     )
     with st.expander("Domains that appeared or disappeared"):
-        changes = data.environment_changes(url, run_id)
+        changes = reads.environment_changes(url, after=run_id)
         widgets.table(
             changes.drop(columns=["university_id"]),
             f"environment changes run {run_id}",

@@ -18,7 +18,8 @@ import pandas as pd
 import streamlit as st
 
 from core.archives import LIVE
-from dashboard import data, widgets
+from dashboard import widgets
+from dashboard.readers import ranks as reads
 from store.analytics.ranks import HEADLINE, MIN_CONCLUSIVE, SHARE_COLUMNS
 
 SHARES = list(SHARE_COLUMNS)
@@ -46,7 +47,7 @@ with left:
 if run_id is None:
     st.stop()
 direction = right.radio("Direction", ["outgoing", "citing"], horizontal=True, key="ranks-direction")
-editions = data.rank_editions(url)
+editions = reads.list_editions(url)
 edition: str | None = None
 if not editions.empty:
     names = editions["name"].tolist()
@@ -78,7 +79,7 @@ definition = st.radio(
     "denominator, in no category), as the paper counted",
 )
 
-all_factors, all_corr = data.rank_analysis(url, run_id, definition, edition)
+all_factors, all_corr = reads.rank_analysis(url, run_id, definition, edition)
 factors = all_factors[all_factors["direction"] == direction]
 corr = all_corr[all_corr["direction"] == direction]
 if factors.empty:
@@ -98,8 +99,8 @@ if edition is not None:
             else ""
         )
     )
-threshold = data.low_confidence()
-both = data.share_comparison(url, run_id, direction, None, threshold)
+threshold = reads.low_confidence()
+both = reads.share_comparison(url, run_id=run_id, direction=direction, low_confidence=threshold)
 academic = both[both["category"].isin(["universities", "scientific_communities"])]
 low_column = f"{definition}_low_confidence_share"
 low = academic.groupby("university")[low_column].sum(min_count=1)
@@ -133,7 +134,7 @@ widgets.table(
 
 with st.expander("The shares by domain and by cluster side by side"):
     other = "cluster" if definition == "domain" else "domain"
-    other_factors = data.rank_analysis(url, run_id, other, edition)[0]
+    other_factors = reads.rank_analysis(url, run_id, other, edition)[0]
     other_factors = other_factors[other_factors["direction"] == direction]
     by = {definition: factors, other: other_factors}
     merged = by["domain"][["university", *SHARES]].merge(
@@ -192,7 +193,8 @@ widgets.table(
 )
 
 st.subheader("Does each sign hold?")
-sens, settings = data.rank_sensitivity(url, run_id, edition)
+sens = reads.rank_sensitivity(url, run_id=run_id, edition=edition)
+settings = reads.clustering_settings(url, run_id=run_id)
 sens = sens[sens["direction"] == direction]
 st.caption(
     "The sign of each correlation under both share definitions (by domain, by cluster) and "
@@ -220,7 +222,7 @@ if not settings.empty:
 def collections_section() -> None:
     """The headline share per university and its correlations with the rank in each
     collection's newest run, side by side (shown with two or more collections)."""
-    found = data.collections(url)
+    found = reads.collections(url)
     if len(found) < 2:
         return
     st.subheader("Collections compared · the rank relation in each collection")
@@ -239,7 +241,7 @@ def collections_section() -> None:
     relation = []
     ranked: list[int] = []
     for label, newest in zip(found["collection"], found["newest_run_id"], strict=True):
-        f_all, c_all = data.rank_analysis(url, int(newest), definition, edition)
+        f_all, c_all = reads.rank_analysis(url, int(newest), definition, edition)
         f = f_all[f_all["direction"] == direction].set_index("university")
         c = c_all[
             (c_all["direction"] == direction)

@@ -14,7 +14,8 @@ import pandas as pd
 import streamlit as st
 
 from core.exceptions import WebometricsError
-from dashboard import data, widgets
+from dashboard import widgets, writes
+from dashboard.readers import review as reads
 from store.review import QUEUE_COLUMNS
 
 url = widgets.database_url()
@@ -38,7 +39,7 @@ direction = mid.radio(
 )
 limit = int(right.number_input("Queue length", 1, 1000, 50, step=10, key="review-limit"))
 way = None if direction == "both" else direction
-labels = data.category_labels(url)
+labels = reads.category_labels(url)
 name = widgets.category_namer(url)
 
 
@@ -49,7 +50,7 @@ def _messages(key: str) -> None:
 
 
 def _write(key: str, action: Callable[..., str], *args: Any) -> None:
-    """Run a write of :mod:`dashboard.data`; its message shows after the rerun that
+    """Run a write of :mod:`dashboard.writes`; its message shows after the rerun that
     renders every table again, an error at once."""
     try:
         st.session_state[f"{key}-done"] = action(*args)
@@ -60,8 +61,9 @@ def _write(key: str, action: Callable[..., str], *args: Any) -> None:
 
 
 try:
-    queue = data.review_queue(url, run_id, way, limit)
-    n_queue, total = data.queue_summary(url, run_id, way)
+    queue = reads.review_queue(url, run_id=run_id, direction=way, limit=limit)
+    summary = reads.queue_summary(url, run_id=run_id, direction=way)
+    n_queue, total = summary.domains, summary.priority
 except WebometricsError as exc:
     st.error(str(exc))
     st.stop()
@@ -117,16 +119,16 @@ else:
         if category is None:
             st.error("No category stored yet: run `webometrics analyse`.")
         else:
-            _write("review-set", data.write_override, url, domain, category, note, analyst)
+            _write("review-set", writes.write_override, url, domain, category, note, analyst)
     _messages("review-set")
 
 with st.expander("How much of each university's shares rests on unreviewed, uncertain domains"):
     below = st.slider("Confidence below", 0.05, 1.0, 0.5, 0.05, key="review-below")
-    uncertain = data.uncertain_shares(url, run_id, below)
+    uncertain = reads.uncertain_shares(url, run_id=run_id, below=below)
     if uncertain.empty:
         widgets.no_data("environment rows")
     else:
-        unis = data.universities(url).set_index("id")["name"]
+        unis = reads.universities(url).set_index("id")["name"]
         uncertain = uncertain.assign(university=uncertain["university_id"].map(unis))
         widgets.table(
             uncertain[["university", "direction", "domains", "uncertain", "share"]],
@@ -146,7 +148,7 @@ st.caption(
 s1, s2 = st.columns([1, 2])
 s1.download_button(
     f"Download the coding sheet ({len(queue)} domains)",
-    data.coding_sheet(url, run_id, way, limit),
+    reads.coding_sheet(url, run_id, way, limit),
     file_name=f"coding-sheet-run{run_id}-{direction}.csv",
     mime="text/csv",
     key="review-sheet",
@@ -160,11 +162,11 @@ if imported:
     if uploaded is None:
         st.error("Choose the filled sheet (CSV) first.")
     else:
-        _write("review-import", data.import_sheet, url, uploaded.getvalue(), coder, uploaded.name)
+        _write("review-import", writes.import_sheet, url, uploaded.getvalue(), coder, uploaded.name)
 _messages("review-import")
 
 st.subheader("Agreement")
-coders = data.coders(url)
+coders = reads.coders(url)
 if len(coders) < 2:
     st.info(
         f"{len(coders)} coder(s) so far: import two coders' sheets of the same domains to "
@@ -178,7 +180,7 @@ coder_b = c2.selectbox("Coder B", names, index=1, key="review-coder-b")
 if coder_a == coder_b:
     st.info("Choose two different coders.")
     st.stop()
-figures, disagreements = data.agreement(url, coder_a, coder_b)
+figures, disagreements = reads.agreement(url, coder_a, coder_b)
 a1, a2, a3, a4 = st.columns(4)
 a1.metric("domains both coded", figures["both"])
 a2.metric("agreed", figures["agreed"])
@@ -200,7 +202,7 @@ if figures["to_accept"]:
             key="review-accept-button",
         )
     if accept:
-        _write("review-accept", data.accept_agreements, url, coder_a, coder_b, by)
+        _write("review-accept", writes.accept_agreements, url, coder_a, coder_b, by)
 _messages("review-accept")
 
 if disagreements.empty:
@@ -233,5 +235,5 @@ with st.form("review-adjudicate"):
     judge = k2.text_input("Your name", key="review-adj-by")
     settle = st.form_submit_button("Adjudicate", key="review-adj-button", type="primary")
 if settle:
-    _write("review-adj", data.adjudicate, url, disputed, settled, judge, why)
+    _write("review-adj", writes.adjudicate, url, disputed, settled, judge, why)
 _messages("review-adj")

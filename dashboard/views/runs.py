@@ -8,7 +8,8 @@ import pandas as pd
 import streamlit as st
 
 from core.choices import RUN_STATUSES
-from dashboard import data, widgets
+from dashboard import widgets
+from dashboard.readers import runs as reads
 
 url = widgets.database_url()
 st.title("Runs")
@@ -34,7 +35,7 @@ def _flat(df: pd.DataFrame, column: str, prefix: str) -> pd.DataFrame:
 
 
 st.subheader("Crawl runs")
-crawls = data.crawl_runs(url)
+crawls = reads.list_crawl_runs(url)
 crawls = crawls[crawls["status"].isin(status)]
 st.metric("crawl runs", len(crawls))
 shown = _flat(crawls.drop(columns=["settings"]), "stats", "stats.")
@@ -43,7 +44,7 @@ for _, run in crawls[crawls["error"].notna()].iterrows():
     st.error(f"crawl run {run['id']} ({run['status']}): {run['error']}")
 
 st.subheader("Pipeline runs")
-every_pipe = data.pipeline_runs(url)
+every_pipe = reads.list_pipeline_runs(url)
 pipes = every_pipe[every_pipe["status"].isin(status)]
 if every_pipe.empty:
     st.info(
@@ -71,12 +72,12 @@ for _, run in pipes.iterrows():
             st.code(run["error"], language=None)
 
 st.subheader("Near-duplicate runs")
-dedup = data.dedup_runs(url)
+dedup = reads.list_dedup_runs(url)
 widgets.table(_flat(dedup, "parameters", "param."), "near-duplicate runs", key="dedup-runs")
 
 st.subheader("Clusterings")
-clus = data.clusterings(url)
-names = data.universities(url).set_index("id")["name"]
+clus = reads.list_clusterings(url)
+names = reads.universities(url).set_index("id")["name"]
 clus = clus.assign(
     university=clus["university_id"].map(names), levels=clus["levels"].map(len)
 ).drop(columns=["filter", "university_id"])

@@ -11,7 +11,8 @@ import pandas as pd
 import streamlit as st
 
 from core.exceptions import WebometricsError
-from dashboard import data, widgets
+from dashboard import widgets, writes
+from dashboard.readers import sites as reads
 from store import entities
 
 url = widgets.database_url()
@@ -27,43 +28,6 @@ st.caption(
     "A rule changes what new crawls store at once; **Apply** re-keys what is stored "
     "(no re-crawl), then extract, dedup, cluster and analyse must run again."
 )
-
-
-@st.cache_data(ttl=data.TTL_SECONDS, show_spinner=False)
-def _rules(db_url: str) -> pd.DataFrame:
-    rows = entities.list_rules(data.read_engine(db_url))
-    df = pd.DataFrame([dataclasses.asdict(r) for r in rows])
-    if df.empty:
-        return pd.DataFrame(columns=["kind", "key", "members", "note", "analyst", "added"])
-    df["members"] = df["members"].map(", ".join)
-    df["created_at"] = df["created_at"].map(lambda t: f"{t:%Y-%m-%d %H:%M}")
-    return _blank(df.drop(columns=["id"]).rename(columns={"created_at": "added"}))
-
-
-@st.cache_data(ttl=data.TTL_SECONDS, show_spinner=False)
-def _history(db_url: str) -> pd.DataFrame:
-    events = entities.rule_history(data.read_engine(db_url), limit=200)
-    df = pd.DataFrame([dataclasses.asdict(e) for e in events])
-    if df.empty:
-        return pd.DataFrame(columns=["at", "action", "kind", "key", "members", "note", "analyst"])
-    df["members"] = df["members"].map(", ".join)
-    df["rows re-keyed"] = df["counts"].map(lambda c: sum((c or {}).get("rows", {}).values()))
-    df["at"] = df["at"].map(lambda t: f"{t:%Y-%m-%d %H:%M:%S}")
-    return _blank(df.drop(columns=["id", "counts"]))
-
-
-@st.cache_data(ttl=data.TTL_SECONDS, show_spinner=False)
-def _pending(db_url: str) -> entities.RekeyPlan:
-    plan = entities.apply_rules(data.read_engine(db_url), dry_run=True)
-    plan._updates.clear()  # the row ids: not needed to show it
-    return plan
-
-
-def _blank(df: pd.DataFrame) -> pd.DataFrame:
-    """Missing text as blank cells, never "None" (pandas 3 keeps text in ``str`` columns,
-    which :func:`dashboard.widgets.blank_missing` passes over)."""
-    text = [c for c in df.columns if pd.api.types.is_string_dtype(df[c]) or df[c].dtype == object]
-    return df.assign(**{c: df[c].astype(object).where(df[c].notna(), "") for c in text})
 
 
 def _plan_frame(plan: entities.RekeyPlan) -> pd.DataFrame:
@@ -89,7 +53,7 @@ probe = st.text_input(
     "A URL or host", key="sites-probe", placeholder="http://user.livejournal.com/123.html"
 )
 if probe.strip():
-    rules_now = entities.site_rules(data.read_engine(url))
+    rules_now = reads.site_rules(url)
     found = rules_now.entity(probe.strip())
     if found.key:
         st.write(f"site **{found.key}** (by {found.rule})")
@@ -97,7 +61,7 @@ if probe.strip():
         st.error(f"{probe.strip()!r} has no host: give a URL, a host or host/path.")
 
 st.subheader("Analysts' rules")
-rules = _rules(url)
+rules = reads.rules(url)
 if rules.empty:
     st.info("No analyst's rule: the platform rules (core/site_rules.toml) and the PSL decide.")
 else:
@@ -132,26 +96,15 @@ if preview_it or add_it:
     else:
         try:
             if preview_it:
-                plan = entities.preview_rules(
-                    data.read_engine(url),
+                plan = reads.preview_rules(
+                    url,
                     splits=parts[:1] if kind == "split" else [],
                     merges=[parts] if kind == "merge" else [],
                 )
                 _show_plan(plan, "With this rule, apply would change", "sites-preview-moves")
             else:
-                if kind == "split":
-                    row = entities.add_split(
-                        data.write_engine(url), parts[0], note=note, analyst=analyst
-                    )
-                else:
-                    row = entities.add_merge(
-                        data.write_engine(url), parts, note=note, analyst=analyst
-                    )
-                data.reload()
-                st.session_state["sites-done"] = (
-                    f"{row.kind} rule {row.key} added: new crawls use it; Apply re-keys "
-                    "the stored rows."
-                )
+                added = writes.add_site_rule(url, kind, parts, note, analyst)
+                st.session_state["sites-done"] = added
                 st.rerun()
         except WebometricsError as exc:
             st.error(str(exc))
@@ -175,16 +128,15 @@ if not rules.empty:
         else:
             rkind, rkey = chosen.split(" ", 1)
             try:
-                entities.remove_rule(data.write_engine(url), rkey, kind=rkind, analyst=who)
+                removed = writes.remove_site_rule(url, rkind, rkey, who)
             except WebometricsError as exc:
                 st.error(str(exc))
             else:
-                data.reload()
-                st.session_state["sites-done"] = f"{rkind} rule {rkey} removed."
+                st.session_state["sites-done"] = removed
                 st.rerun()
 
 st.subheader("Apply the rules to the stored rows")
-pending = _pending(url)
+pending = reads.pending_plan(url)
 if not pending.changed_rows:
     st.success("Every stored row has its site under the current rules: nothing to apply.")
 else:
@@ -193,20 +145,15 @@ else:
     applier = a1.text_input("Your name (for the history)", key="sites-apply-by")
     if a2.button("Apply", key="sites-apply", type="primary"):
         try:
-            done_plan = entities.apply_rules(data.write_engine(url), analyst=applier)
+            applied = writes.apply_site_rules(url, applier)
         except WebometricsError as exc:
             st.error(str(exc))
         else:
-            data.reload()
-            st.session_state["sites-done"] = (
-                f"{done_plan.changed_rows} rows re-keyed, {done_plan.environment_rows} "
-                f"environment rows rewritten, {done_plan.documents_deleted} documents to "
-                "rebuild: now run " + " → ".join(f"`webometrics {s}`" for s in done_plan.rerun)
-            )
+            st.session_state["sites-done"] = applied
             st.rerun()
 
 with st.expander("History of the rules"):
-    hist = _history(url)
+    hist = reads.rule_history(url)
     if hist.empty:
         st.info("No rule added, removed or applied yet.")
     else:

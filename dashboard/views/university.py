@@ -13,17 +13,19 @@ import pandas as pd
 import streamlit as st
 
 from core.exceptions import WebometricsError
-from dashboard import data, widgets
+from dashboard import widgets, writes
+from dashboard.cache import settings
+from dashboard.readers import university as reads
 
 PAGES_PER_DOMAIN = 5
 DOMAINS_WITH_PAGES = 20  # per cluster: the domains with most pages list their pages
 TOP_DOMAINS = 5  # member domains named in the cluster table
 
 url = widgets.database_url()
-MAX_EXPANDERS = data.settings().dashboard.expand_clusters
+MAX_EXPANDERS = settings().dashboard.expand_clusters
 st.title("University")
 
-unis = data.universities(url)
+unis = reads.universities(url)
 if unis.empty:
     st.info("No university stored yet: run `webometrics universities import FILE`.")
     st.stop()
@@ -38,7 +40,7 @@ direction = right.radio(
     help="outgoing: the sites the university links to; citing: the sites that link to it",
 )
 
-own, global_ = data.university_clusterings(url, int(uid), direction)
+own, global_ = reads.university_clusterings(url, int(uid), direction)
 
 
 def _clustering_label(row: pd.Series) -> str:
@@ -60,7 +62,7 @@ def _labels(found: pd.DataFrame) -> dict[int, str]:
 if not own.empty:
     labels = _labels(own)
     # newest first; the page opens on the newest clustering of the default method
-    default_algorithm = data.settings().cluster.method
+    default_algorithm = settings().cluster.method
     first = next((i for i, a in enumerate(own["algorithm"]) if a == default_algorithm), 0)
     cid = st.selectbox(
         "Clustering",
@@ -111,9 +113,11 @@ m[3].metric(
     "documents, fitting, storing), in seconds",
 )
 
-final = data.clusters(url, cid, -1)
+final = reads.list_clusters(url, cid, level=-1)
 final["category"] = final["category"].fillna("uncategorised")
-final = final.merge(data.cluster_support(url, cid), left_on="id", right_on="cluster_id", how="left")
+support = reads.clusters(url, clustering_id=cid)
+support = support[["cluster_id", "category_support", "category_voters"]]
+final = final.merge(support, left_on="id", right_on="cluster_id", how="left")
 chosen_categories = widgets.category_filter(url, "uni-category", set(final["category"]))
 shown = final[final["category"].isin(chosen_categories)]
 category_name = widgets.category_namer(url)
@@ -164,13 +168,13 @@ else:
     st.altair_chart(chart, width="stretch")
 
 top = shown.head(MAX_EXPANDERS)
-members = data.cluster_members(url, tuple(int(i) for i in top["id"]))
+members = reads.cluster_members(url, tuple(int(i) for i in top["id"]))
 by_size = members[members["unit"] == "domain"].sort_values(
     ["cluster_id", "n_pages", "domain"], ascending=[True, False, True]
 )
 domains = tuple(sorted(set(by_size.groupby("cluster_id").head(DOMAINS_WITH_PAGES)["domain"])))
 run_of = chosen["run_id"]
-pages = data.member_pages(
+pages = reads.member_pages(
     url,
     domains,
     PAGES_PER_DOMAIN,
@@ -178,7 +182,7 @@ pages = data.member_pages(
     int(uid),
     int(run_of) if pd.notna(run_of) else None,
 )
-page_docs = data.document_pages(
+page_docs = reads.document_pages(
     url, tuple(int(i) for i in members.loc[members["unit"] == "page", "document_id"])
 )
 if not page_docs.empty:
@@ -256,7 +260,7 @@ st.caption(
     "kept in the override history with its note and who made it: when two analysts "
     "override one domain, the last one's category holds and both notes stay."
 )
-category_names = data.category_labels(url)
+category_names = reads.category_labels(url)
 if not category_names:
     st.info("The taxonomy's categories are not stored yet: run `webometrics analyse`.")
 in_clusters = sorted(set(members["domain"]))
@@ -286,7 +290,7 @@ if set_it or clear_it:
         st.error("Choose a category (none stored yet: run `webometrics analyse`).")
     else:
         try:
-            done = data.write_override(
+            done = writes.write_override(
                 url, target, category if set_it else None, note, analyst=analyst
             )
         except WebometricsError as exc:
@@ -299,7 +303,7 @@ if set_it or clear_it:
             st.rerun()
 if done_before := st.session_state.pop("override-done", None):
     st.success(done_before)
-overridden = data.overrides(url)
+overridden = reads.list_overrides(url)
 if not overridden.empty:
     with st.expander(f"Domains with an override ({len(overridden)})"):
         widgets.table(
@@ -307,7 +311,7 @@ if not overridden.empty:
             "category overrides",
             key="overrides",
         )
-history = data.override_history(url)
+history = reads.override_history(url)
 if not history.empty:
     with_history = sorted(set(history["domain"]))
     last = st.session_state.pop("override-last", None)
@@ -371,7 +375,7 @@ else:
             )
         )
         st.altair_chart(line, width="stretch")
-stored = data.cluster_levels(url, cid)
+stored = reads.cluster_levels(url, cid)
 by_level = levels.set_index("level") if not levels.empty else pd.DataFrame()
 level_names = {
     lvl: widgets.level_name(lvl, n, by_level.loc[lvl] if lvl in by_level.index else None, kind)
@@ -387,7 +391,7 @@ if stored:
         key=f"level-{cid}",
         help="final: the clusters above; a level: the clusters of that step of the dendrogram",
     )
-    at_level = data.clusters(url, cid, int(level))
+    at_level = reads.list_clusters(url, cid, level=int(level))
     # a level's clusters are named as the final ones: theme terms against the level's other
     # clusters, the category their members and theme vote
     if int(level) >= 0 and not at_level.empty and at_level["category"].isna().all():

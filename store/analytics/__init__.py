@@ -2,13 +2,13 @@
 change between runs, clusters, link-network edges.
 
 Convention (for the report, the dashboard and notebooks): every function takes an
-``Engine`` and keyword filters, runs parameterised queries on the analyst views of
-migration 0002 (so SQL users and Python see the same numbers), or the aggregates the
-analyse stage keeps while they are fresh (:mod:`store.aggregates`: the same rows, read in
-milliseconds at the paper's scale), and returns a **list of frozen dataclasses**;
-:func:`to_frame` turns any such list into a ``pandas.DataFrame`` with one column per
-field. ``run_id=None`` means the latest crawl run that has
-environment data (:func:`latest_run_id`).
+``Engine`` and keyword filters, runs parameterised queries and returns a **list of frozen
+dataclasses**; :func:`to_frame` turns any such list into a ``pandas.DataFrame`` with one
+column per field. The per-run figures are read from one place only, the aggregates
+(:mod:`store.aggregates`: the rows of the analyst views of migration 0002 as of the last
+refresh, which every stage makes at its end; read in milliseconds at the paper's scale,
+fresh or stale). ``run_id=None`` means the latest crawl run with computed figures
+(:func:`latest_run_id`).
 
 One module per family of questions, all re-exported here (``from store import analytics``
 then ``analytics.table2(...)``):
@@ -126,7 +126,7 @@ from store.analytics.ranks import (
     rank_factors,
     rank_sensitivity,
 )
-from store.analytics.runs import latest_run_id, resolve_run, run_ids
+from store.analytics.runs import latest_run_id, resolve_run, run_ids, unrefreshed_run_ids
 from store.analytics.shares import (
     DEFINITIONS,
     MIXED,
@@ -217,5 +217,6 @@ __all__ = [
     "table3",
     "to_frame",
     "university_shares",
+    "unrefreshed_run_ids",
     "web_impact_factors",
 ]

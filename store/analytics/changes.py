@@ -12,8 +12,8 @@ from sqlalchemy import Engine, select
 
 from core.choices import check_direction
 from core.exceptions import ParameterError
+from store.aggregates import ENVIRONMENT_SOURCE
 from store.analytics.runs import run_ids
-from store.analytics.views import V_ENVIRONMENT
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,7 @@ def _changes(
     if pair is None:
         return [], []
     b, a = pair
-    v = V_ENVIRONMENT
+    v = ENVIRONMENT_SOURCE
     stmt = select(
         v.c.run_id,
         v.c.university_id,

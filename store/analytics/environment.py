@@ -3,8 +3,8 @@ domain, direction and source) and its category shares, per university (Figures 2
 per country (``v_category_share``, ``v_country_category_share``; analyst overrides
 applied); the environment's domains over every university (the Network page).
 
-Each reads the aggregates of :mod:`store.aggregates` while they are fresh, the views
-otherwise: the same rows either way.
+Each reads the aggregates of :mod:`store.aggregates` (the rows of these views as of the
+last refresh), whatever their freshness.
 """
 
 from __future__ import annotations
@@ -19,15 +19,8 @@ from sqlalchemy.sql.expression import ColumnElement, Subquery
 from analyse.networks import Overlap as OverlapRow
 from core.choices import DIRECTIONS, UNKNOWN, check_direction
 from store import aggregates
-from store.analytics.runs import resolve_run_fresh, view_rows
-from store.analytics.views import (
-    AGG_COUNTRY_SHARE,
-    AGG_SHARE,
-    UNCATEGORISED,
-    V_COUNTRY_SHARE,
-    V_ENVIRONMENT,
-    V_SHARE,
-)
+from store.analytics.runs import resolve_run, view_rows
+from store.analytics.views import AGG_COUNTRY_SHARE, AGG_SHARE, UNCATEGORISED
 from store.models import AggregateDomainCount
 
 
@@ -61,14 +54,13 @@ def environment(
     chose)."""
     return view_rows(
         engine,
-        V_ENVIRONMENT,
+        aggregates.ENVIRONMENT_SOURCE,
         EnvironmentRow,
         ("university", "links", "domain"),
         run_id=run_id,
         direction=direction,
         university_id=university_id,
         domains=domains,
-        aggregate=aggregates.ENVIRONMENT_SOURCE,
     )
 
 
@@ -115,13 +107,12 @@ def category_shares(
         ]
     return view_rows(
         engine,
-        V_SHARE,
+        AGG_SHARE,
         CategoryShareRow,
         ("university", "share", "category"),
         run_id=run_id,
         direction=direction,
         university_id=university_id,
-        aggregate=AGG_SHARE,
     )
 
 
@@ -156,12 +147,11 @@ def country_category_shares(
         ]
     return view_rows(
         engine,
-        V_COUNTRY_SHARE,
+        AGG_COUNTRY_SHARE,
         CountryCategoryShareRow,
         ("country", "share", "category"),
         run_id=run_id,
         direction=direction,
-        aggregate=AGG_COUNTRY_SHARE,
     )
 
 
@@ -178,10 +168,10 @@ def _shares_of_sources(
     counted in SQL; ordered as the share views (group, outgoing first, largest share,
     category). ``known_share`` leaves the unknown domains out (``None`` for them)."""
     check_direction(direction)
-    run, fresh = resolve_run_fresh(engine, run_id)
+    run = resolve_run(engine, run_id)
     if run is None:
         return []
-    v = aggregates.ENVIRONMENT_SOURCE if fresh else V_ENVIRONMENT
+    v = aggregates.ENVIRONMENT_SOURCE
     group = [v.c.country] if by_country else [v.c.university_id, v.c.university, v.c.country]
     category = func.coalesce(v.c.category, UNCATEGORISED)
     stmt = (
@@ -235,15 +225,14 @@ class NetworkDomainRow:
 def _domain_rows(
     run: int,
     direction: str,
-    fresh: bool,
     categories: Sequence[str] | None,
     sources: Sequence[str] | None,
 ) -> Subquery:
     """One row per domain of a run and direction (universities, links, pages, language,
     category) over the environment rows of ``sources`` and ``categories`` (``None``:
-    all): the saved ``agg_network_domain`` while fresh and every source is wanted, else
-    the rows of ``agg_environment`` (fresh) or ``v_environment`` grouped per domain."""
-    if fresh and sources is None:
+    all): the saved ``agg_network_domain`` when every source is wanted, else the rows of
+    ``agg_environment`` grouped per domain."""
+    if sources is None:
         c = aggregates.NETWORK_DOMAIN_SOURCE.c
         stmt = select(c.domain, c.universities, c.links, c.pages, c.language, c.category).where(
             c.run_id == run, c.direction == direction
@@ -251,7 +240,7 @@ def _domain_rows(
         if categories is not None:
             stmt = stmt.where(func.coalesce(c.category, UNCATEGORISED).in_(list(categories)))
         return stmt.subquery("network_domain")
-    v = aggregates.ENVIRONMENT_SOURCE if fresh else V_ENVIRONMENT
+    v = aggregates.ENVIRONMENT_SOURCE
     stmt = (
         select(
             v.c.domain,
@@ -322,10 +311,10 @@ def network_domains(
     list of NetworkDomainRow
     """
     check_direction(direction)
-    run, fresh = resolve_run_fresh(engine, run_id)
+    run = resolve_run(engine, run_id)
     if run is None:
         return []
-    c = _domain_rows(run, direction, fresh, categories, sources).c
+    c = _domain_rows(run, direction, categories, sources).c
     weight = c.links if direction == "outgoing" else c.pages
     stmt = (
         select(c.domain, c.universities, c.links, c.pages, weight, c.language, c.category)
@@ -354,10 +343,10 @@ def network_domain_count(
 ) -> int:
     """How many domains :func:`network_domains` gives without a ``limit``."""
     check_direction(direction)
-    run, fresh = resolve_run_fresh(engine, run_id)
+    run = resolve_run(engine, run_id)
     if run is None:
         return 0
-    c = _domain_rows(run, direction, fresh, categories, sources).c
+    c = _domain_rows(run, direction, categories, sources).c
     with engine.connect() as conn:
         n = conn.execute(select(func.count()).where(c.universities >= min_universities)).scalar()
     return int(n or 0)
@@ -393,14 +382,14 @@ def environment_summary(
     rows of ``categories`` and ``sources`` (``None``: all; the categories present are
     those of the chosen sources, whatever ``categories``)."""
     check_direction(direction)
-    run, fresh = resolve_run_fresh(engine, run_id)
+    run = resolve_run(engine, run_id)
     if run is None:
         return []
     wanted = [d for d in DIRECTIONS if direction in (None, d)]
     out = []
     with engine.connect() as conn:
         for d in wanted:
-            row = _summary(conn, run, d, fresh, categories, sources)
+            row = _summary(conn, run, d, categories, sources)
             if row is not None:
                 out.append(row)
     return out
@@ -410,48 +399,32 @@ def _summary(
     conn: Connection,
     run: int,
     direction: str,
-    fresh: bool,
     categories: Sequence[str] | None,
     sources: Sequence[str] | None,
 ) -> EnvironmentSummaryRow | None:
     execute = conn.execute
-    per_domain = _domain_rows(run, direction, fresh, categories, sources).c
+    per_domain = _domain_rows(run, direction, categories, sources).c
     domains, pairs, top = execute(
         select(func.count(), func.sum(per_domain.universities), func.max(per_domain.universities))
     ).one()
-    if fresh:  # the saved counts: per source (and once over every source), category
-        dc = AggregateDomainCount.__table__.c
-        where = [dc.run_id == run, dc.direction == direction]
-        edges_of: ColumnElement[Any]
-        if sources is None:
-            edges_of = case((dc.source == aggregates.ALL_SOURCES, 0), else_=dc.domains)
-            where_source = dc.source != aggregates.ALL_SOURCES
-        else:
-            edges_of = dc.domains
-            where_source = dc.source.in_(list(sources))
-        present = set(execute(select(dc.category).where(*where, where_source).distinct()).scalars())
-        if categories is not None:
-            where.append(dc.category.in_(list(categories)))
-        unis, edges = execute(
-            select(func.count(func.distinct(dc.university_id)), func.sum(edges_of)).where(
-                *where, *([] if sources is None else [where_source])
-            )
-        ).one()
+    # the saved counts: per source (and once over every source), category
+    dc = AggregateDomainCount.__table__.c
+    where = [dc.run_id == run, dc.direction == direction]
+    edges_of: ColumnElement[Any]
+    if sources is None:
+        edges_of = case((dc.source == aggregates.ALL_SOURCES, 0), else_=dc.domains)
+        where_source = dc.source != aggregates.ALL_SOURCES
     else:
-        v = V_ENVIRONMENT
-        unis, edges = execute(
-            select(func.count(func.distinct(v.c.university_id)), func.count()).where(
-                *_environment_filter(v, run, direction, categories, sources)
-            )
-        ).one()
-        category = func.coalesce(v.c.category, UNCATEGORISED)
-        present = set(
-            execute(
-                select(category)
-                .where(*_environment_filter(v, run, direction, None, sources))
-                .distinct()
-            ).scalars()
+        edges_of = dc.domains
+        where_source = dc.source.in_(list(sources))
+    present = set(execute(select(dc.category).where(*where, where_source).distinct()).scalars())
+    if categories is not None:
+        where.append(dc.category.in_(list(categories)))
+    unis, edges = execute(
+        select(func.count(func.distinct(dc.university_id)), func.sum(edges_of)).where(
+            *where, *([] if sources is None else [where_source])
         )
+    ).one()
     if not edges:
         return None
     return EnvironmentSummaryRow(
@@ -479,10 +452,10 @@ def colink_overlaps(
     :func:`store.networks.colink_overlaps`), counted in SQL; most shared first, then
     by Jaccard, then by names."""
     check_direction(direction)
-    run, fresh = resolve_run_fresh(engine, run_id)
+    run = resolve_run(engine, run_id)
     if run is None:
         return []
-    v = aggregates.ENVIRONMENT_SOURCE if fresh else V_ENVIRONMENT
+    v = aggregates.ENVIRONMENT_SOURCE
     pairs = (
         select(v.c.university, v.c.domain)
         .where(*_environment_filter(v, run, direction, categories, sources))

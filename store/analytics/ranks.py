@@ -40,7 +40,7 @@ from analyse.ranks import (
 )
 from analyse.ranks import MIN_CONCLUSIVE as MIN_CONCLUSIVE  # for the dashboard
 from core.choices import check_direction
-from store.analytics.runs import resolve_run_fresh, typed_row
+from store.analytics.runs import resolve_run, typed_row
 from store.analytics.shares import (
     CLUSTER,
     DEFINITIONS,
@@ -139,7 +139,7 @@ V_RANK_FACTORS = table("v_rank_factors", *(column(f.name) for f in fields(RankFa
 V_RANK_FACTOR_SHARE = table(
     "v_rank_factor_share", *(column(f.name) for f in fields(RankFactorShareRow))
 )
-# the same over the aggregates (revision 0010, store.aggregates), read while they are fresh
+# the same over the aggregates (revision 0010, store.aggregates): what the readers read
 AGG_RANK_FACTORS = table("agg_v_rank_factors", *(column(c.name) for c in V_RANK_FACTORS.c))
 AGG_RANK_FACTOR_SHARE = table(
     "agg_v_rank_factor_share", *(column(c.name) for c in V_RANK_FACTOR_SHARE.c)
@@ -148,18 +148,16 @@ AGG_RANK_FACTOR_SHARE = table(
 
 def _select(
     engine: Engine,
-    views: tuple[Any, Any],
+    v: Any,
     row_type: type,
     run_id: int | None,
     direction: str | None,
 ) -> list[Any]:
-    """The rows of ``views[0]`` (or of ``views[1]``, the same over the aggregates, while
-    they are fresh) for one run."""
+    """The rows of ``v`` (a view over the aggregates) for one run."""
     check_direction(direction)
-    run, fresh = resolve_run_fresh(engine, run_id)
+    run = resolve_run(engine, run_id)
     if run is None:
         return []
-    v = views[1] if fresh else views[0]
     stmt = select(v).where(v.c.run_id == run)
     if direction is not None:
         stmt = stmt.where(v.c.direction == direction)
@@ -241,7 +239,7 @@ def rank_factors(
         The run has no environment data, or the direction is unknown.
     """
     check_definition(definition)
-    rows = _select(engine, (V_RANK_FACTORS, AGG_RANK_FACTORS), RankFactorRow, run_id, direction)
+    rows = _select(engine, AGG_RANK_FACTORS, RankFactorRow, run_id, direction)
     rows = with_edition(engine, rows, edition)
     if not rows or (definition == DOMAIN and clusterings is None):
         return rows
@@ -323,8 +321,7 @@ def rank_factor_shares(
     """The category shares over the domains with evidence, long form
     (``v_rank_factor_share``); ordered as :func:`rank_factors`, then by category; the
     ranks of ``edition`` (the newest when ``None``)."""
-    views = (V_RANK_FACTOR_SHARE, AGG_RANK_FACTOR_SHARE)
-    rows = _select(engine, views, RankFactorShareRow, run_id, direction)
+    rows = _select(engine, AGG_RANK_FACTOR_SHARE, RankFactorShareRow, run_id, direction)
     return with_edition(engine, rows, edition)
 
 
@@ -476,7 +473,7 @@ class SensitivityRow:
 def clustering_settings(engine: Engine, run_id: int | None = None) -> list[ClusteringSetting]:
     """The clustering settings stored for a run (``setting 1``: the one the view reads
     most, then by how many clusterings)."""
-    run, _fresh = resolve_run_fresh(engine, run_id)
+    run = resolve_run(engine, run_id)
     if run is None:
         return []
     stored = stored_clusterings(engine, run)
@@ -524,7 +521,7 @@ def rank_sensitivity(
     list of SensitivityRow
         Outgoing first, then by target, factor (in the order of ``factors``), statistic.
     """
-    run, _fresh = resolve_run_fresh(engine, run_id)
+    run = resolve_run(engine, run_id)
     if run is None:
         return []
     stored = stored_clusterings(engine, run)  # newest first

@@ -1,6 +1,7 @@
-"""Which crawl run a query reads: the runs with environment data, the latest one, a
-requested run checked against them; and the reading of one run of a per-run view
-(environment, category shares) into row dataclasses.
+"""Which crawl run a query reads: the runs with computed figures (the aggregates of
+:mod:`store.aggregates`), the latest one, a requested run checked against them; and the
+reading of one run of a per-run figure (environment, category shares) into row
+dataclasses.
 """
 
 from __future__ import annotations
@@ -11,10 +12,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import Engine, select
 
-from core.choices import GRAPH_RUN_KIND, check_direction
+from core.choices import check_direction
 from core.exceptions import ParameterError
 from store import aggregates
-from store.models import Citation, CrawlRun, Environment, Link, Page, UniversityDomain
+from store.aggregates import data_run_ids
 
 if TYPE_CHECKING:
     from sqlalchemy.sql.expression import FromClause
@@ -24,50 +25,18 @@ if TYPE_CHECKING:
 
 
 def run_ids(engine: Engine) -> list[int]:
-    """The crawl runs that have environment data (links, verified citations or a web
-    graph's citing domains), ascending.
-
-    The same runs as ``SELECT DISTINCT run_id FROM v_environment``: those of the fresh
-    aggregates (:mod:`store.aggregates`), else read from the tables (the view also joins
-    languages and categories, which costs seconds on large crawls).
-    """
-    fresh = aggregates.fresh_run_ids(engine)
-    if fresh is not None:
-        return fresh
-    return _run_ids_of_tables(engine)
+    """The crawl runs whose figures are computed (:func:`store.aggregates.refresh`),
+    ascending: every run with environment data (links, verified citations or a web
+    graph's citing domains) as of the last refresh. :func:`unrefreshed_run_ids` names the
+    runs with data stored since."""
+    return aggregates.built_run_ids(engine)
 
 
-def _run_ids_of_tables(engine: Engine) -> list[int]:
-    outgoing = (
-        select(Link.run_id)
-        .join(Page, Page.id == Link.source_page_id)
-        .outerjoin(
-            UniversityDomain,
-            (UniversityDomain.domain == Link.target_domain)
-            & (UniversityDomain.university_id == Page.university_id),
-        )
-        .where(
-            Link.external.is_(True),
-            Link.run_id.is_not(None),
-            Page.university_id.is_not(None),
-            UniversityDomain.id.is_(None),
-        )
-        .distinct()
-    )
-    citing = (
-        select(Citation.run_id)
-        .where(Citation.status == "verified", Citation.run_id.is_not(None))
-        .distinct()
-    )
-    graph = (
-        select(Environment.run_id)
-        .join(CrawlRun, CrawlRun.id == Environment.run_id)
-        .where(CrawlRun.kind == GRAPH_RUN_KIND)
-        .distinct()
-    )
-    with engine.connect() as conn:
-        ids = {int(r) for (r,) in conn.execute(outgoing.union(citing, graph)) if r is not None}
-    return sorted(ids)
+def unrefreshed_run_ids(engine: Engine) -> list[int]:
+    """The crawl runs with environment data whose figures are not computed yet (a crawl
+    still running, rows written since the last refresh), ascending."""
+    built = set(aggregates.built_run_ids(engine))
+    return [r for r in data_run_ids(engine) if r not in built]
 
 
 def latest_run_id(engine: Engine) -> int | None:
@@ -77,41 +46,28 @@ def latest_run_id(engine: Engine) -> int | None:
 
 
 def resolve_run(engine: Engine, run_id: int | None) -> int | None:
-    """``run_id`` checked against the runs with data, or the latest one when ``None``.
+    """``run_id`` checked against the runs with computed figures, or the latest one when
+    ``None``.
 
     Raises
     ------
     ParameterError
-        ``run_id`` has no environment data; the message lists the runs that have.
+        ``run_id`` has no computed figures; the message says whether it has data still to
+        compute (then: ``webometrics refresh``) and lists the runs that have figures.
     """
-    return resolve_run_fresh(engine, run_id)[0]
-
-
-def resolve_run_fresh(engine: Engine, run_id: int | None) -> tuple[int | None, bool]:
-    """:func:`resolve_run` and whether the run's aggregates are fresh (one check).
-
-    Returns
-    -------
-    run : int or None
-    fresh : bool
-        ``True``: read the aggregates of :mod:`store.aggregates`; ``False``: the views.
-
-    Raises
-    ------
-    ParameterError
-        As :func:`resolve_run`.
-    """
-    fresh = aggregates.fresh_run_ids(engine)
-    ids = fresh if fresh is not None else _run_ids_of_tables(engine)
-    run = _checked_run(ids, run_id)
-    return run, fresh is not None and run in fresh
-
-
-def _checked_run(ids: list[int], run_id: int | None) -> int | None:
+    ids = run_ids(engine)
     if run_id is None:
         return ids[-1] if ids else None
     if run_id not in ids:
-        have = ", ".join(map(str, ids)) or "none (crawl first: `webometrics crawl`)"
+        have = ", ".join(map(str, ids)) or "none"
+        if run_id in data_run_ids(engine):
+            raise ParameterError(
+                f"crawl run {run_id}'s figures are not computed yet: run `webometrics "
+                f"refresh` (or press Refresh figures on the dashboard); runs with figures: "
+                f"{have}"
+            )
+        if not ids:
+            have = "none (crawl first: `webometrics crawl`)"
         raise ParameterError(f"crawl run {run_id} has no environment data; runs with data: {have}")
     return run_id
 
@@ -137,7 +93,7 @@ def typed_row(row_type: type[_Row], record: Any) -> _Row:
 
 def view_rows(
     engine: Engine,
-    view: FromClause,
+    source: FromClause,
     row_type: type[_Row],
     order: tuple[str, str, str],
     *,
@@ -145,22 +101,21 @@ def view_rows(
     direction: str | None,
     university_id: int | None = None,
     domains: Sequence[str] | None = None,
-    aggregate: FromClause | None = None,
 ) -> list[_Row]:
-    """The rows of a per-run view for one run, as ``row_type`` dataclasses.
+    """The rows of a per-run figure for one run, as ``row_type`` dataclasses.
 
-    The run is ``run_id`` (default the latest); ``direction``, ``university_id`` and
-    ``domains``, when given, keep only those rows. Ordered by ``order[0]``, direction
-    (outgoing first), ``order[1]`` largest first, then ``order[2]``. No run: ``[]``. Every field of
-    ``row_type`` is the view's column of that name, made ``int`` or ``float`` where the
-    field is (the database may give ``Decimal``). ``aggregate``: the same columns from
-    the aggregates (:mod:`store.aggregates`), read instead while they are fresh.
+    ``source`` is the aggregates' stand-in of a view (:mod:`store.aggregates`: the same
+    columns). The run is ``run_id`` (default the latest); ``direction``,
+    ``university_id`` and ``domains``, when given, keep only those rows. Ordered by
+    ``order[0]``, direction (outgoing first), ``order[1]`` largest first, then
+    ``order[2]``. No run: ``[]``. Every field of ``row_type`` is the column of that name,
+    made ``int`` or ``float`` where the field is (the database may give ``Decimal``).
     """
     check_direction(direction)
-    run, fresh = resolve_run_fresh(engine, run_id)
+    run = resolve_run(engine, run_id)
     if run is None:
         return []
-    v = aggregate if fresh and aggregate is not None else view
+    v = source
     stmt = select(v).where(v.c.run_id == run)
     if direction is not None:
         stmt = stmt.where(v.c.direction == direction)

@@ -50,8 +50,8 @@ from core.choices import UNKNOWN, check_direction
 from core.exceptions import ParameterError
 from store import aggregates
 from store.analytics.environment import category_shares, country_category_shares
-from store.analytics.runs import resolve_run_fresh
-from store.analytics.views import UNCATEGORISED, V_CLUSTER, V_CLUSTER_MEMBER, V_ENVIRONMENT
+from store.analytics.runs import resolve_run
+from store.analytics.views import UNCATEGORISED, V_CLUSTER, V_CLUSTER_MEMBER
 from store.models import Clustering, DomainCategory, University
 
 #: each domain in its own category (override first): the default
@@ -285,8 +285,7 @@ def cluster_counts(
         )
     )
     if sources is not None:
-        _run, fresh = resolve_run_fresh(engine, run)
-        v = aggregates.ENVIRONMENT_SOURCE if fresh else V_ENVIRONMENT
+        v = aggregates.ENVIRONMENT_SOURCE
         stmt = stmt.where(
             exists().where(
                 v.c.run_id == run,
@@ -333,8 +332,7 @@ def _domain_low_counts(
 ) -> dict[tuple[str, Any, str], int]:
     """``(direction, university_id or country, category) -> unreviewed low-confidence
     domains`` of the environment (each domain once), as the share views count."""
-    _run, fresh = resolve_run_fresh(engine, run)
-    v = aggregates.ENVIRONMENT_SOURCE if fresh else V_ENVIRONMENT
+    v = aggregates.ENVIRONMENT_SOURCE
     dc = DomainCategory.__table__.c
     scope = v.c.country if by_country else v.c.university_id
     category = func.coalesce(v.c.category, UNCATEGORISED)
@@ -412,7 +410,7 @@ def university_shares(
     """
     check_definition(definition)
     check_direction(direction)
-    run, _fresh = resolve_run_fresh(engine, run_id)
+    run = resolve_run(engine, run_id)
     if run is None:
         return []
     if definition == DOMAIN:
@@ -468,7 +466,7 @@ def country_shares(
     universities once) under ``definition``; parameters as :func:`university_shares`."""
     check_definition(definition)
     check_direction(direction)
-    run, _fresh = resolve_run_fresh(engine, run_id)
+    run = resolve_run(engine, run_id)
     if run is None:
         return []
     if definition == DOMAIN:

@@ -10,12 +10,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, distinct, func, select
+from sqlalchemy import Engine, func, select
 
 from core.choices import DIRECTIONS, UNKNOWN
 from store.aggregates import ALL_SOURCES, TABLE2_SOURCE
-from store.analytics.runs import resolve_run_fresh
-from store.analytics.views import V_ENVIRONMENT, V_TABLE2
+from store.analytics.runs import resolve_run
 from store.models import (
     AggregateDomainCount,
     AggregateState,
@@ -85,11 +84,11 @@ def table2(engine: Engine, *, run_id: int | None = None) -> list[Table2Row]:
     -------
     list of Table2Row
     """
-    run, fresh = resolve_run_fresh(engine, run_id)
+    run = resolve_run(engine, run_id)
     facts = _university_facts(engine)
     got: dict[int, Any] = {}
     if run is not None:
-        v = TABLE2_SOURCE if fresh else V_TABLE2
+        v = TABLE2_SOURCE
         with engine.connect() as conn:
             for found in conn.execute(select(v).where(v.c.run_id == run)).mappings():
                 got[int(found["university_id"])] = found
@@ -153,7 +152,7 @@ def table3(
         One row per university x direction x language (zeros included), universities
         by rank, directions outgoing then citing, languages in the given order.
     """
-    run, fresh = resolve_run_fresh(engine, run_id)
+    run = resolve_run(engine, run_id)
     facts = _university_facts(engine)
     counts: dict[tuple[int, str, str], int] = defaultdict(int)
     seen_langs: set[str] = set()
@@ -164,21 +163,6 @@ def table3(
             .where(dc.c.run_id == run, dc.c.source == ALL_SOURCES)
             .group_by(dc.c.university_id, dc.c.direction, dc.c.language)
         )
-        if not fresh:
-            stmt = (
-                select(
-                    V_ENVIRONMENT.c.university_id,
-                    V_ENVIRONMENT.c.direction,
-                    V_ENVIRONMENT.c.language,
-                    func.count(distinct(V_ENVIRONMENT.c.domain)),
-                )
-                .where(V_ENVIRONMENT.c.run_id == run)
-                .group_by(
-                    V_ENVIRONMENT.c.university_id,
-                    V_ENVIRONMENT.c.direction,
-                    V_ENVIRONMENT.c.language,
-                )
-            )
         with engine.connect() as conn:
             for uid, direction, lang, n in conn.execute(stmt):
                 lang = lang or UNKNOWN
@@ -239,12 +223,7 @@ def web_impact_factors(engine: Engine, *, run_id: int | None = None) -> list[WIF
     run = rows[0].run_id if rows else None
     all_citing = 0
     if run is not None:
-        v = V_ENVIRONMENT
-        stmt = select(func.count(func.distinct(v.c.domain))).where(
-            v.c.run_id == run, v.c.direction == "citing"
-        )
-        if resolve_run_fresh(engine, run)[1]:
-            stmt = select(AggregateState.citing_domains).where(AggregateState.run_id == run)
+        stmt = select(AggregateState.citing_domains).where(AggregateState.run_id == run)
         with engine.connect() as conn:
             all_citing = int(conn.execute(stmt).scalar() or 0)
     return [

@@ -288,6 +288,27 @@ COLLECTIONS_SHOWN = """(() => {
 })()"""
 
 
+# once the Rank page's run is over and it shows the collections side by side: the text of
+# the section, from its heading to the next heading (the tables' cells included)
+RANK_COLLECTIONS_SHOWN = """(() => {
+    const h = Array.from(document.querySelectorAll('h3'))
+        .find(e => e.innerText.startsWith('Collections compared'));
+    if (!h || document.querySelector('[data-testid="stStatusWidget"]')) return null;
+    const grids = Array.from(document.querySelectorAll('[data-testid="stDataFrame"]'))
+        .filter(t => h.compareDocumentPosition(t) & Node.DOCUMENT_POSITION_FOLLOWING);
+    const cells = grids.map(g => Array.from(g.querySelectorAll('[role="gridcell"],th'))
+        .map(c => c.innerText || c.textContent).join('|'));
+    if (cells.length < 2 || !cells[0]) return null;
+    h.scrollIntoView({block: 'start'});
+    return {
+        relation: cells[0],
+        shares: cells[1],
+        text: document.body.innerText,
+        exceptions: document.querySelectorAll('[data-testid="stException"]').length,
+    };
+})()"""
+
+
 @pytest.mark.requires_browser
 @pytest.mark.timeout(240)
 def test_the_overview_compares_the_collections_in_chromium(
@@ -316,8 +337,16 @@ def test_the_overview_compares_the_collections_in_chromium(
         time.sleep(1.0)
         shown = client.evaluate(COLLECTIONS_SHOWN)
         shot = client.call("Page.captureScreenshot", format="png")
+        # the Rank page: the live web by default, the collections' rank relation side by side
+        client.call("Page.navigate", url=address.rstrip("/") + "/ranks")
+        ranks = wait_for(client, RANK_COLLECTIONS_SHOWN, timeout=120)
+        time.sleep(1.0)
+        ranks = client.evaluate(RANK_COLLECTIONS_SHOWN)
+        rank_shot = client.call("Page.captureScreenshot", format="png")
     png = base64.b64decode(shot["data"])
     (shots / "archives-collections.png").write_bytes(png)
+    rank_png = base64.b64decode(rank_shot["data"])
+    (shots / "archives-ranks.png").write_bytes(rank_png)
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20_000
     assert shown["exceptions"] == 0, shown["text"][:2000]
     section = shown["text"].split("Collections compared", 1)[1]
@@ -329,6 +358,15 @@ def test_the_overview_compares_the_collections_in_chromium(
             c.newest_run_id for c in stored_collections(archived["engine"]) if c.collection == label
         )
         assert f"{label}: run {run}" in section, section[:2000]
+    # the Rank page in the same browser: no exception, the picker on the live web, and
+    # each collection with its period and newest run in both tables side by side
+    assert rank_png[:8] == b"\x89PNG\r\n\x1a\n" and len(rank_png) > 20_000
+    assert ranks["exceptions"] == 0, ranks["text"][:2000]
+    assert "Rank vs groups" in ranks["text"]
+    for c in stored_collections(archived["engine"]):
+        assert c.collection in ranks["relation"], ranks["relation"]
+        assert str(c.newest_run_id) in ranks["relation"], ranks["relation"]
+        assert f"{c.collection} (run {c.newest_run_id})" in ranks["shares"], ranks["shares"]
 
 
 def test_the_rank_page_starts_on_the_live_web_and_puts_the_collections_side_by_side(

@@ -15,6 +15,7 @@ from core.universities import parse_universities
 from crawler.archive.facts import memento_url, period_memento
 from crawler.items import LinkRecord, PageItem
 from crawler.storage import finalize_run, store_batch
+from store import aggregates
 from store.analytics import collections, compare_collections, run_collections
 from store.models import CrawlRun, Page
 from store.session import session_scope
@@ -96,6 +97,7 @@ def world(db_url: str):
         engine, w2020, [_archived("20200331174155", b"<p>today</p>", "http://www.today.com/")]
     )
     stats = {run: finalize_run(engine, run) for run in (live, w2015, w2020)}
+    aggregates.refresh(engine)  # as the crawl stage does at its end
     return engine, {"live": live, "2015": w2015, "2020": w2020}, stats
 
 

@@ -87,6 +87,7 @@ def test_import_warc_command(tmp_path: Path, shared_data: Path) -> None:
     out = run("import", "warc", str(sample), "--no-progress", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert "16 records from 1 file(s), 16 pages stored" in out.stdout
+    assert run("refresh", "--check", cwd=tmp_path).returncode == 0  # nothing left stale
     missing = run("import", "warc", "nothing.warc.gz", cwd=tmp_path)
     assert missing.returncode == 2 and "nothing.warc.gz: WARC/ARC file not found" in missing.stderr
 

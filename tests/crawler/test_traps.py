@@ -80,11 +80,46 @@ def test_links_of_a_barren_page_get_a_lower_priority(memory: Any) -> None:
     g = guard(memory)
     first = g.parsed("u1", "http://u.edu/", ["http://u.edu/a/"], ["x.org"], "")
     assert first.productive
-    again = g.parsed("u1", "http://u.edu/b/", ["http://u.edu/a/"], ["x.org"], "")
+    # one level later, a page that brings only what the first brought
+    again = g.parsed("u1", "http://u.edu/b/", ["http://u.edu/a/"], ["x.org"], "", 1)
     assert not again.productive
     assert g.admit("http://u.edu/c/", "u1", again.productive).priority == -1
     assert g.admit("http://u.edu/d/", "u1", first.productive).priority == 0
     assert g.admit("http://u.edu/d/d/", "u1", first.productive).priority == -1
+
+
+def test_the_pages_of_one_level_are_judged_alike_in_any_order(memory: Any) -> None:
+    """Pages of one frontier level are parsed in any order, by any process of a farm:
+    what one finds first is as new for the others, so each page's verdict, and the
+    priority of its links, is the same whichever came first; a later level sees what
+    they found."""
+    pages = [
+        ("http://u.edu/a/", ["http://u.edu/x/"], ["x.org"]),
+        ("http://u.edu/b/", ["http://u.edu/x/"], ["x.org"]),
+        ("http://u.edu/c/", ["http://u.edu/y/"], []),
+    ]
+    import uuid
+
+    verdicts = []
+    for order in (pages, pages[::-1]):
+        mem = memory if isinstance(memory, LocalTrapMemory) else None
+        fresh = (
+            LocalTrapMemory()
+            if mem is not None
+            else RedisTrapMemory(memory.server, f"test-traps-{uuid.uuid4().hex[:8]}")
+        )
+        g = guard(fresh)
+        got = {
+            url: g.parsed("u1", url, internal, doms, "", 1).productive
+            for url, internal, doms in order
+        }
+        links = {url: g.admit(f"{url}next/", "u1", got[url], url, 1).priority for url, *_ in order}
+        later = g.parsed("u1", "http://u.edu/d/", ["http://u.edu/x/"], ["x.org"], "", 2)
+        verdicts.append((got, links, later.productive))
+    assert verdicts[0] == verdicts[1]
+    got, links, later = verdicts[0]
+    assert got == dict.fromkeys(got, True) and set(links.values()) == {0}
+    assert not later  # level 2 finds nothing level 1 had not found
 
 
 def test_links_of_a_page_that_names_its_own_path_are_demoted(memory: Any) -> None:

@@ -472,9 +472,9 @@ def test_network_gexf_opens_in_networkx(dashboard_db) -> None:
 
     import networkx as nx
 
-    from dashboard import data
+    from dashboard.readers import network as reads
 
-    blob = data.gexf(dashboard_db.url, dashboard_db.run_ids[1], "outgoing")
+    blob = reads.network_file(dashboard_db.url, dashboard_db.run_ids[1], "outgoing", "gexf")
     g = nx.read_gexf(io.BytesIO(blob))
     unis, doms, edges = _network("outgoing")
     # a university's own domain is its node, never a domain node beside it: spbu.ru's
@@ -555,8 +555,8 @@ def test_category_override_writes_through_store(fresh_dashboard_db, monkeypatch)
 def test_reads_go_through_a_read_only_engine(dashboard_db) -> None:
     from sqlalchemy import text
 
-    from dashboard import data
+    from dashboard.cache import read_engine
 
-    engine = data.read_engine(dashboard_db.url)
+    engine = read_engine(dashboard_db.url)
     with pytest.raises(Exception, match=r"(?i)read"), engine.begin() as conn:
         conn.execute(text("DELETE FROM university"))

@@ -50,7 +50,7 @@ def test_every_citing_member_domain_lists_the_pages_that_cite(pipeline_db) -> No
     """65 of 114 members of the demo's citing clusters listed no page (only pages of
     role citing were listed): every member domain lists pages now, those citing the
     university first."""
-    from dashboard import data
+    from dashboard.readers import university as reads
     from store import make_engine
     from store.queries import list_clusterings
 
@@ -59,10 +59,10 @@ def test_every_citing_member_domain_lists_the_pages_that_cite(pipeline_db) -> No
     for c in list_clusterings(engine, direction="citing"):
         if c.university_id is None or c.unit != "domain":
             continue
-        final = data.clusters(pipeline_db.url, c.id, -1)
-        members = data.cluster_members(pipeline_db.url, tuple(int(i) for i in final["id"]))
+        final = reads.list_clusters(pipeline_db.url, c.id, level=-1)
+        members = reads.cluster_members(pipeline_db.url, tuple(int(i) for i in final["id"]))
         domains = tuple(sorted(set(members["domain"])))
-        pages = data.member_pages(pipeline_db.url, domains, 5, "citing", int(c.university_id))
+        pages = reads.member_pages(pipeline_db.url, domains, 5, "citing", int(c.university_id))
         assert set(pages["domain"]) == set(domains), set(domains) - set(pages["domain"])
         checked += len(domains)
         cites = pages[pages["cites"]]
@@ -85,12 +85,13 @@ def test_the_colink_heat_map_starts_at_zero(pipeline_page) -> None:
 def test_a_command_line_change_shows_without_a_reload(pipeline_db_copy, monkeypatch) -> None:
     """`webometrics category set` in another process: the open dashboard shows the new
     category within CHECK_SECONDS, and the sidebar says when the data were read."""
-    from dashboard import data
+    from dashboard.cache import CHECK_SECONDS
+    from dashboard.readers import university as reads
     from webometrics.cli import main
 
     at = page_opener(pipeline_db_copy.url, monkeypatch, strict=True)("views/university.py")
     read = next(c.value for c in at.sidebar.caption if "data read" in c.value)
-    members = data.cluster_members(
+    members = reads.cluster_members(
         pipeline_db_copy.url, tuple(int(i) for i in _clusters_ids(at, pipeline_db_copy.url))
     )
     domain = str(members["domain"].iloc[0])
@@ -98,15 +99,16 @@ def test_a_command_line_change_shows_without_a_reload(pipeline_db_copy, monkeypa
     target = "media" if before != "media" else "news_portals"
     argv = ["--db-url", pipeline_db_copy.url, "category", "set", domain, target]
     assert main(argv) == 0
-    time.sleep(data.CHECK_SECONDS + 0.5)
+    time.sleep(CHECK_SECONDS + 0.5)
     _run(at)
-    after = data.cluster_members(pipeline_db_copy.url, tuple(members["cluster_id"].unique()))
+    after = reads.cluster_members(pipeline_db_copy.url, tuple(members["cluster_id"].unique()))
     assert after.set_index("domain").loc[domain, "category"] == target
     now = next(c.value for c in at.sidebar.caption if "data read" in c.value)
     assert now != read
 
 
 def _clusters_ids(at: AppTest, url: str) -> list[int]:
-    from dashboard import data
+    from dashboard.readers import university as reads
 
-    return [int(i) for i in data.clusters(url, int(at.selectbox(key="clustering").value), -1)["id"]]
+    chosen = int(at.selectbox(key="clustering").value)
+    return [int(i) for i in reads.list_clusters(url, chosen, level=-1)["id"]]

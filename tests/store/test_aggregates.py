@@ -1,24 +1,27 @@
-"""The aggregates the analyse stage keeps (store.aggregates, migration 0010) against the
-views they stand in for, on the stored world, on SQLite and PostgreSQL: every read of
-store.analytics gives the same rows from the aggregates as from the views; a change of
-the data (an override, a new link) makes them stale and the reads fall back to the views
-until the next refresh; the Network page's domains match a count of the environment rows.
+"""The aggregates (store.aggregates, migration 0010), the only read path of the figures,
+against the views they stand in for, on the stored world, on SQLite and PostgreSQL: each
+saved source gives the rows of its view, Table 3 the count of v_environment; a change of
+the data (an override, a new link) leaves the reads at the last refresh (stale, fast)
+until the next one, which gives the views' rows again; the Network page's domains match
+a count of the environment rows.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Engine, delete, func, insert, select, text
+from sqlalchemy import Engine, delete, event, func, insert, select, text
 
 from core.choices import ENVIRONMENT_SOURCES
-from store import aggregates, make_engine
+from store import aggregates, impact, make_engine
 from store import analytics as A
-from store.analytics.runs import resolve_run_fresh
-from store.models import AggregateEnvironment, CrawlRun, Link, Page
+from store.analytics.ranks import AGG_RANK_FACTOR_SHARE, AGG_RANK_FACTORS
+from store.analytics.views import AGG_COUNTRY_SHARE, AGG_SHARE
+from store.models import AggregateEnvironment, AggregateState, CrawlRun
 from store.overrides import clear_override, set_override
-from tests.stored_world import ENV, Facts
+from tests.stored_world import ENV, Facts, store_link
 
 DIRECTIONS = ("outgoing", "citing")
 
@@ -103,66 +106,119 @@ def test_shares_of_every_source_are_the_views(filled: Facts) -> None:
 
 
 def _fresh(engine: Engine) -> bool:
-    return resolve_run_fresh(engine, None)[1]
+    return aggregates.is_fresh(engine, (A.run_ids(engine) or [None])[-1])
 
 
-def test_aggregates_give_the_views_rows_and_fall_back_when_stale(filled: Facts) -> None:
+# each view and the saved source the readers read instead (its columns)
+STAND_INS = {
+    "v_environment": aggregates.ENVIRONMENT_SOURCE,
+    "v_university_table2": aggregates.TABLE2_SOURCE,
+    "v_category_share": AGG_SHARE,
+    "v_country_category_share": AGG_COUNTRY_SHARE,
+    "v_rank_factors": AGG_RANK_FACTORS,
+    "v_rank_factor_share": AGG_RANK_FACTOR_SHARE,
+    "v_citing_overlap": aggregates.CITING_OVERLAP_SOURCE,
+    "v_citing_rank": aggregates.CITING_RANK_SOURCE,
+}
+
+
+def _value(v: Any) -> Any:
+    if isinstance(v, Decimal | float):
+        return round(float(v), 9)
+    return v
+
+
+def _rows(engine: Engine, source: Any, columns: list[str]) -> list[tuple[Any, ...]]:
+    with engine.connect() as conn:
+        got = conn.execute(select(*(source.c[c] for c in columns))).all()
+    return sorted((tuple(_value(v) for v in r) for r in got), key=repr)
+
+
+def _views_and_stand_ins(engine: Engine) -> dict[str, tuple[list[Any], list[Any]]]:
+    """Per view: its rows now (SQL on the view) and the saved rows the readers read."""
+    from sqlalchemy import column, table
+
+    out = {}
+    for name, saved in STAND_INS.items():
+        columns = [c.name for c in saved.c if c.name != "id"]
+        view = table(name, *(column(c) for c in columns))
+        out[name] = (_rows(engine, view, columns), _rows(engine, saved, columns))
+    return out
+
+
+def _table3_of_view(engine: Engine, run: int) -> dict[tuple[int, str, str], int]:
+    """Table 3 of every language counted on v_environment (what agg_domain_count saves)."""
+    with engine.connect() as conn:
+        got = conn.execute(
+            text(
+                "SELECT university_id, direction, COALESCE(language, 'unknown'), "
+                "COUNT(DISTINCT domain) FROM v_environment WHERE run_id = :run "
+                "GROUP BY university_id, direction, COALESCE(language, 'unknown')"
+            ),
+            {"run": run},
+        ).all()
+    return {(int(u), d, lang): int(n) for u, d, lang, n in got}
+
+
+def _assert_views_equal_aggregates(engine: Engine) -> None:
+    for name, (view, saved) in _views_and_stand_ins(engine).items():
+        assert view == saved, name
+    for run in A.run_ids(engine):
+        got = {
+            (r.university_id, r.direction, r.language): r.domains
+            for r in A.table3(engine, run_id=run, languages=None)
+            if r.domains
+        }
+        assert got == _table3_of_view(engine, run)
+
+
+def _forget(engine: Engine) -> None:
+    """No figures computed yet (a database before its first refresh)."""
+    with engine.begin() as conn:
+        conn.execute(delete(AggregateState))
+
+
+def test_aggregates_are_the_views_rows_and_stay_until_refreshed(filled: Facts) -> None:
     engine = make_engine(filled.url)
     try:
-        assert aggregates.fresh_run_ids(engine) is None  # never built: the views
-        from_views = _reads(engine)
-        assert from_views["run_ids"] == sorted(filled.run_ids.values())
-        assert from_views[f"table2 {filled.run_ids[1]}"][0].external_links > 0
+        runs = sorted(filled.run_ids.values())
+        _forget(engine)  # never computed: no run has figures, the reads are empty
+        assert A.run_ids(engine) == []
+        assert A.unrefreshed_run_ids(engine) == runs
+        assert A.table2(engine)[0].external_links == 0
+        assert A.category_shares(engine) == []
+        assert aggregates.refresh_if_stale(engine)["aggregate_runs"] == len(runs)
 
-        built = aggregates.refresh(engine)
-        assert built["aggregate_runs"] == len(from_views["run_ids"])
-        assert aggregates.fresh_run_ids(engine) == from_views["run_ids"]
+        assert aggregates.fresh_run_ids(engine) == runs
+        assert A.unrefreshed_run_ids(engine) == []
         assert _fresh(engine)
-        from_aggregates = _reads(engine)
-        for key, rows in from_views.items():
-            assert from_aggregates[key] == rows, key
+        _assert_views_equal_aggregates(engine)
+        before = _reads(engine)
+        run1 = filled.run_ids[1]
+        assert before[f"table2 {run1}"][0].external_links > 0
+        assert aggregates.refresh_if_stale(engine) == {"aggregate_fresh": True}
 
-        # an analyst's override: stale, the reads are the views' (with the override)
+        # an analyst's override: stale, the reads stay those of the last refresh
         set_override(engine, "mit.edu", "media", note="test")
         assert aggregates.fresh_run_ids(engine) is None
-        overridden = _reads(engine)
-        run1 = filled.run_ids[1]
-        assert overridden[f"shares {run1}"] != from_aggregates[f"shares {run1}"]
-        aggregates.refresh(engine)
+        assert _reads(engine) == before
+        assert aggregates.refresh_if_stale(engine)["recounted"] == 1  # the domain moved
         assert _fresh(engine)
-        assert _reads(engine) == overridden
+        _assert_views_equal_aggregates(engine)
+        overridden = _reads(engine)
+        assert overridden[f"shares {run1}"] != before[f"shares {run1}"]
 
         # a new link of run 1 from spbu.ru to a new domain: stale until the next refresh
-        with engine.begin() as conn:
-            page_id = (
-                conn.execute(
-                    select(Page.id).where(
-                        Page.university_id == filled.university_ids["spbu.ru"],
-                        Page.role == "university",
-                    )
-                )
-                .scalars()
-                .first()
-            )
-            conn.execute(
-                insert(Link).values(
-                    run_id=run1,
-                    source_page_id=page_id,
-                    target_url="https://new-domain.org/x",
-                    target_host="new-domain.org",
-                    target_domain="new-domain.org",
-                    nofollow=False,
-                    external=True,
-                )
-            )
+        store_link(engine, run1, "new-domain.org", filled.university_ids["spbu.ru"])
         assert not _fresh(engine)
+        assert _reads(engine) == overridden
+        assert aggregates.refresh_if_stale(engine)["aggregate_runs"] == len(runs)
+        _assert_views_equal_aggregates(engine)
         relinked = _reads(engine)
         spbu = filled.university_ids["spbu.ru"]
-        before = next(r for r in overridden[f"table2 {run1}"] if r.university_id == spbu)
-        after = next(r for r in relinked[f"table2 {run1}"] if r.university_id == spbu)
-        assert after.external_domains == before.external_domains + 1
-        aggregates.refresh(engine)
-        assert _reads(engine) == relinked
+        was = next(r for r in overridden[f"table2 {run1}"] if r.university_id == spbu)
+        now = next(r for r in relinked[f"table2 {run1}"] if r.university_id == spbu)
+        assert now.external_domains == was.external_domains + 1
 
         # a crawl run deleted (its rows go with it): stale
         with engine.begin() as conn:
@@ -232,7 +288,7 @@ def _check_network(
 
 def test_network_domains_count_the_environment_rows(filled: Facts) -> None:
     """Universities per domain and the summed weights, from the environment rows (the
-    count the Network page did in pandas), before and after a refresh."""
+    count the Network page did in pandas), computed twice over."""
     engine = make_engine(filled.url)
     try:
         for refreshed in (False, True):
@@ -298,6 +354,7 @@ def test_sync_categories_moves_overridden_domains(filled: Facts) -> None:
     again with the views' rows; after any other change it leaves them stale."""
     engine = make_engine(filled.url)
     try:
+        _forget(engine)
         assert aggregates.sync_categories(engine) == {"recounted": 0, "fresh": False}
         aggregates.refresh(engine)
         assert aggregates.sync_categories(engine) == {"recounted": 0, "fresh": True}
@@ -313,10 +370,9 @@ def test_sync_categories_moves_overridden_domains(filled: Facts) -> None:
             else:
                 set_override(engine, domain, category)
             assert not _fresh(engine)
-            from_views = _reads(engine)
             assert aggregates.sync_categories(engine) == {"recounted": 1, "fresh": True}
             assert _fresh(engine)
-            assert _reads(engine) == from_views, (domain, category)
+            _assert_views_equal_aggregates(engine)
 
         set_override(engine, "vk.com", "media")
         with engine.begin() as conn:  # and a new crawl run: only a refresh will do
@@ -328,20 +384,16 @@ def test_sync_categories_moves_overridden_domains(filled: Facts) -> None:
 
 
 def test_saved_impact_figures_are_the_views(filled: Facts, monkeypatch: Any) -> None:
-    """store.impact's reads give the same rows from agg_citing_overlap / agg_citing_rank
-    as from v_citing_overlap / v_citing_rank (the stored world has a web graph)."""
-    from store import impact
-
+    """store.impact's reads give the rows of v_citing_overlap / v_citing_rank as saved by
+    the last refresh (the stored world has a web graph): the same code on the views
+    gives the same figures."""
     engine = make_engine(filled.url)
     try:
-        assert not aggregates.impact_fresh(engine)
-        views = (impact.source_overlap(engine), impact.rank_weighted(engine))
-        assert views[0] and views[1]
-        aggregates.refresh(engine)
-        assert aggregates.impact_fresh(engine)
-        monkeypatch.setattr(impact, "V_CITING_OVERLAP", aggregates.CITING_OVERLAP_SOURCE)
-        monkeypatch.setattr(impact, "V_CITING_RANK", aggregates.CITING_RANK_SOURCE)
-        assert (impact.source_overlap(engine), impact.rank_weighted(engine)) == views
+        saved = (impact.source_overlap(engine), impact.rank_weighted(engine))
+        assert saved[0] and saved[1]
+        monkeypatch.setattr(aggregates, "CITING_OVERLAP_SOURCE", impact.V_CITING_OVERLAP)
+        monkeypatch.setattr(aggregates, "CITING_RANK_SOURCE", impact.V_CITING_RANK)
+        assert (impact.source_overlap(engine), impact.rank_weighted(engine)) == saved
     finally:
         engine.dispose()
 
@@ -361,3 +413,37 @@ def test_citing_overlap_view_gives_revision_0007_rows(filled: Facts) -> None:
         assert new_rows == old_rows
     finally:
         engine.dispose()
+
+
+def test_a_crawl_writes_while_the_figures_are_computed(filled: Facts) -> None:
+    """refresh computes into temporary tables with reads only: once the rows are computed
+    another connection stores a link without waiting (SQLite: a 0.1 s busy timeout would
+    fail it), and the copy that follows leaves the aggregates stale, as the link came
+    after the fingerprint."""
+    engine = make_engine(filled.url)
+    other = make_engine(filled.url)
+    steps = []
+
+    def crawl_goes_on(step: str) -> None:
+        steps.append(step)
+        if step != "computed":
+            return
+        if other.dialect.name == "sqlite":  # a writer that would not wait 0.1 s
+
+            @event.listens_for(other, "connect")
+            def impatient(dbapi_connection: Any, _record: Any) -> None:
+                dbapi_connection.execute("PRAGMA busy_timeout=100")
+
+        store_link(other, filled.run_ids[1], "during-refresh.org")
+
+    try:
+        assert aggregates.refresh(engine, on_step=crawl_goes_on)["aggregate_rows"] > 0
+        assert steps == ["computed", "copied"]
+        assert A.run_ids(engine) == sorted(filled.run_ids.values())
+        assert aggregates.fresh_run_ids(engine) is None  # the link came after: stale
+        assert aggregates.refresh_if_stale(engine)["aggregate_runs"]
+        assert aggregates.fresh_run_ids(engine)
+        _assert_views_equal_aggregates(engine)
+    finally:
+        engine.dispose()
+        other.dispose()

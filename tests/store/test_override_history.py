@@ -7,7 +7,7 @@ analysts overriding at once (threads on one engine, as the dashboard's sessions 
 started together) get no error, lose no history row, leave the override of the last one
 that wrote, re-vote the clusters as a one-by-one run would, and move the saved
 aggregates once per change (``aggregates.sync_categories`` under the override write
-lock, as ``dashboard.data.write_override`` calls it): the same rows as a full refresh.
+lock, as ``dashboard.writes.write_override`` calls it): the same rows as a full refresh.
 """
 
 from __future__ import annotations

@@ -202,3 +202,12 @@ def test_the_example_queries_run_on_the_pipeline_database(engine) -> None:
     for r in A.table3(engine):
         if r.language in ("ru", "en", UNKNOWN) and r.domains:
             assert t3[(r.university, r.direction)][r.language] == r.domains
+
+
+def test_every_stage_leaves_the_figures_fresh(pipeline_db) -> None:
+    """Each stage refreshes the figures when it ends (webometrics.stages.refreshes_figures):
+    the crawl's run has figures from the crawl on, and no stage leaves them stale."""
+    assert next(iter(pipeline_db.fresh_after)) == "crawl"
+    crawled = pipeline_db.fresh_after["crawl"]
+    assert crawled, "the crawl's run has no figures after the crawl"
+    assert pipeline_db.fresh_after == dict.fromkeys(pipeline_db.fresh_after, crawled)

@@ -4,11 +4,11 @@ and a crawl's new page and link change, each in words, until the next refresh.""
 
 from __future__ import annotations
 
-from sqlalchemy import insert, select
+from sqlalchemy import delete, insert, select
 
 from store import aggregates, make_engine
 from store.freshness import staleness
-from store.models import Link, Page
+from store.models import AggregateState, Link, Page
 from store.overrides import set_override
 from tests.stored_world import Facts
 
@@ -16,6 +16,9 @@ from tests.stored_world import Facts
 def test_staleness_says_what_changed_since_the_refresh(filled: Facts) -> None:
     engine = make_engine(filled.url)
     try:
+        assert staleness(engine) is None  # the stored world is computed, as analyse leaves it
+        with engine.begin() as conn:  # a database whose figures were never computed
+            conn.execute(delete(AggregateState))
         never = staleness(engine)
         assert never is not None and never.built_at is None
         assert "never computed" in never.message()
@@ -60,7 +63,7 @@ def test_staleness_says_what_changed_since_the_refresh(filled: Facts) -> None:
         assert crawled is not None
         assert (crawled.pages, crawled.links) == (1, 1)
         assert crawled.message().startswith("1 page crawled, 1 link stored after the figures")
-        assert "webometrics analyse" in crawled.message()
+        assert "webometrics refresh" in crawled.message()
         aggregates.refresh(engine)
         assert staleness(engine) is None
     finally:

@@ -39,8 +39,18 @@ def _upgrade(ctx: Context) -> int:
     after = schema.current_revision(engine)
     if before == after:
         print(f"schema already at {after}: nothing to do")
-    else:
-        print(f"schema upgraded {before or 'empty'} -> {after}")
+        return 0
+    print(f"schema upgraded {before or 'empty'} -> {after}")
+    if after == schema.head_revision(engine):
+        # a migration may change a view's SQL, which no fingerprint sees: compute again
+        from store import aggregates
+
+        done = aggregates.refresh_if_stale(engine, force=True)
+        if not done["aggregate_fresh"]:
+            print(
+                f"figures computed again: {done['aggregate_runs']} crawl runs in "
+                f"{done['aggregate_seconds']:.1f} s"
+            )
     return 0
 
 

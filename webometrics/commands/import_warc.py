@@ -48,6 +48,7 @@ def _warc(ctx: Context) -> int:
         max_bytes=ctx.settings.crawl.max_response_bytes,
         progress=not ctx.args.no_progress and not ctx.args.quiet,
     )
+    ctx.refresh_figures()
     print(
         f"crawl run {result['run_id']}{' (resumed)' if result['resumed'] else ''}: "
         f"{result['records']} records from "

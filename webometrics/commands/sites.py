@@ -299,6 +299,8 @@ def _apply(ctx: Context) -> int:
     args = ctx.args
     engine = ctx.engine(read_only=args.dry_run)
     plan = apply_rules(engine, dry_run=args.dry_run, analyst=args.analyst)
+    if not args.dry_run:
+        ctx.refresh_figures()  # the rows re-keyed to their sites
     if args.format == "json":
         summary = plan.summary()
         summary["dry_run"] = bool(args.dry_run)

@@ -145,6 +145,7 @@ def _import(ctx: Context) -> int:
     result = import_universities(
         ctx.engine(), specs, mode=mode, drop_domains_with_pages=args.drop_domains_with_pages
     )
+    ctx.refresh_figures()  # a name, a country or a domain changes what they count
     for change in result.changes:
         print(f"  updated {change.describe()}")
     print(

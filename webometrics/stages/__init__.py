@@ -16,16 +16,54 @@ Common Crawl stages citing_graph and citing_index). Each exposes one entry point
 
 The command line and the whole-pipeline run (``webometrics run``) call the same code. A
 stage with nothing to work on in its scope raises :class:`core.exceptions.NothingToDoError`.
+Every ``run`` carries :func:`refreshes_figures`: when it returns, the figures the dashboard
+and the report read are made fresh (:func:`store.aggregates.refresh_if_stale`: nothing to
+do when the stage changed none of their inputs).
 The algorithms themselves live in ``extract/`` and ``cluster/`` and know no database.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
-from typing import Any, ClassVar
+import functools
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar, Concatenate, ParamSpec, TypeVar
 
-__all__ = ["StageResult", "jsonable"]
+from sqlalchemy import Engine
+
+__all__ = ["StageResult", "jsonable", "refreshes_figures"]
+
+log = logging.getLogger(__name__)
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def refreshes_figures(
+    run: Callable[Concatenate[Engine, _P], _R],
+) -> Callable[Concatenate[Engine, _P], _R]:
+    """Make a stage's ``run`` refresh the figures (:mod:`store.aggregates`) when it
+    returns, so the dashboard and the report show what the stage stored; a stage that
+    fails or is interrupted leaves them as they were (the dashboard's banner says what
+    changed since, ``webometrics refresh`` computes them)."""
+
+    @functools.wraps(run)
+    def wrapper(engine: Engine, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        result = run(engine, *args, **kwargs)
+        from store import aggregates
+
+        done = aggregates.refresh_if_stale(engine)
+        if not done["aggregate_fresh"]:
+            log.info(
+                "figures refreshed after %s: %s",
+                run.__module__.rsplit(".", 1)[-1],
+                ", ".join(f"{k} {v}" for k, v in done.items() if k != "aggregate_fresh"),
+            )
+        return result
+
+    wrapper.refreshes_figures = True  # type: ignore[attr-defined]  # checked by a test
+    return wrapper
 
 
 @dataclasses.dataclass(frozen=True)

@@ -80,7 +80,7 @@ from store.models import (
 )
 from store.overrides import check_overrides, stored_assignment
 from store.session import session_scope
-from webometrics.stages import StageResult
+from webometrics.stages import StageResult, refreshes_figures
 
 if TYPE_CHECKING:
     from corpora.site_kinds import SiteSample
@@ -875,8 +875,7 @@ def store_category_labels(engine: Engine, taxonomy: Taxonomy) -> int:
 def store_aggregates(engine: Engine) -> dict[str, Any]:
     """Rebuild the aggregates the dashboard and the report read (:mod:`store.aggregates`:
     Tables 2-3, category and country shares, the Network page's domains, per crawl run)
-    from the views, after the categories are stored; readers fall back to the views
-    whenever the data changed since.
+    from the views, after the categories are stored (the only figures the readers read).
 
     Returns
     -------
@@ -1042,6 +1041,7 @@ def _analyse_clusterings(
     return ClusteringAnalysis(n_clusters, dict(sorted(categories.items())), n_levels)
 
 
+@refreshes_figures
 def run(
     engine: Engine,
     settings: Settings,

@@ -39,7 +39,7 @@ from crawler.commoncrawl.graph import GraphReader, GraphResult
 from store.entities import rules_of
 from store.models import CitingNode, CrawlRun, Environment, UniversityDomain
 from store.session import session_scope
-from webometrics.stages import StageResult
+from webometrics.stages import StageResult, refreshes_figures
 
 log = logging.getLogger(__name__)
 
@@ -282,6 +282,7 @@ def _result(run_id: int, stats: dict[str, Any]) -> CitingGraphResult:
     )
 
 
+@refreshes_figures
 def run(
     engine: Engine,
     settings: Settings,

@@ -51,7 +51,7 @@ from sqlalchemy.orm import Session
 
 from core.exceptions import ConfigError
 from core.settings import Settings
-from webometrics.stages import StageResult
+from webometrics.stages import StageResult, refreshes_figures
 
 log = logging.getLogger(__name__)
 
@@ -299,6 +299,7 @@ def _by_file(chosen: dict[str, list[Any]]) -> dict[str, list[Any]]:
     return by_file
 
 
+@refreshes_figures
 def run(
     engine: Engine,
     settings: Settings,

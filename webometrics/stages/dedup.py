@@ -37,7 +37,7 @@ from core.exceptions import NothingToDoError
 from core.settings import DedupSettings, Settings
 from store.models import DedupRun, Document, DuplicateGroup, DuplicateMember, Page
 from store.session import session_scope
-from webometrics.stages import StageResult
+from webometrics.stages import StageResult, refreshes_figures
 
 log = logging.getLogger(__name__)
 
@@ -236,6 +236,7 @@ def _record(
     )
 
 
+@refreshes_figures
 def run(
     engine: Engine,
     settings: Settings,

@@ -55,6 +55,7 @@ translates the report (``--language ru``).
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import TYPE_CHECKING
 
 from webometrics.commands.report import i18n
@@ -117,10 +118,30 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_report)
 
 
+def _fresh_figures(ctx: Context) -> None:
+    """Compute the figures first when the data changed since (a crawl still running, rows
+    written by hand); on a database that cannot be written, say how old they are."""
+    from core.exceptions import ReadOnlyDatabaseError
+    from store import aggregates
+    from store.freshness import staleness
+
+    try:
+        engine = ctx.engine()
+    except ReadOnlyDatabaseError:
+        stale = staleness(ctx.engine(read_only=True))
+        if stale is not None:
+            print(f"webometrics: warning: {stale.message()}", file=sys.stderr)
+        return
+    done = aggregates.refresh_if_stale(engine)
+    if not done["aggregate_fresh"]:
+        print("figures were stale: computed again before the report")
+
+
 def _report(ctx: Context) -> int:
     from analyse.taxonomy import load_taxonomy
 
     out = ctx.output_folder(ctx.args.out)
+    _fresh_figures(ctx)
     engine = ctx.engine(read_only=True)
     taxonomy = load_taxonomy(ctx.settings.analyse.taxonomy)
     with i18n.language(ctx.args.language):  # the figures' texts

@@ -51,7 +51,7 @@ from core.exceptions import NothingToDoError, ParameterError
 from core.settings import Settings
 from store.models import University
 from store.session import session_scope
-from webometrics.stages import StageResult
+from webometrics.stages import StageResult, refreshes_figures
 from webometrics.stages.cluster.activity import run_activity
 from webometrics.stages.cluster.documents import Selection
 from webometrics.stages.cluster.paper import run_paper
@@ -183,6 +183,7 @@ def cluster_one(
     return run_paper(engine, settings, selection, progress=progress)
 
 
+@refreshes_figures
 def run(
     engine: Engine,
     settings: Settings,

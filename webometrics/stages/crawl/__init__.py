@@ -41,7 +41,7 @@ from core.choices import DIRECTION_CHOICES
 from core.exceptions import DatabaseError, ParameterError, StageError
 from core.settings import Settings
 from webometrics.liveness import Heartbeat
-from webometrics.stages import StageResult
+from webometrics.stages import StageResult, refreshes_figures
 from webometrics.stages.crawl.citing import job_candidates
 from webometrics.stages.crawl.farm import (
     WorkResult,
@@ -123,6 +123,7 @@ class CrawlResult(StageResult):
     OMIT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset({"processes", "farm_workers", "warning"})
 
 
+@refreshes_figures
 def run(
     engine: Engine,
     settings: Settings,

@@ -46,7 +46,7 @@ from core.exceptions import ParameterError
 from core.settings import Settings
 from store.models import Page
 from store.session import session_scope
-from webometrics.stages import StageResult
+from webometrics.stages import StageResult, refreshes_figures
 from webometrics.stages.extract.columns import (
     WorkerConfig,
     page_columns,
@@ -161,6 +161,7 @@ class ExtractResult(StageResult):
     OMIT_WHEN_NONE: ClassVar[frozenset[str]] = _OPTIONAL
 
 
+@refreshes_figures
 def run(
     engine: Engine,
     settings: Settings,
