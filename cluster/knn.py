@@ -202,7 +202,9 @@ def bucket_candidates(
     Parameters
     ----------
     signatures : ndarray, shape (n, num_perm)
-        MinHash signatures whose equal values mean equal samples.
+        One signature row per document (the weighted MinHash or SimHash values
+        :class:`KNeighbours` computes, or the ``hashvalues`` of a
+        :class:`cluster.minhash.MinHashSignatures`); equal values mean equal samples.
     r, b : int
         Rows per band and bands (``r * b <= num_perm``).
     max_bucket : int, default 50

@@ -76,7 +76,8 @@ DTYPES: dict[str, type[np.unsignedinteger[Any]]] = {
     "affine64": np.uint64,
     "legacy": np.uint64,
 }
-# bytes of signature rows gathered per step of Signatures.pair_similarity (both ends)
+# bytes of signature rows gathered per step of MinHashSignatures.pair_similarity (both
+# ends)
 CACHE_BLOCK_BYTES = 16 << 20
 _WIDTH = {"affine32": 32, "affine64": 64, "legacy": 32}
 _EMPTY = {"affine32": _MAX32, "affine64": (1 << 64) - 1, "legacy": _MAX32}

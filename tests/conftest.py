@@ -19,6 +19,7 @@ import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -119,6 +120,34 @@ def find_shared_data() -> Path:
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     return find_shared_data()
+
+
+@pytest.fixture(scope="session")
+def testbed_dir(shared_data: Path) -> Path:
+    """The local test web with default options, built once per machine (cached by its
+    code and options: :func:`testbed.build.shared_build`)."""
+    from testbed.build import shared_build
+
+    return shared_build(data_dir=shared_data)
+
+
+@pytest.fixture(scope="session")
+def testbed_manifest(testbed_dir: Path) -> Any:
+    """The test web's ground truth (:class:`testbed.manifest.Manifest`)."""
+    from testbed.manifest import load_manifest
+
+    return load_manifest(testbed_dir)
+
+
+@pytest.fixture(scope="session")
+def testbed_server(testbed_dir: Path) -> Iterator[Any]:
+    """The local test web served on 127.0.0.1 for the session: one server per session
+    (per xdist worker); a crawler reaches it as its HTTP proxy (``proxy_url``), in this
+    process or another. A test that reads its fetch log clears it first."""
+    from testbed.server import TestbedServer
+
+    with TestbedServer(testbed_dir) as server:
+        yield server
 
 
 def free_port() -> int:

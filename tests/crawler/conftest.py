@@ -144,19 +144,7 @@ def local_web() -> Iterator[Any]:
     yield LocalWeb
 
 
-@pytest.fixture(scope="session")
-def testbed_dir(shared_data: Path) -> Path:
-    """The test web with default options, built once per machine (cached)."""
-    from testbed.build import shared_build
-
-    return shared_build(data_dir=shared_data)
-
-
-@pytest.fixture(scope="session")
-def testbed_manifest(testbed_dir: Path) -> Any:
-    from testbed.manifest import load_manifest
-
-    return load_manifest(testbed_dir)
+# testbed_dir, testbed_manifest and testbed_server: tests/conftest.py
 
 
 def fast_settings(**crawl: Any) -> Any:

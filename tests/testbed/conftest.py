@@ -5,32 +5,25 @@ from __future__ import annotations
 import ssl
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
-from testbed.build import shared_build
-from testbed.manifest import Manifest, load_manifest
+from testbed.manifest import Manifest
 from testbed.server import TestbedServer
 
-
-@pytest.fixture(scope="session")
-def testbed_dir(shared_data: Path) -> Path:
-    """The test web with default options, built once per machine (cached by code/options)."""
-    return shared_build(data_dir=shared_data)
+# testbed_dir and testbed_server (the session's test web): tests/conftest.py
 
 
 @pytest.fixture(scope="session")
-def manifest(testbed_dir: Path) -> Manifest:
-    return load_manifest(testbed_dir)
+def manifest(testbed_manifest: Manifest) -> Manifest:
+    return testbed_manifest
 
 
 @pytest.fixture(scope="session")
-def server(testbed_dir: Path) -> Iterator[TestbedServer]:
-    with TestbedServer(testbed_dir) as srv:
-        yield srv
+def server(testbed_server: TestbedServer) -> TestbedServer:
+    return testbed_server
 
 
 @dataclass
