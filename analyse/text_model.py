@@ -254,9 +254,12 @@ class TextCategoryModel:
         # one thread: BLAS threads on a shared machine made a fit 5 times slower
         with threadpool_limits(1):
             if self.linear == "svm":
-                return LinearSVC(C=self.C, class_weight="balanced", max_iter=self.max_iter).fit(
-                    x, y
-                )
+                # liblinear visits the samples in a random order: seeded, so that a model
+                # trained twice on the same sites is the same (random_state=None drew from
+                # numpy's global state, and the category scores moved from run to run)
+                return LinearSVC(
+                    C=self.C, class_weight="balanced", max_iter=self.max_iter, random_state=0
+                ).fit(x, y)
             return LogisticRegression(
                 C=self.C, class_weight="balanced", max_iter=self.max_iter, solver="lbfgs"
             ).fit(x, y)

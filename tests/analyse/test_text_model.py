@@ -190,6 +190,25 @@ def test_save_and_load_give_the_same_model(tmp_path: Path) -> None:
         load_model(tmp_path / "future.npz")
 
 
+def test_the_same_sites_train_the_same_model_whatever_numpy_drew_before() -> None:
+    """liblinear visits the samples in a random order: seeded, two fits on the same sites
+    give the same model bit for bit, whatever numpy's global random state (it varied from
+    process to process, and with it the category scores in the fourth decimal)."""
+    rng = np.random.default_rng(7)
+    words = [f"w{i}" for i in range(300)]
+    texts = [[" ".join(rng.choice(words[k * 100 : k * 100 + 200], 40))] for k in (0, 1) * 60]
+    y = ["universities", "news_portals"] * 60
+    docs = site_terms(texts)
+    fitted = []
+    for state in (1, 2):
+        np.random.seed(state)
+        fitted.append(TextCategoryModel(min_df=1, calibration_folds=3).fit(docs, y))
+    a, b = fitted
+    assert a.get_params()["linear"] == "svm"  # the default, the one that shuffles
+    assert np.array_equal(a.coef_, b.coef_) and np.array_equal(a.intercept_, b.intercept_)
+    assert a.temperature_ == b.temperature_
+
+
 def test_fit_refuses_what_it_cannot_learn() -> None:
     docs = site_terms([["a university"], ["another university"]])
     with pytest.raises(ValueError, match="two categories at least"):
