@@ -34,3 +34,18 @@ def app(timeout: float = 60) -> AppTest:
     at = AppTest.from_file(str(APP), default_timeout=timeout)
     at._bidi_component_manager = _components()
     return at
+
+
+def open_page(url: str, monkeypatch: Any, path: str | None = None) -> AppTest:
+    """The dashboard on the database at ``url`` (no settings file), run, then switched to
+    the page ``path`` (e.g. ``"views/ranks.py"``; ``None``: the first page), each run
+    without an exception."""
+    monkeypatch.setenv("WEBOMETRICS_DB_URL", url)
+    monkeypatch.delenv("WEBOMETRICS_CONFIG", raising=False)
+    at = app()
+    at.run()
+    assert not at.exception, at.exception
+    if path is not None:
+        at.switch_page(path).run()
+        assert not at.exception, at.exception
+    return at

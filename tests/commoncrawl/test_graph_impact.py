@@ -152,11 +152,7 @@ def test_overview_page_shows_the_impact_figures(
     schema.upgrade(engine)
     engine.dispose()
     _fill(sqlite_url, case)
-    monkeypatch.setenv("WEBOMETRICS_DB_URL", sqlite_url)
-    monkeypatch.delenv("WEBOMETRICS_CONFIG", raising=False)
-    at = apptest.app()
-    at.run()
-    assert not at.exception, at.exception
+    at = apptest.open_page(sqlite_url, monkeypatch)
     assert at.title[0].value == "Overview"
     # a Common Crawl web graph is stored: the impact figures are shown from the start
     assert at.toggle(key="overview-impact").value is True
@@ -178,11 +174,7 @@ def test_overview_hides_impact_figures_without_common_crawl(pipeline_db, monkeyp
     """No web graph stored (the pipeline-made database): the toggle starts off."""
     from tests import apptest
 
-    monkeypatch.setenv("WEBOMETRICS_DB_URL", pipeline_db.url)
-    monkeypatch.delenv("WEBOMETRICS_CONFIG", raising=False)
-    at = apptest.app()
-    at.run()
-    assert not at.exception, at.exception
+    at = apptest.open_page(pipeline_db.url, monkeypatch)
     assert at.toggle(key="overview-impact").value is False
     assert not any("kind" in df.value.columns for df in at.dataframe)
 

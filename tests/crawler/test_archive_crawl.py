@@ -211,12 +211,7 @@ def test_the_dashboard_compares_the_collections(
 ) -> None:
     from tests import apptest
 
-    monkeypatch.setenv("WEBOMETRICS_DB_URL", archived["url"])
-    monkeypatch.delenv("WEBOMETRICS_CONFIG", raising=False)
-    at = apptest.app()
-    at.run()
-    at.switch_page("views/overview.py").run()
-    assert not at.exception, at.exception
+    at = apptest.open_page(archived["url"], monkeypatch, "views/overview.py")
     options = at.selectbox(key="overview-run-collection").options
     assert options[:2] == ["every collection", "live"]
     assert "wayback 2015-01-01..2015-12-31" in options
@@ -375,12 +370,7 @@ def test_the_rank_page_starts_on_the_live_web_and_puts_the_collections_side_by_s
     from store.analytics import collections as stored_collections
     from tests import apptest
 
-    monkeypatch.setenv("WEBOMETRICS_DB_URL", archived["url"])
-    monkeypatch.delenv("WEBOMETRICS_CONFIG", raising=False)
-    at = apptest.app()
-    at.run()
-    at.switch_page("views/ranks.py").run()
-    assert not at.exception, at.exception
+    at = apptest.open_page(archived["url"], monkeypatch, "views/ranks.py")
     assert at.selectbox(key="ranks-run-collection").value == "live"
     assert at.selectbox(key="ranks-run").value == archived["live"].run_id
     found = stored_collections(archived["engine"])

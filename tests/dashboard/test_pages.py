@@ -28,17 +28,13 @@ APP = Path(dashboard.__file__).resolve().parent / "app.py"
 
 @pytest.fixture
 def page(dashboard_db, monkeypatch):
-    """Open a page of the app on the fixture database; returns the AppTest."""
+    """Open a page of the app on the fixture database; returns the AppTest (the database
+    is the app's from now on: a test may also open the app itself)."""
     monkeypatch.setenv("WEBOMETRICS_DB_URL", dashboard_db.url)
     monkeypatch.delenv("WEBOMETRICS_CONFIG", raising=False)
 
     def open_page(path: str) -> AppTest:
-        at = apptest.app()
-        at.run()
-        assert not at.exception, at.exception
-        at.switch_page(path).run()
-        assert not at.exception, at.exception
-        return at
+        return apptest.open_page(dashboard_db.url, monkeypatch, path)
 
     return open_page
 

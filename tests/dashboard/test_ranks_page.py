@@ -23,13 +23,7 @@ APP = Path(dashboard.__file__).resolve().parent / "app.py"
 
 def open_ranks_page(url: str, monkeypatch: pytest.MonkeyPatch) -> AppTest:
     """The app on the database at ``url``, switched to the Rank vs groups page."""
-    monkeypatch.setenv("WEBOMETRICS_DB_URL", url)
-    monkeypatch.delenv("WEBOMETRICS_CONFIG", raising=False)
-    at = apptest.app()
-    at.run()
-    at.switch_page("views/ranks.py").run()
-    assert not at.exception, at.exception
-    return at
+    return apptest.open_page(url, monkeypatch, "views/ranks.py")
 
 
 @pytest.fixture

@@ -30,11 +30,7 @@ def rerun(at: AppTest) -> AppTest:
 
 @pytest.fixture
 def review(fresh_dashboard_db: Facts, monkeypatch) -> AppTest:
-    monkeypatch.setenv("WEBOMETRICS_DB_URL", fresh_dashboard_db.url)
-    monkeypatch.delenv("WEBOMETRICS_CONFIG", raising=False)
-    at = apptest.app()
-    rerun(at)
-    return rerun(at.switch_page(PAGE))
+    return apptest.open_page(fresh_dashboard_db.url, monkeypatch, PAGE)
 
 
 def _queue_frame(at: AppTest) -> pd.DataFrame:

@@ -29,11 +29,7 @@ def _frames(at: AppTest) -> list[pd.DataFrame]:
 @pytest.mark.slow
 def test_sites_page_adds_previews_applies_and_removes(fresh_dashboard_db, monkeypatch) -> None:
     facts = fresh_dashboard_db
-    monkeypatch.setenv("WEBOMETRICS_DB_URL", facts.url)
-    monkeypatch.delenv("WEBOMETRICS_CONFIG", raising=False)
-    at = apptest.app()
-    _run(at)
-    _run(at.switch_page("views/sites.py"))
+    at = apptest.open_page(facts.url, monkeypatch, "views/sites.py")
     assert at.title[0].value == "Sites"
     assert any("nothing to apply" in s.value for s in at.success)
     at.text_input(key="sites-probe").input("https://sites.google.com/site/LabX/home")

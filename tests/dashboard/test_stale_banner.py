@@ -21,13 +21,7 @@ from tests.stored_world import Facts, store_link
 
 
 def _overview(url: str, monkeypatch: pytest.MonkeyPatch) -> AppTest:
-    monkeypatch.setenv("WEBOMETRICS_DB_URL", url)
-    monkeypatch.delenv("WEBOMETRICS_CONFIG", raising=False)
-    at = apptest.app()
-    at.run()
-    at.switch_page("views/overview.py").run()
-    assert not at.exception, at.exception
-    return at
+    return apptest.open_page(url, monkeypatch, "views/overview.py")
 
 
 def _banners(at: AppTest) -> list[str]:
