@@ -281,6 +281,26 @@ def data_run_ids(engine: Engine) -> list[int]:
     return sorted(ids)
 
 
+def describe(done: dict[str, Any]) -> str:
+    """What :func:`refresh_if_stale` did, in words (for a command's output or a log).
+
+    >>> describe({"aggregate_fresh": False, "recounted": 2})
+    '2 domains moved to their new category'
+    >>> describe({"aggregate_fresh": False, "aggregate_runs": 1, "aggregate_rows": 4200,
+    ...           "aggregate_seconds": 0.25})
+    '1 crawl run, 4,200 environment rows in 0.2 s'
+    """
+    if done["aggregate_fresh"]:
+        return "nothing changed since they were computed"
+    if "recounted" in done:
+        return f"{done['recounted']} domains moved to their new category"
+    runs = done["aggregate_runs"]
+    return (
+        f"{runs} crawl run{'' if runs == 1 else 's'}, {done['aggregate_rows']:,} environment "
+        f"rows in {done['aggregate_seconds']:.1f} s"
+    )
+
+
 def _has_environment(conn: Connection) -> bool:
     """Whether anything could make a figure: a link, a citation, an environment row or a
     web graph's citing node (one indexed read each)."""

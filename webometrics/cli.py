@@ -79,12 +79,10 @@ class Context:
     def refresh_figures(self) -> None:
         """After a command that writes data outside a stage (an import of universities or
         of WARC files, sites re-keyed): compute the figures the dashboard and the report
-        read, as every stage does at its end (:func:`store.aggregates.refresh_if_stale`)."""
-        from store import aggregates
+        read, as every stage does at its end (:func:`webometrics.stages.refresh_figures`)."""
+        from webometrics.stages import refresh_figures
 
-        done = aggregates.refresh_if_stale(self.engine())
-        if not done["aggregate_fresh"]:
-            log.info("figures refreshed: %s", done)
+        refresh_figures(self.engine(), f"`webometrics {self.args.command}`")
 
     def reader(self) -> Engine:
         """The engine of a command that only reads: the writing one when the database

@@ -44,14 +44,10 @@ def _upgrade(ctx: Context) -> int:
     if after == schema.head_revision(engine):
         # a migration may change a view's SQL, which no fingerprint sees: compute again
         from store import aggregates
-        from webometrics.commands.refresh import runs_text
 
         done = aggregates.refresh_if_stale(engine, force=True)
         if not done["aggregate_fresh"]:
-            print(
-                f"figures computed again: {runs_text(done['aggregate_runs'])} in "
-                f"{done['aggregate_seconds']:.1f} s"
-            )
+            print(f"figures computed again: {aggregates.describe(done)}")
     return 0
 
 

@@ -58,20 +58,7 @@ def _refresh(ctx: Context) -> int:
             return 0
         print(f"figures stale: {stale.message()}")
         return STALE_EXIT
-    engine = ctx.engine()
-    done = aggregates.refresh_if_stale(engine, force=ctx.args.force)
-    if done["aggregate_fresh"]:
-        print("figures fresh: nothing changed since they were computed")
-    elif "recounted" in done:
-        print(f"figures fresh: {done['recounted']} domains moved to their new category")
-    else:
-        print(
-            f"figures computed: {runs_text(done['aggregate_runs'])}, "
-            f"{done['aggregate_rows']:,} environment rows in {done['aggregate_seconds']:.1f} s"
-        )
+    done = aggregates.refresh_if_stale(ctx.engine(), force=ctx.args.force)
+    computed = not done["aggregate_fresh"] and "recounted" not in done
+    print(f"figures {'computed' if computed else 'fresh'}: {aggregates.describe(done)}")
     return 0
-
-
-def runs_text(n: int) -> str:
-    """``"1 crawl run"``, ``"3 crawl runs"``."""
-    return f"{n} crawl run{'' if n == 1 else 's'}"

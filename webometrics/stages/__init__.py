@@ -32,12 +32,23 @@ from typing import Any, ClassVar, Concatenate, ParamSpec, TypeVar
 
 from sqlalchemy import Engine
 
-__all__ = ["StageResult", "jsonable", "refreshes_figures"]
+__all__ = ["StageResult", "jsonable", "refresh_figures", "refreshes_figures"]
 
 log = logging.getLogger(__name__)
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
+
+
+def refresh_figures(engine: Engine, after: str) -> None:
+    """Make the figures the dashboard and the report read fresh
+    (:func:`store.aggregates.refresh_if_stale`) after ``after`` (a stage, a command)
+    stored data, and log what that took."""
+    from store import aggregates
+
+    done = aggregates.refresh_if_stale(engine)
+    if not done["aggregate_fresh"]:
+        log.info("figures refreshed after %s: %s", after, aggregates.describe(done))
 
 
 def refreshes_figures(
@@ -51,15 +62,7 @@ def refreshes_figures(
     @functools.wraps(run)
     def wrapper(engine: Engine, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         result = run(engine, *args, **kwargs)
-        from store import aggregates
-
-        done = aggregates.refresh_if_stale(engine)
-        if not done["aggregate_fresh"]:
-            log.info(
-                "figures refreshed after %s: %s",
-                run.__module__.rsplit(".", 1)[-1],
-                ", ".join(f"{k} {v}" for k, v in done.items() if k != "aggregate_fresh"),
-            )
+        refresh_figures(engine, run.__module__.rsplit(".", 1)[-1])
         return result
 
     wrapper.refreshes_figures = True  # type: ignore[attr-defined]  # checked by a test
