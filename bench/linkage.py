@@ -29,8 +29,9 @@ F-measure (Larsen & Aone), pairwise F, NMI and ARI, from
 :func:`cluster.evaluate.score_clustering`. "from raw text" adds the corpus's tokenising
 and shingling time to the method's.
 
-The Reuters goal (LSHLeiden class F >= 0.50 in <= 5 s from raw text) is checked on
-``LSHLeiden()`` with its default parameters, timed from the raw texts.
+The Reuters goal (issue 37: ``LSHLeiden()`` in <= 10 s of CPU from raw text, with class F
+at least 20 % above exact single link's) is checked on ``LSHLeiden()`` with its default
+parameters, timed from the raw texts (``--goal`` measures it again alone).
 
 Run: ``.venv/bin/python bench/linkage.py`` (about 15 minutes on 2 shared cores;
 ``--corpora bbc,lenta`` for some corpora, ``--quick`` for a smaller sweep); writes
@@ -109,6 +110,16 @@ def _load(name: str) -> tuple[str, str, list[str], list[str]]:
         lang = name.rsplit("-", 1)[1]
         tg = load_tgcontest_categories(lang)
         return f"tgcontest categories ({lang})", lang, [d.text for d in tg], [d.label for d in tg]
+    if name == "websites":
+        from corpora.websites import load_websites
+
+        sites = load_websites()
+        return (
+            "Websites (556 real sites, 7 activities)",
+            "en",
+            [d.text for d in sites],
+            [d.label for d in sites],
+        )
     if name == "lenta":
         from corpora.lenta import load_lenta
 
@@ -319,11 +330,75 @@ def _fmt_params(p: dict[str, Any]) -> str:
 def _defaults_shown(params: dict[str, Any]) -> dict[str, Any]:
     from cluster.graph_leiden import DEFAULT_RESOLUTION
 
-    keep = ("threshold", "num_perm", "rows", "similarity", "quality", "resolution")
+    keep = (
+        "threshold", "num_perm", "rows", "similarity", "quality", "resolution",
+        "max_neighbours", "max_candidates", "max_bucket",
+    )  # fmt: skip
     out = {k: params[k] for k in keep if k in params}
     if out.get("resolution") is None:
         out["resolution"] = DEFAULT_RESOLUTION[params.get("quality", "rb")]
     return out
+
+
+GOAL_SECONDS = 10.0
+GOAL_GAIN = 1.2
+"""Issue 37's goal: ``LSHLeiden()`` on the Reuters stories in <= 10 s from raw text (CPU),
+with class F at least 20 % above exact single link's."""
+
+
+def _single_link_f(report: dict[str, Any]) -> float | None:
+    for c in report.get("corpora", []):
+        if c["name"] == "reuters":
+            for r in c["final"]:
+                if r["method"] == "exact single link":
+                    return float(r["f_class"])
+    return None
+
+
+def _goal_lines(report: dict[str, Any], goal: dict[str, Any]) -> list[str]:
+    """The goal section: ``LSHLeiden()`` from raw text against issue 37's goal."""
+    single = _single_link_f(report)
+    fast = goal["cpu_seconds"] <= GOAL_SECONDS
+    better = single is not None and goal["f_class"] >= GOAL_GAIN * single
+    earlier = goal["f_class"] >= 0.50 and goal["cpu_seconds"] <= 5.0
+    runs = goal.get("runs_cpu_seconds")
+    return [
+        f"## Reuters goal: LSHLeiden() in <= {GOAL_SECONDS:.0f} s from raw text, class F "
+        f">= {GOAL_GAIN:.1f} x exact single link's",
+        "",
+        f"`LSHLeiden()` defaults ({_fmt_params(_defaults_shown(goal['params']))}), timed "
+        "from the raw texts (tokenising, shingling, signatures, candidates, ranking, "
+        f"similarity, Leiden): class F **{goal['f_class']:.3f}**, pairwise F "
+        f"{goal['f_pairwise']:.3f}, NMI {goal['nmi']:.3f}, ARI {goal['ari']:.3f}; "
+        f"**{goal['cpu_seconds']:.2f} s CPU** ({goal['seconds']:.2f} s wall), peak "
+        f"{goal['peak_mb']:.0f} MB"
+        + (
+            f"; the median on CPU time of {len(runs)} runs, each in its own process (CPU s: "
+            + ", ".join(f"{x:.2f}" for x in runs)
+            + "; wall s: "
+            + ", ".join(f"{x:.2f}" for x in goal["runs_seconds"])
+            + ")"
+            if runs
+            else ""
+        )
+        + (
+            f"; measured on {goal['date']} (load average {goal['load_average']}) with "
+            "`python bench/linkage.py --goal`."
+            if "date" in goal
+            else "."
+        ),
+        "",
+        f"- time <= {GOAL_SECONDS:.0f} s CPU: **{'met' if fast else 'NOT met'}**",
+        (
+            f"- class F >= {GOAL_GAIN:.1f} x exact single link's ({single:.3f} in the table "
+            f"below, so >= {GOAL_GAIN * single:.3f}): **{'met' if better else 'NOT met'}**"
+            if single is not None
+            else "- class F against exact single link: not measured (no Reuters sweep)"
+        ),
+        f"- this benchmark's earlier, stricter line (class F >= 0.50 in <= 5 s): "
+        f"{'met' if earlier else 'not met'}",
+        "",
+    ]
 
 
 def markdown(report: dict[str, Any]) -> str:
@@ -340,34 +415,7 @@ def markdown(report: dict[str, Any]) -> str:
     ]
     goal = report.get("reuters_goal")
     if goal:
-        met = goal["f_class"] >= 0.50 and goal["cpu_seconds"] <= 5.0
-        lines += [
-            "## Reuters goal: LSHLeiden class F >= 0.50 in <= 5 s from raw text",
-            "",
-            f"`LSHLeiden()` defaults ({_fmt_params(_defaults_shown(goal['params']))}), "
-            "timed from the raw "
-            f"texts (tokenising, shingling, signatures, candidates, Leiden): class F "
-            f"**{goal['f_class']:.3f}**, pairwise F {goal['f_pairwise']:.3f}, NMI "
-            f"{goal['nmi']:.3f}, ARI {goal['ari']:.3f}; **{goal['cpu_seconds']:.2f} s CPU** "
-            f"({goal['seconds']:.2f} s wall on the shared machine), peak "
-            f"{goal['peak_mb']:.0f} MB — goal {'met' if met else 'NOT met'} (on CPU time)"
-            + (
-                f"; the median on CPU time of {len(goal['runs_cpu_seconds'])} runs (CPU s: "
-                + ", ".join(f"{x:.2f}" for x in goal["runs_cpu_seconds"])
-                + "; wall s: "
-                + ", ".join(f"{x:.2f}" for x in goal["runs_seconds"])
-                + "), each in its own process on a machine shared with five other engineers"
-                if goal.get("runs_cpu_seconds")
-                else ""
-            )
-            + (
-                f"; measured again on {goal['date']} (load average {goal['load_average']}) "
-                "with `python bench/linkage.py --goal`, after the sweep below."
-                if "date" in goal
-                else "."
-            ),
-            "",
-        ]
+        lines += _goal_lines(report, goal)
     lines += [
         "## Side by side",
         "",
@@ -390,11 +438,13 @@ def markdown(report: dict[str, Any]) -> str:
             )
     lines += [
         "",
-        "Graphs of the final Leiden runs: candidate pairs whose similarity was computed "
-        "(LSHLeiden) or pairs above the threshold (exact), edges kept, isolated documents.",
+        "Graphs of the final Leiden runs: candidate pairs sharing a bucket and those whose "
+        "similarity was computed (LSHLeiden), pairs above the threshold, edges kept, "
+        "isolated documents.",
         "",
-        "| corpus | method | all pairs | candidate pairs | above threshold | edges | isolated |",
-        "|---|---|---|---|---|---|---|",
+        "| corpus | method | all pairs | candidate pairs | scored | above threshold | edges "
+        "| isolated |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for c in report["corpora"]:
         n = c["documents"]
@@ -404,7 +454,9 @@ def markdown(report: dict[str, Any]) -> str:
                 continue
             lines.append(
                 f"| {c['title']} | {r['method']} | {n * (n - 1) // 2} "
-                f"| {g.get('candidate_pairs', '-')} | {g['pairs_above_threshold']} "
+                f"| {g.get('candidate_pairs', '-')} "
+                f"| {g.get('pairs_scored', g.get('candidate_pairs', '-'))} "
+                f"| {g['pairs_above_threshold']} "
                 f"| {g['edges']} | {g['isolated']} |"
             )
     lines += ["", "## LSHLeiden against LSHLink at its best threshold", ""]

@@ -163,6 +163,7 @@ def bucket_pairs(
     active: np.ndarray | None = None,
     max_pairs: int | None = None,
     seed: int = 0,
+    max_bucket: int | None = None,
 ) -> np.ndarray:
     """Candidate pairs: documents sharing a bucket in any band, one document per cluster.
 
@@ -181,7 +182,13 @@ def bucket_pairs(
     max_pairs : int, optional
         Raise ``ValueError`` rather than generate more candidate pairs (memory guard).
     seed : int
-        Seed of the random choice of the member a bucket keeps.
+        Seed of the random choice of the member a bucket keeps (and of the order that
+        cuts a bucket above ``max_bucket``).
+    max_bucket : int, optional
+        A bucket of more documents (after one per cluster) is cut into runs of
+        ``max_bucket`` documents in a seeded random order, and only the pairs within a
+        run are taken: a slice that many documents share is weak evidence of
+        similarity, and its pairs would be quadratic in their number. Default: no cut.
 
     Returns
     -------
@@ -211,7 +218,7 @@ def bucket_pairs(
     if packed.shape[0] == 0:
         return _EMPTY_PAIRS.copy()
     doc, new_bucket = _one_per_cluster(packed, dbits, labels, priority, seed)
-    codes, n_pairs = _pair_codes(doc, new_bucket, n, max_pairs)
+    codes, n_pairs = _pair_codes(doc, new_bucket, n, max_pairs, max_bucket, seed)
     if max_pairs is not None and n_pairs > max_pairs:
         raise _too_many(n_pairs, max_pairs)
     return _as_pairs(sorted_unique(codes), n)
@@ -304,10 +311,18 @@ def _one_per_cluster(
 
 
 def _pair_codes(
-    doc: np.ndarray, new_bucket: np.ndarray, n: int, max_pairs: int | None
+    doc: np.ndarray,
+    new_bucket: np.ndarray,
+    n: int,
+    max_pairs: int | None,
+    max_bucket: int | None = None,
+    seed: int = 0,
 ) -> tuple[np.ndarray, int]:
     """Codes ``i * n + j`` of the pairs within every bucket (not yet distinct), and how many
-    there are; no codes when they are more than ``max_pairs``."""
+    there are; no codes when they are more than ``max_pairs``. Buckets of more than
+    ``max_bucket`` documents are cut first (:func:`_capped_buckets`)."""
+    if max_bucket is not None:
+        doc, new_bucket = _capped_buckets(doc, new_bucket, max_bucket, seed)
     boundaries = np.r_[np.flatnonzero(new_bucket), doc.shape[0]]
     sizes = np.diff(boundaries)
     big = sizes >= 2
@@ -318,6 +333,31 @@ def _pair_codes(
         return np.empty(0, dtype=np.int64), n_pairs
     members = doc[np.repeat(big, sizes)]
     return pair_codes_in_groups(members, sizes[big], n), n_pairs
+
+
+def _capped_buckets(
+    doc: np.ndarray, new_bucket: np.ndarray, max_bucket: int, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The buckets of more than ``max_bucket`` documents cut into runs of ``max_bucket``, in
+    a seeded random order drawn afresh in every bucket; ``(doc, new_run)``.
+
+    The order hashes each document with a hash of its bucket's members (the XOR of
+    theirs), so a bucket is cut the same way whichever hash partition it falls in.
+    """
+    starts = np.flatnonzero(new_bucket)
+    sizes = np.diff(np.r_[starts, doc.shape[0]])
+    big = sizes > max_bucket
+    if not big.any():
+        return doc, new_bucket
+    salt = np.uint64((seed * 0x9E3779B97F4A7C15 + 0x7F4A7C159E3779B9) % 2**64)
+    own = fmix((doc.astype(np.uint64) + np.uint64(1)) * _GOLDEN ^ salt, 64)
+    members = np.repeat(np.bitwise_xor.reduceat(own, starts), sizes)
+    prio = fmix(own ^ members * _MULT, 64)
+    bucket = np.repeat(np.arange(starts.shape[0]), sizes)
+    order = np.lexsort((prio, bucket))
+    pos = np.arange(doc.shape[0]) - np.repeat(starts, sizes)
+    new_run = new_bucket | (np.repeat(big, sizes) & (pos % max_bucket == 0))
+    return doc[order], new_run
 
 
 def _too_many(n_pairs: int, max_pairs: int, more: bool = False) -> ValueError:
@@ -343,6 +383,7 @@ def candidate_pairs(
     memory_bytes: int = D.CLUSTER_BAND_MEMORY_MB << 20,
     parts: int | None = None,
     tmp_dir: str | Path | None = None,
+    max_bucket: int | None = None,
 ) -> np.ndarray:
     """``bucket_pairs(band_keys(hashvalues, r, b), ...)`` within a memory budget.
 
@@ -361,7 +402,7 @@ def candidate_pairs(
         The signatures; a :class:`numpy.memmap` is read in row chunks.
     r, b : int
         Rows per band and bands (default ``num_perm // r``).
-    labels, active, max_pairs, seed
+    labels, active, max_pairs, seed, max_bucket
         As for :func:`bucket_pairs`.
     memory_bytes : int, default ``CLUSTER_BAND_MEMORY_MB`` MiB
         Working memory of the banding; the pairs found come on top (O(C) for C pairs).
@@ -420,12 +461,14 @@ def candidate_pairs(
         keys = np.empty((n, b), dtype=np.uint64)
         for s in range(0, n, rows):
             keys[s : s + rows] = band_keys(np.asarray(hashvalues[s : s + rows]), r, b)
-        return bucket_pairs(keys, labels, active=active, max_pairs=max_pairs, seed=seed)
+        return bucket_pairs(
+            keys, labels, active=active, max_pairs=max_pairs, seed=seed, max_bucket=max_bucket
+        )
     if tmp_dir is None and isinstance(hashvalues, np.memmap) and hashvalues.filename:
         tmp_dir = Path(hashvalues.filename).parent
     with tempfile.TemporaryDirectory(prefix="lsh-bands-", dir=tmp_dir) as tmp:
         return _partitioned_pairs(
-            hashvalues, r, b, labels, active, max_pairs, seed, rows, parts, Path(tmp)
+            hashvalues, r, b, labels, active, max_pairs, seed, rows, parts, Path(tmp), max_bucket
         )
 
 
@@ -445,6 +488,7 @@ def _partitioned_pairs(
     rows: int,
     parts: int,
     tmp: Path,
+    max_bucket: int | None = None,
 ) -> np.ndarray:
     """:func:`candidate_pairs` through ``parts`` hash partitions in the folder ``tmp``."""
     n = hashvalues.shape[0]
@@ -491,7 +535,7 @@ def _partitioned_pairs(
             continue
         doc, new_bucket = _one_per_cluster(packed, dbits, labels, None, seed, bbits, lbits)
         left = None if max_pairs is None else max_pairs - n_pairs
-        part_codes, part_pairs = _pair_codes(doc, new_bucket, n, left)
+        part_codes, part_pairs = _pair_codes(doc, new_bucket, n, left, max_bucket, seed)
         n_pairs += part_pairs
         if max_pairs is not None and n_pairs > max_pairs:
             raise _too_many(n_pairs, max_pairs, more=True)
@@ -511,6 +555,7 @@ def level_pairs(
     max_pairs: int | None = None,
     seed: int = 0,
     memory_bytes: int = D.CLUSTER_BAND_MEMORY_MB << 20,
+    max_bucket: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The candidate pairs of one banding of a fit, and their codes ``i * n + j``.
 
@@ -527,7 +572,7 @@ def level_pairs(
         Rows per band and bands.
     active : ndarray of bool, shape (n,)
         The documents that take part (non-empty ones).
-    labels, max_pairs, seed, memory_bytes
+    labels, max_pairs, seed, memory_bytes, max_bucket
         As for :func:`candidate_pairs`.
 
     Returns
@@ -560,6 +605,7 @@ def level_pairs(
             max_pairs=max_pairs,
             seed=seed,
             memory_bytes=memory_bytes,
+            max_bucket=max_bucket,
         )
     else:
         pairs = np.empty((0, 2), dtype=np.int64)
@@ -579,3 +625,83 @@ def sorted_unique(a: np.ndarray) -> np.ndarray:
     if a.shape[0] < 2:
         return a
     return a[np.r_[True, a[1:] != a[:-1]]]
+
+
+def strongest_candidates(
+    n: int, i: np.ndarray, j: np.ndarray, strength: np.ndarray, k: int | None, seed: int = 0
+) -> np.ndarray:
+    """Mask of the candidate pairs among the ``k`` strongest of either end.
+
+    ``strength`` ranks the pairs on a few integer levels, e.g. a similarity estimate
+    quantised (:meth:`cluster.minhash.MinHashSignatures.pair_bit_similarity`), cheaper
+    than the similarity the pairs kept then get. Every document keeps its candidates
+    stronger than its *cut* (the highest level at which it has ``k`` candidates or more)
+    and a seeded random share of those at the cut, so that it keeps ``k`` on average; a
+    pair stays when either end keeps it (as
+    :func:`cluster.graph_leiden.sparsify_neighbours`). The random choice hashes the
+    pair, so it does not depend on the order of the pairs. Levels above
+    :data:`RANKED_LEVELS` rank as that level.
+
+    Parameters
+    ----------
+    n : int
+        Number of documents.
+    i, j : ndarray of int
+        The candidate pairs' ends.
+    strength : ndarray of int
+        Every pair's level, >= 1 (higher: stronger).
+    k : int or None
+        Candidates kept per document; ``None`` keeps all.
+    seed : int
+        Seed of the choice among the pairs at a document's cut.
+
+    Returns
+    -------
+    ndarray of bool
+        One flag per pair.
+
+    Notes
+    -----
+    Time O(m + n · L) for m pairs and L = ``min(max(strength), RANKED_LEVELS) + 1`` (one
+    histogram of the levels per document), memory O(m + n · L).
+
+    Examples
+    --------
+    >>> i, j = np.array([0, 0, 0, 1]), np.array([1, 2, 3, 2])
+    >>> strongest_candidates(4, i, j, np.array([5, 3, 1, 1]), 1).tolist()
+    [True, True, True, False]
+    """
+    m = int(np.asarray(i).shape[0])
+    if k is None or m == 0:
+        return np.ones(m, dtype=bool)
+    i = np.asarray(i, dtype=np.intp)
+    j = np.asarray(j, dtype=np.intp)
+    level = np.minimum(strength, RANKED_LEVELS).astype(np.intp)
+    width = int(level.max()) + 1
+    hist = np.bincount(i * width + level, minlength=n * width)
+    hist += np.bincount(j * width + level, minlength=n * width)
+    hist = hist.reshape(n, width)
+    at_least = np.cumsum(hist[:, ::-1], axis=1)[:, ::-1]  # candidates sharing >= l buckets
+    enough = at_least >= k
+    enough[:, 0] = True
+    cut = width - 1 - np.argmax(enough[:, ::-1], axis=1)  # 0: fewer than k, all kept
+    rows = np.arange(n)
+    above = np.where(cut + 1 < width, at_least[rows, np.minimum(cut + 1, width - 1)], 0)
+    share = np.where(cut > 0, (k - above) / np.maximum(hist[rows, cut], 1), 1.0)
+    cut_i, cut_j = cut[i], cut[j]
+    keep = (level > cut_i) | (level > cut_j)
+    tie = np.flatnonzero(~keep & ((level == cut_i) | (level == cut_j)))
+    if tie.shape[0]:
+        ti, tj, tl = i[tie], j[tie], level[tie]
+        code = ti.astype(np.uint64) * np.uint64(max(n, 1)) + tj.astype(np.uint64)
+        salt = np.uint64((seed * 0x9E3779B97F4A7C15 + 0x2545F4914F6CDD1D) % 2**64)
+        draw = (fmix(code ^ salt, 64) >> np.uint64(11)).astype(np.float64) / float(1 << 53)
+        keep[tie] = ((tl == cut_i[tie]) & (draw < share[ti])) | (
+            (tl == cut_j[tie]) & (draw < share[tj])
+        )
+    return keep
+
+
+RANKED_LEVELS = 256
+"""The highest level :func:`strongest_candidates` tells apart (its histogram holds
+``n · (RANKED_LEVELS + 1)`` counts at most)."""

@@ -274,6 +274,80 @@ class MinHashSignatures:
         out[self.empty[i] | self.empty[j]] = 0.0
         return out
 
+    def bit_sketch(self, rows: int = 65536) -> np.ndarray:
+        """The lowest bit of every row, packed 64 to a word: 1-bit minwise hashing.
+
+        Li & König ("b-Bit Minwise Hashing", WWW 2010) keep only the lowest ``b`` bits of
+        each MinHash value; with ``b = 1`` a signature of ``num_perm`` rows takes
+        ``num_perm / 8`` bytes, a 32nd of its uint32 values, and two documents still
+        tell their similarity (:meth:`pair_bit_similarity`).
+
+        Parameters
+        ----------
+        rows : int
+            Documents packed per step (bounds the working memory; a memory-mapped
+            signature matrix is read in such steps).
+
+        Returns
+        -------
+        ndarray of uint64, shape (n_documents, ceil(num_perm / 64))
+            Bit ``r`` of document ``i`` is row ``r``'s lowest bit; unused bits are 0.
+        """
+        n, p = self.hashvalues.shape
+        words = -(-p // 64)
+        out = np.zeros((n, words * 8), dtype=np.uint8)
+        for s in range(0, n, max(1, rows)):
+            low = (np.asarray(self.hashvalues[s : s + rows]) & 1).astype(np.uint8)
+            packed = np.packbits(low, axis=1, bitorder="little")
+            out[s : s + rows, : packed.shape[1]] = packed
+        return out.view(np.uint64)
+
+    def pair_bit_similarity(
+        self, i: np.ndarray, j: np.ndarray, sketch: np.ndarray | None = None, block: int = 65536
+    ) -> np.ndarray:
+        """The similarity of many pairs estimated from their 1-bit sketches.
+
+        Two rows' lowest bits agree when the rows are equal (probability ``s``, the
+        Jaccard similarity) and by chance half the time otherwise, so with ``a`` of the
+        ``num_perm`` bits agreeing, ``2 a / num_perm - 1`` estimates ``s`` (clipped to
+        [0, 1]; standard deviation about ``sqrt((1 - s^2) / num_perm)``, 0.031 at
+        ``s = 0.15`` with 1,024 rows, against 0.011 for :meth:`pair_similarity`) for a
+        32nd of its memory traffic: enough to rank candidate pairs before their
+        similarity is computed (:class:`cluster.lsh_leiden.LSHLeiden`).
+
+        Parameters
+        ----------
+        i, j : ndarray of int, same shape
+            Document indices.
+        sketch : ndarray, optional
+            :meth:`bit_sketch` of these signatures (made here when not given).
+        block : int
+            Pairs compared per numpy step.
+
+        Returns
+        -------
+        ndarray of float64
+            0 for any pair with an empty document.
+
+        Examples
+        --------
+        >>> sig = MinHasher(num_perm=256, seed=1).sign(
+        ...     [np.arange(100, dtype=np.uint64), np.arange(50, 150, dtype=np.uint64)])
+        >>> est = sig.pair_bit_similarity(np.array([0]), np.array([1]))
+        >>> bool(abs(est[0] - 50 / 150) < 0.15), bool(abs(sig.similarity(0, 1) - 50 / 150) < 0.1)
+        (True, True)
+        """
+        i = np.asarray(i, dtype=np.intp)
+        j = np.asarray(j, dtype=np.intp)
+        sk = self.bit_sketch() if sketch is None else sketch
+        out = np.empty(i.shape[0], dtype=np.float64)
+        for s in range(0, i.shape[0], max(1, block)):
+            differ = np.bitwise_count(sk[i[s : s + block]] ^ sk[j[s : s + block]])
+            out[s : s + block] = differ.sum(axis=1, dtype=np.int64)
+        np.clip(1.0 - 2.0 * out / self.num_perm, 0.0, 1.0, out=out)
+        out[self.empty[i] | self.empty[j]] = 0.0
+        return out
+
     def subset(self, index: Sequence[int] | np.ndarray) -> MinHashSignatures:
         """The signatures of some documents, in the order given."""
         idx = np.asarray(index, dtype=np.intp)

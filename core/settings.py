@@ -272,6 +272,10 @@ class ClusterSettings(_Section):
     leiden_bands: int = Field(D.CLUSTER_LEIDEN_BANDS, ge=1)
     leiden_similarity: LeidenSimilarity = D.CLUSTER_LEIDEN_SIMILARITY
     max_neighbours: int | None = Field(D.CLUSTER_MAX_NEIGHBOURS, ge=1)
+    leiden_max_candidates: Annotated[int, Field(ge=1)] | Literal["auto"] | None = (
+        D.CLUSTER_LEIDEN_MAX_CANDIDATES
+    )
+    leiden_max_bucket: int | None = Field(D.CLUSTER_LEIDEN_MAX_BUCKET, ge=2)
     band_memory_mb: int = Field(D.CLUSTER_BAND_MEMORY_MB, ge=1)
     signature_store: str | None = D.CLUSTER_SIGNATURE_STORE
 

@@ -86,7 +86,27 @@ def _example_comments() -> dict[tuple[str, str], str]:
 def _annotation(field: Any) -> str:
     text = str(field.annotation)
     text = re.sub(r"typing\.|<class '([^']+)'>|core\.choices\.", lambda m: m[1] or "", text)
+    # a constrained member of a union: Annotated[int, FieldInfo(... Ge(ge=1) ...)] -> int >= 1
+    for op, sym in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<")):
+        text = re.sub(
+            rf"Annotated\[(\w+), FieldInfo\([^\]]*?\[{op.title()}\({op}=([^)]+)\)\]\)\]",
+            rf"\1 {sym} \2",
+            text,
+        )
+    if m := re.fullmatch(r"Union\[(.*)\]", text):
+        text = " | ".join(_top_level(m[1]))
     return text.replace("NoneType", "None")
+
+
+def _top_level(text: str) -> list[str]:
+    """The comma-separated parts of ``text`` outside brackets."""
+    parts, depth, start = [], 0, 0
+    for k, ch in enumerate(text):
+        depth += {"[": 1, "]": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            parts.append(text[start:k].strip())
+            start = k + 1
+    return [*parts, text[start:].strip()]
 
 
 def _bounds(field: Any) -> str:

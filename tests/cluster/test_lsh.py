@@ -14,6 +14,7 @@ from cluster.lsh import (
     check_banding,
     collision_probability,
     s_curve_threshold,
+    strongest_candidates,
 )
 from cluster.minhash import MinHasher
 from cluster.single_link import ShingleMatrix, threshold_edges
@@ -65,6 +66,79 @@ def test_candidate_pairs_equal_brute_force(signatures):
     assert len(expected) > 1000
     assert {tuple(p) for p in got.tolist()} == expected
     assert (got[:, 0] < got[:, 1]).all()
+
+
+def random_candidates(n: int, m: int, seed: int) -> tuple[np.ndarray, ...]:
+    """``m`` distinct pairs of ``n`` documents and a strength level for each (1-8, most
+    of them 1: most candidates of a banding are weak)."""
+    rng = np.random.default_rng(seed)
+    codes = np.unique(rng.integers(0, n * n, 3 * m))
+    i, j = codes // n, codes % n
+    ok = i < j
+    i, j = i[ok][:m], j[ok][:m]
+    return i, j, np.minimum(rng.geometric(0.6, i.shape[0]), 8)
+
+
+def test_strongest_candidates_keep_each_documents_best():
+    n, k = 300, 12
+    i, j, strength = random_candidates(n, 12000, seed=4)
+    keep = strongest_candidates(n, i, j, strength, k, seed=1)
+    kept_at = np.bincount(np.r_[i[keep], j[keep]], minlength=n)
+    for node in range(n):
+        mine = (i == node) | (j == node)
+        levels = strength[mine]
+        if levels.shape[0] <= k:  # fewer candidates than k: all of them
+            assert keep[mine].all()
+            continue
+        # the cut: the highest level at which the document has k candidates
+        cut = max(c for c in range(1, 9) if (levels >= c).sum() >= k)
+        assert keep[mine & (strength > cut)].all(), node
+        assert kept_at[node] >= (levels > cut).sum()
+    # a pair stays only when one of its ends ranks it at or above its cut
+    assert keep.sum() < 0.5 * i.shape[0]
+    # every document keeps k on average (more through the other end's choice)
+    assert keep.sum() <= 1.1 * n * k
+    assert kept_at.mean() >= k
+
+
+def test_strongest_candidates_do_not_depend_on_the_order_of_the_pairs():
+    n = 200
+    i, j, strength = random_candidates(n, 6000, seed=8)
+    keep = strongest_candidates(n, i, j, strength, 10, seed=3)
+    order = np.random.default_rng(0).permutation(i.shape[0])
+    again = strongest_candidates(n, i[order], j[order], strength[order], 10, seed=3)
+    assert np.array_equal(again, keep[order])
+    other = strongest_candidates(n, i, j, strength, 10, seed=4)
+    assert not np.array_equal(other, keep)  # the seed draws among the ties at a cut ...
+    assert (other | keep).sum() < 1.3 * keep.sum()  # ... and only there
+    assert strongest_candidates(n, i, j, strength, None).all()
+    assert strongest_candidates(n, i, j, strength, 10**6).all()
+    assert strongest_candidates(n, i[:0], j[:0], strength[:0], 10).shape == (0,)
+
+
+def test_max_bucket_cuts_large_buckets_into_runs(signatures):
+    hv = signatures.hashvalues[:600]
+    r, b = 1, 32  # one row a band: large buckets
+    keys = band_keys(hv, r, b)
+    every = {tuple(p) for p in bucket_pairs(keys).tolist()}
+    largest = max(len(g) for g in brute_buckets(hv, r, b))
+    assert largest > 40
+    for cap in (2, 8, 40):
+        got = bucket_pairs(keys, max_bucket=cap, seed=3)
+        pairs = {tuple(p) for p in got.tolist()}
+        assert pairs <= every and len(pairs) < len(every)
+        # a document meets at most cap - 1 others in a band, so at most b * (cap - 1)
+        degree = np.bincount(got.ravel(), minlength=600)
+        assert degree.max() <= b * (cap - 1)
+        # the buckets no larger than the cap keep all their pairs
+        for group in brute_buckets(hv, r, b):
+            if len(group) <= cap:
+                assert set(combinations(sorted(group), 2)) <= pairs
+    # another seed cuts the buckets elsewhere; the same seed, the same way
+    again = bucket_pairs(keys, max_bucket=8, seed=3)
+    assert np.array_equal(again, bucket_pairs(keys, max_bucket=8, seed=3))
+    assert not np.array_equal(again, bucket_pairs(keys, max_bucket=8, seed=4))
+    assert np.array_equal(bucket_pairs(keys, max_bucket=largest), bucket_pairs(keys))
 
 
 def test_one_document_per_cluster_in_a_bucket(signatures):

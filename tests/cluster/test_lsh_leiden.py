@@ -19,6 +19,7 @@ from cluster.graph_leiden import (
 from cluster.lsh_leiden import LSHLeiden
 from cluster.lsh_link import LSHLink
 from cluster.minhash import MinHasher
+from core import defaults as D
 from core.exceptions import ParameterError
 from corpora.bbc import load_bbc
 from corpora.reuters import load_reuters
@@ -93,9 +94,12 @@ def test_two_unrelated_topics_split_in_two() -> None:
         [d.text for d in docs]
     )
     truth = [d.label for d in docs]
+    # 20 neighbours a document: with the default 10, the 80 sport stories form two
+    # communities (60 and 20) at every level, on this corpus of two large topics
     model = LSHLeiden(
-        threshold=0.05, rows=2, similarity="jaccard", resolution=[1.0, 0.5, 0.2], seed=1
-    ).fit(sets)
+        threshold=0.05, rows=2, similarity="jaccard", resolution=[1.0, 0.5, 0.2], seed=1,
+        max_neighbours=20,
+    ).fit(sets)  # fmt: skip
     assert model.levels_[-1].n_clusters == 2
     assert adjusted_rand_score(truth, model.labels_) >= 0.95  # measured: 1.0
     # the finer levels split the topics further, never across them
@@ -223,6 +227,26 @@ def test_max_neighbours_bounds_the_graph() -> None:
     assert sparse["edges"] <= 5 * 120
 
 
+def test_max_candidates_scores_each_documents_strongest_candidates() -> None:
+    sets, truth = planted_topics(n_topics=3, per_topic=80, seed=2)
+    every = LSHLeiden(threshold=0.1, max_candidates=None).fit(sets)
+    stats = every.graph_stats_
+    assert stats["pairs_scored"] == stats["candidate_pairs"]
+    capped = LSHLeiden(threshold=0.1, max_candidates=10).fit(sets)
+    few = capped.graph_stats_
+    assert few["candidate_pairs"] == stats["candidate_pairs"]
+    assert few["pairs_scored"] < 0.5 * stats["pairs_scored"]
+    assert few["pairs_scored"] <= 1.2 * 10 * len(sets)
+    # the strongest candidates hold the topics
+    assert adjusted_rand_score(truth, capped.labels_) >= 0.95
+    assert adjusted_rand_score(truth, every.labels_) >= 0.95
+    # "auto": LEIDEN_CANDIDATES_PER_NEIGHBOUR candidates for every neighbour kept
+    assert LSHLeiden(max_neighbours=10).candidate_cap() == 10 * D.LEIDEN_CANDIDATES_PER_NEIGHBOUR
+    assert LSHLeiden(max_neighbours=None).candidate_cap() is None
+    assert LSHLeiden(max_candidates=50).candidate_cap() == 50
+    assert LSHLeiden(max_candidates=None, max_neighbours=20).candidate_cap() is None
+
+
 @pytest.mark.parametrize(
     ("params", "message"),
     [
@@ -238,6 +262,9 @@ def test_max_neighbours_bounds_the_graph() -> None:
         ({"bands": 0}, "bands"),
         ({"similarity": "cosine"}, "similarity"),
         ({"max_neighbours": 0}, "max_neighbours"),
+        ({"max_candidates": 0}, "max_candidates"),
+        ({"max_candidates": "many"}, "max_candidates"),
+        ({"max_bucket": 1}, "max_bucket"),
         ({"n_iterations": 0}, "n_iterations"),
         ({"num_perm": 0}, "num_perm"),
         ({"seed": -1}, "seed"),

@@ -161,13 +161,16 @@ def test_candidate_pairs_equal_for_any_budget(store_128):
     dense = np.asarray(sig.hashvalues)
     active = ~sig.empty
     labels = np.random.default_rng(3).integers(0, 300, N_DOCS)
-    for r, kwargs in ((2, {}), (4, {"labels": labels, "seed": 11}), (3, {"labels": labels})):
+    cases = ((2, {}), (4, {"labels": labels, "seed": 11}), (3, {"labels": labels}),
+             (1, {"max_bucket": 5, "seed": 2}))  # fmt: skip
+    for r, kwargs in cases:
         ref = bucket_pairs(band_keys(dense, r), active=active, **kwargs)
         assert ref.shape[0] > 100
         for parts in (None, 2, 32):
             for hv in (dense, sig.hashvalues):
                 got = candidate_pairs(hv, r, labels=kwargs.get("labels"), active=active,
-                                      seed=kwargs.get("seed", 0), parts=parts)  # fmt: skip
+                                      seed=kwargs.get("seed", 0), parts=parts,
+                                      max_bucket=kwargs.get("max_bucket"))  # fmt: skip
                 assert np.array_equal(got, ref), (r, parts, type(hv))
     with pytest.raises(ValueError, match="candidate pairs exceed max_pairs=100"):
         candidate_pairs(sig.hashvalues, 1, max_pairs=100, parts=8)
