@@ -37,7 +37,9 @@ def markdown(res: dict[str, Any]) -> str:
         f"Parameters (the defaults, chosen by the sweep below): {p['k']}-word shingles, "
         f"stemming {'on' if p['stem'] else 'off'}, stop words "
         f"{'removed' if p['stopwords'] else 'kept'}; t = {p['threshold']} on exact Jaccard; "
-        f"MinHash num_perm = {p['num_perm']} ({p['scheme']}, seed {p['seed']}); levels r = "
+        f"MinHash num_perm = {p['num_perm']} ({p['scheme']}, seed {p['seed']}; signed as "
+        f"`webometrics cluster` signs, `[minhash] workers` = {p.get('workers', 1)}: -1 is a "
+        "thread per core); levels r = "
         f"{', '.join(map(str, range(p['r0'], p['r_min'] - 1, -p['step'])))} "
         f"(r0 = {p['r0']}, Δ = {p['step']}, r_min = {p['r_min']}).",
         "",
@@ -139,6 +141,11 @@ def markdown(res: dict[str, Any]) -> str:
             "",
             f"## Sweep ({sw['n_documents']:,} stories)",
             "",
+            *(
+                [f"Measured on {res['sweep_kept_from']} and kept (`--no-sweep --keep-sweep`).", ""]
+                if res.get("sweep_kept_from")
+                else []
+            ),
             "### Representation: exact single link, one dendrogram per representation cut "
             "at t = " + ", ".join(map(str, CUT_THRESHOLDS)) + " (from 0.15 for 1-word "
             "shingles)",
