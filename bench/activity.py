@@ -642,6 +642,25 @@ def _grain_lines() -> list[str]:
     return L
 
 
+def _updated(saved: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """The saved report with the rows of ``new`` in place of the same (corpus, method)
+    rows, and a note that says which were measured again, when."""
+    fresh = {(r["corpus"], r["method"]) for r in new["rows"]}
+    rows = [r if (r["corpus"], r["method"]) not in fresh else None for r in saved["rows"]]
+    by_key = {(r["corpus"], r["method"]): r for r in new["rows"]}
+    out = []
+    for old, row in zip(saved["rows"], rows, strict=True):
+        out.append(row if row is not None else by_key.pop((old["corpus"], old["method"])))
+    out.extend(by_key.values())
+    methods = sorted({m for _, m in fresh})
+    note = (
+        f"the rows of {', '.join(METHODS[m][0] for m in methods)} were measured again on "
+        f"{new['date']} (`--update`, load averages {new['load_before']} before); the rest "
+        f"is from {saved['date']}"
+    )
+    return {**saved, "rows": out, "notes": [*saved.get("notes", []), note]}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark; write ``activity.json`` and ``activity.md``."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -656,6 +675,12 @@ def main(argv: list[str] | None = None) -> int:
                     "scaling, a temporary folder")  # fmt: skip
     ap.add_argument("--out", default=None, help="output path stem (default bench/results/activity)")
     ap.add_argument("--render", action="store_true", help="only rewrite the .md from the .json")
+    ap.add_argument(
+        "--update",
+        action="store_true",
+        help="run only --methods on --corpora (no seeds, no scaling) and replace those rows "
+        "of the saved results, keeping the rest (e.g. after a change to one method)",
+    )
     args = ap.parse_args(argv)
     if args.child:
         print(json.dumps(child(json.loads(args.child)), default=str))
@@ -675,6 +700,8 @@ def main(argv: list[str] | None = None) -> int:
         )
     if args.smoke:
         names, methods, args.quick = ["websites"], ["activity", "anchor"], True
+        args.no_seeds = args.no_scaling = True
+    if args.update:
         args.no_seeds = args.no_scaling = True
     if args.quick and not args.out:
         stem = Path(tempfile.mkdtemp(prefix="activity-quick-")) / "activity"
@@ -730,6 +757,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  scaling {METHODS[m][0]} {n}: " + (r["error"] if "error" in r else
                       f"{r['seconds']:.2f} s, {r['peak_rss_mb']:.0f} MB"), flush=True)  # fmt: skip
     report["load_after"] = load_averages()
+    if args.update:
+        report = _updated(json.loads(stem.with_suffix(".json").read_text()), report)
     md = markdown(report)
     write_results(stem, report, md, newline=True, ensure_ascii=False, default=str)
     print(md)
