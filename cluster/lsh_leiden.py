@@ -392,7 +392,7 @@ class LSHLeiden(LeidenEstimator):
         if cap is not None and i.shape[0] > cap:
             # rank by the 1-bit estimate, quantised: ties at a document's cut are drawn
             estimate = signatures.pair_bit_similarity(i, j)
-            strength = 1 + (estimate * RANKING_LEVELS).astype(np.int64)
+            strength = 1 + (estimate * RANKING_LEVELS).astype(np.uint8)
             strong = strongest_candidates(n, i, j, strength, cap, int(self.seed))
             i, j = i[strong], j[strong]
         n_scored = int(i.shape[0])
