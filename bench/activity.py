@@ -645,14 +645,10 @@ def _grain_lines() -> list[str]:
 def _updated(saved: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     """The saved report with the rows of ``new`` in place of the same (corpus, method)
     rows, and a note that says which were measured again, when."""
-    fresh = {(r["corpus"], r["method"]) for r in new["rows"]}
-    rows = [r if (r["corpus"], r["method"]) not in fresh else None for r in saved["rows"]]
     by_key = {(r["corpus"], r["method"]): r for r in new["rows"]}
-    out = []
-    for old, row in zip(saved["rows"], rows, strict=True):
-        out.append(row if row is not None else by_key.pop((old["corpus"], old["method"])))
-    out.extend(by_key.values())
-    methods = sorted({m for _, m in fresh})
+    methods = sorted({m for _, m in by_key})
+    out = [by_key.pop((r["corpus"], r["method"]), r) for r in saved["rows"]]
+    out.extend(by_key.values())  # rows the saved report did not have
     note = (
         f"the rows of {', '.join(METHODS[m][0] for m in methods)} were measured again on "
         f"{new['date']} (`--update`, load averages {new['load_before']} before); the rest "

@@ -302,9 +302,7 @@ class MinHashSignatures:
             out[s : s + rows, : packed.shape[1]] = packed
         return out.view(np.uint64)
 
-    def pair_bit_similarity(
-        self, i: np.ndarray, j: np.ndarray, sketch: np.ndarray | None = None, block: int = 65536
-    ) -> np.ndarray:
+    def pair_bit_similarity(self, i: np.ndarray, j: np.ndarray, block: int = 65536) -> np.ndarray:
         """The similarity of many pairs estimated from their 1-bit sketches.
 
         Two rows' lowest bits agree when the rows are equal (probability ``s``, the
@@ -319,8 +317,6 @@ class MinHashSignatures:
         ----------
         i, j : ndarray of int, same shape
             Document indices.
-        sketch : ndarray, optional
-            :meth:`bit_sketch` of these signatures (made here when not given).
         block : int
             Pairs compared per numpy step.
 
@@ -339,7 +335,7 @@ class MinHashSignatures:
         """
         i = np.asarray(i, dtype=np.intp)
         j = np.asarray(j, dtype=np.intp)
-        sk = self.bit_sketch() if sketch is None else sketch
+        sk = self.bit_sketch()
         out = np.empty(i.shape[0], dtype=np.float64)
         for s in range(0, i.shape[0], max(1, block)):
             differ = np.bitwise_count(sk[i[s : s + block]] ^ sk[j[s : s + block]])
