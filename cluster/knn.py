@@ -75,7 +75,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from cluster.base import N_JOBS, POSITIVE, SEED, Constraints, Estimator, Interval, Options
-from cluster.lsh import band_keys, pair_codes_in_groups, sorted_unique
+from cluster.lsh import band_keys, bucket_pairs, pair_codes_in_groups, sorted_unique
 from cluster.minhash import effective_n_jobs
 from core import defaults as D
 from core.choices import CANDIDATES
@@ -209,7 +209,8 @@ def bucket_candidates(
         Rows per band and bands (``r * b <= num_perm``).
     max_bucket : int, default 50
         A larger bucket is cut into runs of this many documents (in a seeded random
-        order) and only the pairs within a run are taken.
+        order) and only the pairs within a run are taken
+        (:func:`cluster.lsh.bucket_pairs`, which does the banding).
     seed : int
         Seed of the shuffles.
     active : ndarray of bool, optional
@@ -228,26 +229,11 @@ def bucket_candidates(
     if max_bucket < 2:
         raise ValueError(f"max_bucket must be >= 2, got {max_bucket}")
     n = signatures.shape[0]
-    docs = np.arange(n, dtype=np.int64) if active is None else np.flatnonzero(active)
-    if docs.shape[0] < 2 or b == 0:
+    if n < 2 or b == 0:
         return np.empty(0, dtype=np.int64)
-    # every (document, band) entry at once: band_keys seeds each band's keys differently,
-    # so one sort groups the buckets of all bands; a seeded random number orders a bucket
-    keys = band_keys(signatures[docs], r, b).ravel()
-    doc = np.repeat(docs, b)
-    tiebreak = np.random.default_rng(seed).random(keys.shape[0])
-    order = np.lexsort((tiebreak, keys))
-    keys, doc = keys[order], doc[order]
-    starts = np.flatnonzero(_run_starts(keys))
-    sizes = np.diff(np.r_[starts, keys.shape[0]])
-    pos = np.arange(keys.shape[0]) - np.repeat(starts, sizes)
-    run = (
-        np.repeat(np.arange(starts.shape[0], dtype=np.int64), sizes)
-        * (keys.shape[0] // max_bucket + 1)
-        + pos // max_bucket
-    )
-    run_sizes = np.diff(np.r_[np.flatnonzero(_run_starts(run)), run.shape[0]])
-    return sorted_unique(pair_codes_in_groups(doc, run_sizes, n))
+    pairs = bucket_pairs(band_keys(signatures, r, b), active=active, seed=seed,
+                         max_bucket=max_bucket)  # fmt: skip
+    return pairs[:, 0] * n + pairs[:, 1]
 
 
 def merge_top_k(
