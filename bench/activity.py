@@ -1,7 +1,9 @@
 """Clustering by kind of activity on every labelled corpus of the registry, from raw text.
 
 The corpora are those of :mod:`corpora.activity` (Reuters, BBC, WebKB, Lenta,
-tgcontest ru / en / mixed, the 556 real websites, the local test web). Methods
+tgcontest ru / en / mixed, the 556 real websites, the local test web, and ``pooled-en``:
+the four English corpora of long texts pooled, 26 classes, a stand-in for a long-text
+corpus of many classes). Methods
 (``--methods``, any of):
 
 * ``lshlink``, ``lshleiden`` — (a) today's :class:`cluster.LSHLink` and
@@ -45,9 +47,10 @@ Run: ``.venv/bin/python bench/activity.py`` (about 10 minutes for (a), (c), (d) 
 the scaling of (c) on 2 cores, one of them kept busy by other work; (b) adds its own);
 ``--corpora websites,testweb``, ``--methods anchor,kmeans``, ``--no-scaling``, ``--no-seeds``,
 ``--smoke`` (60 websites, (b) and (c) in this process, nothing else, a temporary
-folder), ``--quick`` (1,000 documents a corpus at most, scaling at 2,000/4,000/8,000, written to
-a temporary folder), ``--render`` (rewrite the .md from the .json). Writes
-``bench/results/activity.json`` and ``activity.md``.
+folder), ``--update`` (only ``--methods`` on ``--corpora`` with their seed study, spliced
+into the saved results), ``--quick`` (1,000 documents a corpus at most, scaling at
+2,000/4,000/8,000, written to a temporary folder), ``--render`` (rewrite the .md from
+the .json). Writes ``bench/results/activity.json`` and ``activity.md``.
 """
 
 from __future__ import annotations
@@ -643,18 +646,30 @@ def _grain_lines() -> list[str]:
 
 
 def _updated(saved: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
-    """The saved report with the rows of ``new`` in place of the same (corpus, method)
-    rows, and a note that says which were measured again, when."""
-    by_key = {(r["corpus"], r["method"]): r for r in new["rows"]}
-    methods = sorted({m for _, m in by_key})
-    out = [by_key.pop((r["corpus"], r["method"]), r) for r in saved["rows"]]
-    out.extend(by_key.values())  # rows the saved report did not have
+    """The saved report with the rows and seed rows of ``new`` in place of the same
+    (corpus, method) rows (new corpora added), and a note that says which were measured
+    again, when."""
+
+    def spliced(old: list[dict[str, Any]], fresh: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        by_key = {(r["corpus"], r["method"]): r for r in fresh}
+        out = [by_key.pop((r["corpus"], r["method"]), r) for r in old]
+        return out + list(by_key.values())  # rows the saved report did not have
+
+    methods = sorted({r["method"] for r in new["rows"]})
+    known = {c["name"] for c in saved["corpora"]}
     note = (
-        f"the rows of {', '.join(METHODS[m][0] for m in methods)} were measured again on "
+        f"the rows of {', '.join(METHODS[m][0] for m in methods)} on "
+        f"{', '.join(c['name'] for c in new['corpora'])} were measured again on "
         f"{new['date']} (`--update`, load averages {new['load_before']} before); the rest "
         f"is from {saved['date']}"
     )
-    return {**saved, "rows": out, "notes": [*saved.get("notes", []), note]}
+    return {
+        **saved,
+        "corpora": saved["corpora"] + [c for c in new["corpora"] if c["name"] not in known],
+        "rows": spliced(saved["rows"], new["rows"]),
+        "seed_rows": spliced(saved.get("seed_rows", []), new["seed_rows"]),
+        "notes": [*saved.get("notes", []), note],
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -674,8 +689,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--update",
         action="store_true",
-        help="run only --methods on --corpora (no seeds, no scaling) and replace those rows "
-        "of the saved results, keeping the rest (e.g. after a change to one method)",
+        help="run only --methods on --corpora (their seed study too unless --no-seeds; no "
+        "scaling) and replace or add those rows of the saved results, keeping the rest "
+        "(e.g. after a change to one method, or for a new corpus)",
     )
     args = ap.parse_args(argv)
     if args.child:
@@ -698,7 +714,7 @@ def main(argv: list[str] | None = None) -> int:
         names, methods, args.quick = ["websites"], ["activity", "anchor"], True
         args.no_seeds = args.no_scaling = True
     if args.update:
-        args.no_seeds = args.no_scaling = True
+        args.no_scaling = True
     if args.quick and not args.out:
         stem = Path(tempfile.mkdtemp(prefix="activity-quick-")) / "activity"
     limit = SMOKE_LIMIT if args.smoke else QUICK_LIMIT if args.quick else None

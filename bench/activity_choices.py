@@ -215,7 +215,7 @@ SMOKE_ARGV = ["--smoke"]
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--corpora", default=",".join(corpus_names()))
+    ap.add_argument("--corpora", default=",".join(corpus_names(pooled=False)))
     ap.add_argument("--out", default=str(RESULTS / "activity_choices"))
     ap.add_argument(
         "--smoke",

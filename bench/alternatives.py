@@ -742,7 +742,9 @@ SMOKE_LIMIT, SMOKE_SCALE = 60, 300
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpora", default=",".join(corpus_names()), help="comma-separated")
+    parser.add_argument(
+        "--corpora", default=",".join(corpus_names(pooled=False)), help="comma-separated"
+    )
     smoke = f"{SMOKE_LIMIT} websites, {SMOKE_SCALE} stories, a temporary folder"
     parser.add_argument("--smoke", action="store_true", help=smoke)
     args = parser.parse_args(argv)

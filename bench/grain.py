@@ -286,7 +286,9 @@ SMOKE_ARGV = ["--smoke"]
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpora", default=",".join(corpus_names()), help="comma-separated")
+    parser.add_argument(
+        "--corpora", default=",".join(corpus_names(pooled=False)), help="comma-separated"
+    )
     smoke = f"{SMOKE_LIMIT} documents of two corpora, a temporary folder"
     parser.add_argument("--smoke", action="store_true", help=smoke)
     args = parser.parse_args(argv)

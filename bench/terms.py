@@ -105,7 +105,7 @@ def load(name: str, limit: int | None) -> tuple[list[str], list[str | None], str
 def corpus_names() -> list[str]:
     from corpora.activity import corpus_names as names
 
-    return [*names(), "reuters-all"]
+    return [*names(pooled=False), "reuters-all"]
 
 
 def paths(texts: list[str], languages: list[str | None], ref: Any) -> dict[str, Callable]:

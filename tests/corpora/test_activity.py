@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from corpora.activity import (
+    POOLED,
     ActivityCorpus,
     corpus_names,
     load_activity_corpus,
@@ -33,11 +34,22 @@ EXPECTED = {
     "tgcontest-mixed": (442, 8, {"ru": 291, "en": 151}),
     "websites": (556, 7, {"en": 556}),
     "testweb": (500, 7, {"en": 459, "ru": 41}),
+    "pooled-en": (7450, 26, {"en": 7450}),
 }
 
 
 def test_the_registry_names_every_corpus() -> None:
     assert corpus_names() == list(EXPECTED)
+    assert corpus_names(pooled=False) == [n for n in EXPECTED if n not in POOLED]
+
+
+def test_a_pooled_corpus_keeps_each_part_and_its_classes_apart(shared_data: Path) -> None:
+    pooled = load_activity_corpus("pooled-en")
+    parts = [load_activity_corpus(name) for name in POOLED["pooled-en"]]
+    assert pooled.texts == [t for c in parts for t in c.texts]
+    assert pooled.labels == [f"{c.name}/{label}" for c in parts for label in c.labels]
+    # two corpora's look-alike classes stay two classes
+    assert {"bbc/sport", "websites/Sports"} <= set(pooled.labels)
 
 
 @pytest.mark.parametrize("name", list(EXPECTED))
@@ -50,7 +62,9 @@ def test_corpus_loads_with_its_documented_counts(name: str, shared_data: Path) -
     assert Counter(corpus.languages) == languages
     assert all(isinstance(t, str) for t in corpus.texts)
     # three WebKB pages hold no text (no text in their HTML); every other document some
-    assert sum(not t.strip() for t in corpus.texts) == (3 if name == "webkb" else 0)
+    assert sum(not t.strip() for t in corpus.texts) == (
+        3 if "webkb" in POOLED.get(name, [name]) else 0
+    )
     assert corpus.note and "\n" not in corpus.note
 
 
