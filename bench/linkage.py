@@ -19,8 +19,8 @@ Parameters are chosen per corpus and method by a sweep, reported in full: the th
 for the single links; threshold, rows per band, similarity (signature / exact Jaccard)
 and resolution for LSHLeiden; threshold and resolution for exact Leiden (``rb`` quality;
 the resolutions of a sweep point are the nested levels of one Leiden run,
-:func:`cluster.graph_leiden.leiden_levels`), then ``max_neighbours`` 10 and 40 around
-the best Leiden points (20 is the default). The choice is the fastest point whose class
+:func:`cluster.graph_leiden.leiden_levels`), then ``max_neighbours`` 20 and 40 around
+the best Leiden points (10 is the default). The choice is the fastest point whose class
 F is within 0.01 of the best. Each chosen configuration is run once more, alone, in a
 forked process (the Leidens with their levels down to the chosen resolution, as in the
 sweep): its scores, wall and CPU seconds and peak memory (the peak resident set of the
@@ -239,7 +239,7 @@ def sweep(corpus: Corpus, quick: bool, log: Callable[[str], None]) -> list[dict[
     second: list[tuple[str, dict[str, Any]]] = []
     for method in ("LSHLeiden", "exact Leiden"):
         best = {**best_params(rows, method), "resolution": list(RESOLUTIONS)}
-        for k in (10, 40):  # None (every edge): worse and up to 30x slower in trials
+        for k in (20, 40):  # None (every edge): worse and up to 30x slower in trials
             second.append((method, {**best, "max_neighbours": k}))
     return rows + run_points(corpus, second, log)
 
