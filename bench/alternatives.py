@@ -12,10 +12,13 @@ The alternatives change one thing of the default ``ActivityClusterer()`` each:
   digits, Snowball-stemmed: the default's terms with the stop words kept, as scikit-learn's
   ``TfidfVectorizer`` keeps them unless told otherwise; idf weighs them down);
   *unstemmed terms* (the default's words and stop list, not stemmed, as the textbook's
-  terms are); *digits kept* (the default's terms and words of digits, as the textbook
-  keeps them); *the textbook's tf-idf* (the textbook's own matrix, scikit-learn's
+  terms are); *stems and words* (each word counted twice: its stem and, apart, itself,
+  so two texts that share the word match more than two that share only its stem);
+  *light English stems* (Harman's S-stemmer, plurals only, for English words; Snowball's
+  for the others); *digits kept* (the default's terms and words of digits, as the
+  textbook keeps them); *the textbook's tf-idf* (the textbook's own matrix, scikit-learn's
   ``TfidfVectorizer`` of :func:`bench.activity.tfidf`, through the default's other
-  steps: how much of the gap to the textbook the terms make). None of these four is open
+  steps: how much of the gap to the textbook the terms make). None of these six is open
   to the cluster stage, which clusters the stemmed term counts the extract stage stored;
   they measure where the gap comes from;
 * **the weights**: *min_df 1* (the terms of one document kept: they link no pair, but
@@ -46,7 +49,7 @@ Every alternative but those of the reassignment ends with the default's one pass
 section chooses the number of passes (0 to 3) leave-one-corpus-out: for each corpus, the
 number with the best mean class F (seeds 1-5) on the eight others, and its class F on the
 corpus left out; another chooses the same way among every alternative the cluster stage
-can run (all but the four of other terms), which is how a new default would be chosen;
+can run (all but the six of other terms), which is how a new default would be chosen;
 a last one chooses between stemmed and unstemmed terms per corpus without labels, by the
 larger modularity of the clusters.
 
@@ -121,8 +124,9 @@ PASSES = (0, 1, 2, 3)
 
 Alternative = tuple[str, str, dict[str, Any]]
 """An alternative: its name, the term counts it clusters (``"default"``, the stored
-counts; ``"no stop list"``, ``"unstemmed"`` or ``"textbook"``: terms the extract stage does
-not store) and what it changes of the default clusterer (``set_params`` keywords)."""
+counts; ``"no stop list"``, ``"unstemmed"``, ``"stems and words"``, ``"light"``,
+``"digits"`` or ``"textbook"``: terms the extract stage does not store) and what it
+changes of the default clusterer (``set_params`` keywords)."""
 
 LOSS = 0.005
 """A corpus's mean class F lower than the default's by more than this is a loss (the
@@ -134,27 +138,55 @@ issue's "without losing elsewhere")."""
 # set; everything else is the clusterer's own code (nothing rebuilt here).
 
 
+def light_stem(word: str) -> str:
+    """Harman's S-stemmer (1991): English plurals only (``-ies`` to ``-y``, ``-es`` to
+    ``-e``, a final ``-s`` dropped; not after ``a e o`` / ``u s`` as the rules say)."""
+    if word.endswith("ies") and not word.endswith(("eies", "aies")):
+        return word[:-3] + "y"
+    if word.endswith("es") and not word.endswith(("aes", "ees", "oes")):
+        return word[:-1]
+    if word.endswith("s") and not word.endswith(("us", "ss")):
+        return word[:-1]
+    return word
+
+
+TERM_KINDS = ("unstemmed", "stemmed", "stems and words", "light")
+"""What :func:`counts_without_stemming` counts of each kept word: the word, its Snowball
+stem, both (the word marked apart from the stems), or Harman's light stem of English
+words (Snowball's of other languages)."""
+
+
 def counts_without_stemming(
-    texts: Sequence[str], languages: Sequence[str | None], *, stem: bool = False,
+    texts: Sequence[str], languages: Sequence[str | None], *, terms: str = "unstemmed",
     digits: bool = False,
 ) -> Any:  # fmt: skip
-    """The default's words and stop list, not stemmed (:func:`extract.tokens.words`,
+    """The default's words and stop list (:func:`extract.tokens.words`,
     :data:`extract.terms.MIN_TERM_LENGTH`, digits out, :func:`extract.tokens.stopwords_for`
-    of the text's language, py3langid's when not given); ``stem``: stemmed
-    (:func:`extract.tokens.stem_words`), ``digits``: words of digits kept."""
+    of the text's language, py3langid's when not given), counted as ``terms`` says (one of
+    :data:`TERM_KINDS`); ``digits``: words of digits kept."""
     import py3langid
 
     from cluster.weighting import CountsBuilder
     from extract.terms import MIN_TERM_LENGTH
     from extract.tokens import stem_words, stopwords_for, words
 
+    if terms not in TERM_KINDS:
+        raise ValueError(f"terms={terms!r}: use one of {TERM_KINDS}")
     docs = []
     for text, language in zip(texts, languages, strict=True):
         language = language or py3langid.classify(text[:5000])[0]
         stop = stopwords_for(language)
         kept = [w for w in words(text) if len(w) >= MIN_TERM_LENGTH and w not in stop
                 and (digits or not w.isdigit())]  # fmt: skip
-        docs.append(dict(Counter(stem_words(kept, language) if stem and kept else kept)))
+        if terms == "unstemmed" or not kept:
+            counted = Counter(kept)
+        elif terms == "light" and language == "en":
+            counted = Counter(light_stem(w) for w in kept)
+        else:
+            counted = Counter(stem_words(kept, language))
+            if terms == "stems and words":
+                counted.update("=" + w for w in kept)  # "=": never a stem
+        docs.append(dict(counted))
     return CountsBuilder().add(docs).build()
 
 
@@ -387,6 +419,8 @@ def alternatives() -> list[Alternative]:
         ("reassign, every centroid", "default", {"reassignment": EveryCentroid()}),
         ("no stop list", "no stop list", {}),
         ("unstemmed terms", "unstemmed", {}),
+        ("stems and words", "stems and words", {}),
+        ("light English stems", "light", {}),
         ("the textbook's tf-idf", "textbook", {"weighting": "passthrough"}),
         ("min_df 1", "default", {"weighting__min_df": 1}),
         ("max_df 0.5", "default", {"weighting__max_df": 0.5}),
@@ -442,7 +476,9 @@ def all_counts(texts: list[str], languages: list[str | None]) -> dict[str, Any]:
         "default": ActivityClusterer.count_matrix(texts, languages),
         "no stop list": counts_without_stop_list(texts, languages),
         "unstemmed": counts_without_stemming(texts, languages),
-        "digits": counts_without_stemming(texts, languages, stem=True, digits=True),
+        "stems and words": counts_without_stemming(texts, languages, terms="stems and words"),
+        "light": counts_without_stemming(texts, languages, terms="light"),
+        "digits": counts_without_stemming(texts, languages, terms="stemmed", digits=True),
         "textbook": tfidf(list(texts)),
     }
 
@@ -697,13 +733,15 @@ def markdown(report: dict[str, Any]) -> str:
         out += [f"| {r['corpus']} | {r['chosen']} | {r['f']:.4f} | {r['none_f']:.4f} | "
                 f"{r['oracle']} | {r['oracle_f']:.4f} |" for r in report["passes"]]  # fmt: skip
     if report.get("chosen"):
+        other_terms = ", ".join(f"*{label}*" for label, kind, _ in alternatives()
+                                if kind != "default")  # fmt: skip
         out += [
             "",
             "## Every alternative on the stored terms, chosen leave-one-corpus-out",
             "",
-            "Per corpus: the alternative on the stored term counts (all but *no stop list*, "
-            "*unstemmed terms*, *digits kept* and *the textbook's tf-idf*) with the best mean "
-            "class F over seeds on the other corpora, its class F here and the default's.",
+            f"Per corpus: the alternative on the stored term counts (all but {other_terms}) "
+            "with the best mean class F over seeds on the other corpora, its class F here and "
+            "the default's.",
             "",
             "| corpus | chosen on the others | its class F | default's |",
             "|---|---|---:|---:|",
