@@ -82,7 +82,14 @@ def parse_universities(path: str | Path) -> list[UniversitySpec]:
     except UnicodeDecodeError as exc:
         raise UniversitiesFileError(f"{p}: not UTF-8 text; save it as UTF-8") from exc
     except tomllib.TOMLDecodeError as exc:
-        raise UniversitiesFileError(f"{p}: invalid TOML: {exc}") from exc
+        hint = (
+            "; a universities file is TOML ([[university]] tables, as in "
+            "examples/universities.toml), and a ranking table in CSV is imported with "
+            "`webometrics universities import-ranks`"
+            if p.suffix.lower() in {".csv", ".tsv", ".txt", ".json", ".xlsx"}
+            else ""
+        )
+        raise UniversitiesFileError(f"{p}: invalid TOML: {exc}{hint}") from exc
     extra = set(data) - {"university"}
     if extra:
         raise UniversitiesFileError(

@@ -69,6 +69,15 @@ def test_bad_universities_files(tmp_path: Path, text: str, expected: str) -> Non
     assert info.value.exit_code == 2
 
 
+def test_a_csv_given_as_universities_file_is_told_where_it_belongs(tmp_path: Path) -> None:
+    f = tmp_path / "ranking.csv"
+    f.write_text("name,domain,rank\nA,a.edu,1\n")
+    with pytest.raises(UniversitiesFileError, match=r"ranking\.csv: invalid TOML") as info:
+        parse_universities(f)
+    assert "examples/universities.toml" in str(info.value)
+    assert "webometrics universities import-ranks" in str(info.value)
+
+
 def test_import_is_idempotent_and_atomic(migrated_url: str, tmp_path: Path) -> None:
     engine = make_engine(migrated_url)
     specs = parse_universities(EXAMPLES)

@@ -35,7 +35,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "(with their university) but leave the university's scope: later crawls skip the "
         "domain and links to it count as external. --merge never drops a domain.",
     )
-    imp.add_argument("file")
+    imp.add_argument(
+        "file",
+        metavar="FILE",
+        help="a TOML file of [[university]] tables: name, domains, country, rank, home "
+        "pages (see examples/universities.toml)",
+    )
     how = imp.add_mutually_exclusive_group()
     how.add_argument(
         "--merge",
