@@ -645,7 +645,7 @@ def _grain_lines() -> list[str]:
     return L
 
 
-def _updated(saved: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+def updated_report(saved: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     """The saved report with the rows and seed rows of ``new`` in place of the same
     (corpus, method) rows (new corpora added), and a note that says which were measured
     again, when."""
@@ -770,7 +770,7 @@ def main(argv: list[str] | None = None) -> int:
                       f"{r['seconds']:.2f} s, {r['peak_rss_mb']:.0f} MB"), flush=True)  # fmt: skip
     report["load_after"] = load_averages()
     if args.update:
-        report = _updated(json.loads(stem.with_suffix(".json").read_text()), report)
+        report = updated_report(json.loads(stem.with_suffix(".json").read_text()), report)
     md = markdown(report)
     write_results(stem, report, md, newline=True, ensure_ascii=False, default=str)
     print(md)

@@ -599,8 +599,8 @@ def choose_passes(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     passes on the corpus itself (the oracle)."""
     mean = {(r["corpus"], r["method"]): float(np.mean(r["f_by_seed"])) for r in rows}
     corpora = list(dict.fromkeys(r["corpus"] for r in rows))
-    if not all((c, pass_label(p)) in mean for c in corpora for p in PASSES):
-        return []
+    if len(corpora) < 2 or not all((c, pass_label(p)) in mean for c in corpora for p in PASSES):
+        return []  # leaving one corpus out needs another to choose on
     out = []
     for held in corpora:
         others = [c for c in corpora if c != held]
@@ -621,7 +621,7 @@ def choose_alternative(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             for r in rows if r["method"] in stored}  # fmt: skip
     corpora = list(dict.fromkeys(r["corpus"] for r in rows))
     labels = [label for label in stored if all((c, label) in mean for c in corpora)]
-    if "default" not in labels:
+    if len(corpora) < 2 or "default" not in labels:
         return []
     out = []
     for held in corpora:

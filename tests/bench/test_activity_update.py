@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bench.activity import _updated
+from bench.activity import updated_report
 
 
 def _row(corpus: str, method: str, f: float) -> dict[str, object]:
@@ -27,7 +27,7 @@ def test_update_replaces_its_rows_adds_new_corpora_and_keeps_the_rest() -> None:
         "rows": [_row("bbc", "activity", 0.71), _row("pooled-en", "activity", 0.59)],
         "seed_rows": [{"corpus": "pooled-en", "method": "activity", "f_class_by_seed": [0.6]}],
     }
-    out = _updated(saved, new)
+    out = updated_report(saved, new)
     assert [c["name"] for c in out["corpora"]] == ["bbc", "pooled-en"]
     assert out["rows"] == [
         _row("bbc", "activity", 0.71),  # replaced in place
