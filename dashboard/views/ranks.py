@@ -236,21 +236,31 @@ def collections_section() -> None:
         "domains with evidence). Rank 1 is the best: a negative coefficient means a larger "
         "share goes with a better rank."
     )
-    shares: dict[str, pd.Series] = {}
-    ranks: dict[str, pd.Series] = {}
+    shares: list[pd.DataFrame] = []
     relation = []
     ranked: list[int] = []
-    for label, newest in zip(found["collection"], found["newest_run_id"], strict=True):
+    for order, (label, newest) in enumerate(
+        zip(found["collection"], found["newest_run_id"], strict=True)
+    ):
         f_all, c_all = reads.rank_analysis(url, int(newest), definition, edition)
-        f = f_all[f_all["direction"] == direction].set_index("university")
+        f = f_all[f_all["direction"] == direction]
         c = c_all[
             (c_all["direction"] == direction)
             & (c_all["factor"] == HEADLINE)
             & (c_all["target"] == "rank")
         ].set_index("statistic")
-        column = f"{label} (run {int(newest)})"
-        shares[column] = f[HEADLINE].map(widgets.percent_text)
-        ranks[column] = f["rank"].astype("Float64")
+        shares.append(
+            pd.DataFrame(
+                {
+                    "university": f["university"].to_numpy(),
+                    "collection": label,
+                    "run": int(newest),
+                    "academic share": f[HEADLINE].map(widgets.percent_text).to_numpy(),
+                    "_rank": f["rank"].astype("Float64").to_numpy(),
+                    "_order": order,  # live first, then by period
+                }
+            )
+        )
         row: dict[str, object] = {"collection": label, "run": int(newest), "universities": len(f)}
         ranked.append(int(c["n"].max()) if not c.empty else 0)
         row["n ranked"] = ranked[-1]
@@ -259,10 +269,13 @@ def collections_section() -> None:
             row[symbol] = widgets.number_text(None if r is None else r["estimate"], "+.3f")
             row[f"{symbol} p"] = widgets.number_text(None if r is None else r["p_value"])
         relation.append(row)
-    rank = pd.concat(ranks, axis=1).bfill(axis=1).iloc[:, 0]
-    side = pd.DataFrame(shares)
-    side.insert(0, "rank", rank.map(lambda v: "" if pd.isna(v) else str(int(v))))
-    side = side.assign(_rank=rank).sort_values("_rank", na_position="last").drop(columns="_rank")
+    # one row per university and collection (a column per collection overflowed the page
+    # with four collections); a university's rank is the first collection's that has one
+    long = pd.concat(shares, ignore_index=True)
+    rank = long.dropna(subset="_rank").groupby("university")["_rank"].first()
+    long["_rank"] = long["university"].map(rank)
+    long = long.sort_values(["_rank", "university", "_order"], na_position="last")
+    long.insert(1, "rank", long["_rank"].map(lambda v: "" if pd.isna(v) else str(int(v))))
     if max(ranked) < 2:
         st.info(
             "Fewer than two universities with a rank and categorised domains in any "
@@ -275,7 +288,7 @@ def collections_section() -> None:
         key="ranks-collections",
     )
     widgets.table(
-        side.reset_index().rename(columns={"index": "university"}).fillna(""),
+        long.drop(columns=["_rank", "_order"]).reset_index(drop=True),
         f"academic share by collection {direction} by {definition}",
         key="ranks-collections-shares",
     )

@@ -378,12 +378,11 @@ def test_the_rank_page_starts_on_the_live_web_and_puts_the_collections_side_by_s
     relation = next(v for k, v in frames.items() if "ρ" in k)
     assert list(relation["collection"]) == [c.collection for c in found]
     assert list(relation["run"]) == [c.newest_run_id for c in found]
-    shares = next(
-        df.value
-        for df in at.dataframe
-        if "university" in df.value
-        and "rank" in df.value
-        and any(c.collection in str(col) for col in df.value.columns for c in found)
-    )
-    for c in found:
-        assert f"{c.collection} (run {c.newest_run_id})" in shares.columns
+    shares = next(df.value for df in at.dataframe if "academic share" in df.value)
+    # one row per university and collection, not a column per collection (which
+    # overflowed the page with four collections)
+    assert list(shares.columns) == ["university", "rank", "collection", "run", "academic share"]
+    assert len(shares) == shares["university"].nunique() * len(found)
+    for university, rows in shares.groupby("university", sort=False):
+        assert list(rows["collection"]) == [c.collection for c in found], university
+        assert list(rows["run"]) == [c.newest_run_id for c in found], university
