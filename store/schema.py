@@ -16,7 +16,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Engine
 
 from core.exceptions import SchemaOutOfDateError
-from store.session import check_connection, redact
+from store.session import check_connection, display_url
 
 
 def migrations_dir() -> Path:
@@ -69,6 +69,6 @@ def require_current(engine: Engine) -> None:
     if current != head:
         state = "empty" if current is None else f"at revision {current}"
         raise SchemaOutOfDateError(
-            f"database {redact(str(engine.url))} schema is out of date ({state}, code expects "
+            f"database {display_url(engine)} schema is out of date ({state}, code expects "
             f"{head}): run `webometrics db upgrade`"
         )

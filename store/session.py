@@ -78,14 +78,23 @@ def database_error(exc: DBAPIError, url: str | None) -> DatabaseError:
 
 def display_url(url: Any) -> str:
     """A database URL (or an engine's) as shown to a user: the password masked, and an
-    SQLite file opened read-only (``file:PATH?mode=ro``) shown as ``sqlite:///PATH``."""
+    SQLite file opened read-only (``file:PATH?mode=ro``) shown as ``sqlite:///PATH``.
+
+    >>> display_url("postgresql+psycopg://u:secret@127.0.0.1/db")
+    'postgresql+psycopg://u:***@127.0.0.1/db'
+    >>> display_url(make_engine("sqlite:///:memory:"))
+    'sqlite:///:memory:'
+    """
+    url = getattr(url, "url", url)  # an Engine: its URL
     try:
         parsed = make_url(str(url) if not hasattr(url, "render_as_string") else url)
     except ArgumentError:
         return redact(str(url))
     database = parsed.database or ""
-    if parsed.get_backend_name() == "sqlite" and database.startswith("file:"):
-        return f"sqlite:///{database.removeprefix('file:').split('?', 1)[0]}"
+    if parsed.get_backend_name() == "sqlite" and database:  # the path as given, unquoted
+        if database.startswith("file:"):
+            database = database.removeprefix("file:").split("?", 1)[0]
+        return f"sqlite:///{database}"
     return parsed.render_as_string(hide_password=True)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import sqlite3
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -67,3 +68,15 @@ def test_reading_commands_work_and_writes_say_read_only(filled_sqlite, tmp_path:
             assert str(ro / "w.db") in out.stderr and "%3A" not in out.stderr
             assert "Traceback" not in out.stderr
     assert any((tmp_path / "r").iterdir())
+
+
+def test_the_dashboard_on_an_unmigrated_file_names_it_as_given(tmp_path: Path) -> None:
+    # the dashboard opens SQLite read-only (file:PATH?mode=ro): its messages still say
+    # sqlite:///PATH, not the engine's percent-encoded URI
+    path = tmp_path / "empty.db"
+    sqlite3.connect(path).close()
+    path.write_bytes(b"")  # an empty file: a database with no schema
+    done = run_webometrics("--db-url", f"sqlite:///{path}", "dashboard", "--port", "1")
+    assert done.returncode == 3, done.stderr  # 3: the schema is out of date
+    assert f"database sqlite:///{path} schema is out of date (empty" in done.stderr
+    assert "%3A" not in done.stderr and "mode=ro" not in done.stderr

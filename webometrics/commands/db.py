@@ -68,7 +68,7 @@ def _current(ctx: Context) -> int:
     current, head = schema.current_revision(engine), schema.head_revision(engine)
     state = "up to date" if current == head else "out of date: run `webometrics db upgrade`"
     print(
-        f"database: {session.redact(str(engine.url))}\ncurrent:  {current or 'empty'}\n"
+        f"database: {session.display_url(engine)}\ncurrent:  {current or 'empty'}\n"
         f"head:     {head}\nstate:    {state}"
     )
     return 0 if current == head else 3

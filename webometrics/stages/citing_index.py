@@ -402,13 +402,13 @@ def one_transaction(engine: Engine) -> Iterator[Connection]:
     from sqlalchemy.exc import OperationalError
 
     from core.exceptions import DatabaseError
-    from store.session import redact
+    from store.session import display_url
 
     try:
         with engine.begin() as conn:
             yield conn
     except OperationalError as exc:
-        url = redact(str(engine.url))
+        url = display_url(engine)
         raise DatabaseError(f"database {url} failed: {exc.orig}") from exc
 
 
