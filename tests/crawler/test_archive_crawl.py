@@ -354,14 +354,16 @@ def test_the_overview_compares_the_collections_in_chromium(
         )
         assert f"{label}: run {run}" in section, section[:2000]
     # the Rank page in the same browser: no exception, the picker on the live web, and
-    # each collection with its period and newest run in both tables side by side
+    # each collection with its period and newest run in both tables, the shares one row
+    # per university and collection (five columns, however many collections)
     assert rank_png[:8] == b"\x89PNG\r\n\x1a\n" and len(rank_png) > 20_000
     assert ranks["exceptions"] == 0, ranks["text"][:2000]
     assert "Rank vs groups" in ranks["text"]
     for c in stored_collections(archived["engine"]):
         assert c.collection in ranks["relation"], ranks["relation"]
         assert str(c.newest_run_id) in ranks["relation"], ranks["relation"]
-        assert f"{c.collection} (run {c.newest_run_id})" in ranks["shares"], ranks["shares"]
+        assert f"|{c.collection}|{c.newest_run_id}|" in ranks["shares"], ranks["shares"]
+    assert ranks["shares"].startswith("university|rank|collection|run|academic share|")
 
 
 def test_the_rank_page_starts_on_the_live_web_and_puts_the_collections_side_by_side(
